@@ -1,0 +1,239 @@
+//! The command line: clap derive structs (their doc comments are the help) and dispatch.
+
+use std::io::{self, Write};
+use std::num::NonZeroUsize;
+use std::ops::RangeInclusive;
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+
+use crate::output::{Check, Format, Printer};
+use crate::{MAX_N, Options, Symmetry, published};
+
+/// Exact counts of N-Queens solutions, on every core.
+#[derive(Debug, Parser)]
+#[command(name = "nqueens", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Count the solutions of one or more board sizes.
+    Count(CountArgs),
+    /// Count n = 0..=M and compare each with the published OEIS values; exit 1 on a mismatch.
+    Verify(VerifyArgs),
+}
+
+/// Flags shared by every command that counts.
+#[derive(Debug, Args)]
+struct EngineArgs {
+    /// Worker threads [default: the number of logical CPUs]
+    #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads)]
+    threads: Option<NonZeroUsize>,
+    /// Rows placed before the work is split into subproblems (0: one sequential task)
+    #[arg(long, value_name = "K", value_parser = parse_split_depth, allow_negative_numbers = true)]
+    split_depth: Option<usize>,
+    /// Symmetry used to cut the work
+    #[arg(long, value_enum, default_value_t = Symmetry::Mirror)]
+    symmetry: Symmetry,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+#[derive(Debug, Args)]
+struct CountArgs {
+    /// Board sizes: N, or inclusive ranges A-B (0 <= N <= 32), e.g. `8 10 12` or `1-12`
+    #[arg(required = true, value_name = "N", value_parser = parse_sizes, allow_negative_numbers = true)]
+    sizes: Vec<RangeInclusive<u32>>,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+struct VerifyArgs {
+    /// Largest board size to check (0..=27, the published range)
+    #[arg(long, value_name = "M", default_value_t = 14, value_parser = parse_max_n, allow_negative_numbers = true)]
+    max_n: u32,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+const MAX_THREADS: usize = 4096;
+
+fn parse_threads(s: &str) -> Result<NonZeroUsize, String> {
+    s.parse::<usize>()
+        .ok()
+        .and_then(NonZeroUsize::new)
+        .filter(|t| t.get() <= MAX_THREADS)
+        .ok_or_else(|| format!("the thread count must be a whole number from 1 to {MAX_THREADS}"))
+}
+
+fn parse_split_depth(s: &str) -> Result<usize, String> {
+    s.parse::<usize>()
+        .ok()
+        .filter(|&d| d <= MAX_N as usize)
+        .ok_or_else(|| {
+            format!(
+                "the split depth must be a whole number from 0 to the board size (at most {MAX_N})"
+            )
+        })
+}
+
+fn parse_max_n(s: &str) -> Result<u32, String> {
+    let last = published::A000170.len() - 1;
+    s.parse::<u32>()
+        .ok()
+        .filter(|&m| m as usize <= last)
+        .ok_or_else(|| {
+            format!("--max-n must be a whole number from 0 to {last} (the published values)")
+        })
+}
+
+fn parse_size(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<i64>() {
+        Ok(v) if (0..=i64::from(MAX_N)).contains(&v) => Ok(v as u32),
+        Ok(v) => Err(format!(
+            "board size {v} is out of range: N must be between 0 and {MAX_N}"
+        )),
+        Err(_) => Err(format!(
+            "'{s}' is not a board size: expected a whole number N or a range A-B, with 0 <= N <= {MAX_N}"
+        )),
+    }
+}
+
+/// `N` or `A-B` (inclusive, `A <= B`).
+fn parse_sizes(s: &str) -> Result<RangeInclusive<u32>, String> {
+    // A leading '-' is a sign (a negative size), not a range separator.
+    match s[1.min(s.len())..].find('-').map(|i| i + 1) {
+        None => parse_size(s).map(|n| n..=n),
+        Some(i) => {
+            let (a, b) = (parse_size(&s[..i])?, parse_size(&s[i + 1..])?);
+            if a > b {
+                return Err(format!(
+                    "the range {a}-{b} is reversed: write it as {b}-{a}"
+                ));
+            }
+            Ok(a..=b)
+        }
+    }
+}
+
+/// Options for one board: an explicit split depth is kept (the caller has checked it against
+/// the largest board), the default is capped at the board size.
+fn options_for(n: u32, engine: &EngineArgs) -> Options {
+    Options {
+        threads: engine.threads,
+        split_depth: engine
+            .split_depth
+            .unwrap_or(crate::DEFAULT_SPLIT_DEPTH)
+            .min(n as usize),
+        symmetry: engine.symmetry,
+    }
+}
+
+/// Refuses a split depth deeper than every requested board.
+fn check_split_depth(engine: &EngineArgs, largest: u32) -> Result<(), crate::Error> {
+    match engine.split_depth {
+        Some(depth) if depth > largest as usize => {
+            Err(crate::Error::SplitDepth { depth, n: largest })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// What went wrong, and the exit code it maps to.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input: exit 2.
+    Usage(anyhow::Error),
+    /// A check failed or the work could not be done: exit 1.
+    Failed(anyhow::Error),
+    /// Results disagree with the published values: exit 1, already reported.
+    Mismatch,
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Failure {
+        Failure::Failed(e.into())
+    }
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Count(args) => count(args),
+        Command::Verify(args) => verify(args),
+    }
+}
+
+fn pool(engine: &EngineArgs) -> Result<rayon::ThreadPool, Failure> {
+    let threads = Options {
+        threads: engine.threads,
+        ..Options::default()
+    }
+    .thread_count();
+    crate::engine::pool(threads).map_err(|e| Failure::Failed(e.into()))
+}
+
+fn count(args: CountArgs) -> Result<(), Failure> {
+    let largest = args.sizes.iter().map(|r| *r.end()).max().unwrap_or(0);
+    check_split_depth(&args.engine, largest).map_err(|e| Failure::Usage(e.into()))?;
+    let pool = pool(&args.engine)?;
+    let mut out = Printer::new(io::stdout().lock(), args.engine.format);
+    for n in args.sizes.into_iter().flatten() {
+        let counts = crate::count_in(n, &options_for(n, &args.engine), &pool);
+        out.print(&counts)?;
+    }
+    Ok(())
+}
+
+fn verify(args: VerifyArgs) -> Result<(), Failure> {
+    check_split_depth(&args.engine, args.max_n).map_err(|e| Failure::Usage(e.into()))?;
+    let pool = pool(&args.engine)?;
+    let mut out = Printer::new(io::stdout().lock(), args.engine.format);
+    let mut bad = Vec::new();
+    for n in 0..=args.max_n {
+        let counts = crate::count_in(n, &options_for(n, &args.engine), &pool);
+        let published = published::all(n).expect("--max-n is within the published table");
+        let check = Check::of(&counts, published, published::fundamental(n));
+        if !check.ok {
+            bad.push(n);
+        }
+        out.print(&check)?;
+    }
+    if bad.is_empty() {
+        return Ok(());
+    }
+    let _ = writeln!(
+        io::stderr(),
+        "error: counts differ from the published values for n = {bad:?}"
+    );
+    Err(Failure::Mismatch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn sizes_parse_as_numbers_and_ranges() {
+        assert_eq!(parse_sizes("8"), Ok(8..=8));
+        assert_eq!(parse_sizes("1-12"), Ok(1..=12));
+        assert_eq!(parse_sizes("0-0"), Ok(0..=0));
+        assert!(parse_sizes("12-8").unwrap_err().contains("reversed"));
+        assert!(parse_sizes("-3").unwrap_err().contains("between 0 and 32"));
+        assert!(parse_sizes("33").unwrap_err().contains("between 0 and 32"));
+        assert!(parse_sizes("x").unwrap_err().contains("not a board size"));
+        assert!(parse_sizes("3-").unwrap_err().contains("not a board size"));
+        assert!(parse_sizes("").is_err());
+    }
+}

@@ -1,0 +1,183 @@
+//! Exact counts of N-Queens solutions, on every core.
+//!
+//! The first rows of the board are split into independent subproblems whose bitmask
+//! backtracking rayon work-steals across threads; symmetry cuts the work (the mirror image
+//! on the first row halves it, the eight symmetries of the square cut it to about an
+//! eighth) and the per-subproblem counts are reduced, exactly, into totals.
+//!
+//! ```
+//! use nqueens::{count, Options, Symmetry};
+//!
+//! let counts = count(8, &Options::default()).unwrap();
+//! assert_eq!(counts.solutions, 92);
+//!
+//! let full = count(8, &Options { symmetry: Symmetry::Full, ..Options::default() }).unwrap();
+//! assert_eq!((full.solutions, full.unique), (92, Some(12)));
+//! ```
+
+use std::num::NonZeroUsize;
+use std::time::Instant;
+
+use serde::Serialize;
+
+pub mod cli;
+pub mod engine;
+pub mod kernel;
+pub mod output;
+pub mod published;
+pub mod split;
+pub mod symmetry;
+
+pub use kernel::MAX_N;
+
+/// How much of the square's symmetry the search uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Symmetry {
+    /// Search every column of the first row.
+    None,
+    /// Search the left half of the first row and count each solution with its mirror image.
+    Mirror,
+    /// Search one border constellation per class of the eight symmetries of the square;
+    /// also counts fundamental solutions.
+    Full,
+}
+
+impl Symmetry {
+    /// The name used on the command line and in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Symmetry::None => "none",
+            Symmetry::Mirror => "mirror",
+            Symmetry::Full => "full",
+        }
+    }
+}
+
+impl std::fmt::Display for Symmetry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Default number of rows placed before the work is split.
+pub const DEFAULT_SPLIT_DEPTH: usize = 2;
+
+/// How to count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Worker threads; `None` means one per logical CPU.
+    pub threads: Option<NonZeroUsize>,
+    /// Rows placed before the work is split into independent subproblems (0: one
+    /// sequential task). In full mode the first level is the border constellation and each
+    /// further level fills the next free row. At most `n`.
+    pub split_depth: usize,
+    /// Which symmetries cut the work.
+    pub symmetry: Symmetry,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            threads: None,
+            split_depth: DEFAULT_SPLIT_DEPTH,
+            symmetry: Symmetry::Mirror,
+        }
+    }
+}
+
+impl Options {
+    /// The number of worker threads these options ask for.
+    pub fn thread_count(&self) -> NonZeroUsize {
+        self.threads
+            .unwrap_or_else(|| NonZeroUsize::new(num_cpus::get()).unwrap_or(NonZeroUsize::MIN))
+    }
+}
+
+/// The counts of one board and how they were obtained.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Counts {
+    /// Board size.
+    pub n: u32,
+    /// Number of solutions (OEIS A000170), exact.
+    pub solutions: u128,
+    /// Number of fundamental solutions, up to rotation and reflection (OEIS A002562);
+    /// counted in full mode only (`null` in JSON otherwise).
+    pub unique: Option<u128>,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Rows placed before the split.
+    pub split_depth: usize,
+    /// Symmetry mode.
+    pub symmetry: Symmetry,
+    /// Number of independent subproblems the work was cut into.
+    pub subproblems: u64,
+    /// Wall-clock seconds for the count.
+    pub elapsed_s: f64,
+}
+
+/// Why a count could not be made.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum Error {
+    /// The board is larger than the engine handles.
+    #[error("board size {0} is out of range: N must be between 0 and {MAX_N}")]
+    BoardSize(u64),
+    /// The split depth exceeds the board.
+    #[error("--split-depth {depth} is larger than the board (N = {n}): allowed 0..={n}")]
+    SplitDepth {
+        /// Requested depth.
+        depth: usize,
+        /// Board size.
+        n: u32,
+    },
+    /// The thread pool could not be started.
+    #[error("--threads: could not start the worker threads: {0}")]
+    ThreadPool(String),
+}
+
+/// Checks a board size and split depth before any work starts.
+pub fn validate(n: u32, split_depth: usize) -> Result<(), Error> {
+    if n > MAX_N {
+        return Err(Error::BoardSize(n.into()));
+    }
+    if split_depth > n as usize {
+        return Err(Error::SplitDepth {
+            depth: split_depth,
+            n,
+        });
+    }
+    Ok(())
+}
+
+/// Counts the solutions of the `n`-queens problem.
+///
+/// Errors when `n > 32`, when the split depth exceeds `n`, or when the worker threads
+/// cannot be started.
+pub fn count(n: u32, options: &Options) -> Result<Counts, Error> {
+    validate(n, options.split_depth)?;
+    let threads = options.thread_count();
+    let pool = engine::pool(threads)?;
+    Ok(count_in(n, options, &pool))
+}
+
+/// [`count`] on an existing pool (whose size is reported as the thread count).
+/// The caller has validated `n` and the split depth with [`validate`].
+pub fn count_in(n: u32, options: &Options, pool: &rayon::ThreadPool) -> Counts {
+    let start = Instant::now();
+    let run = engine::run(n, options.symmetry, options.split_depth, pool);
+    let elapsed_s = start.elapsed().as_secs_f64();
+    let unique = (options.symmetry == Symmetry::Full).then(|| {
+        debug_assert_eq!(run.tally.unique8 % 8, 0, "Burnside sums are multiples of 8");
+        run.tally.unique8 / 8
+    });
+    Counts {
+        n,
+        solutions: run.tally.solutions,
+        unique,
+        threads: pool.current_num_threads(),
+        split_depth: options.split_depth,
+        symmetry: options.symmetry,
+        subproblems: run.subproblems,
+        elapsed_s,
+    }
+}

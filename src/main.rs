@@ -1,0 +1,42 @@
+//! `nqueens`: a thin binary over the library; see `nqueens --help`.
+
+use std::io::{ErrorKind, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+use nqueens::cli::{self, Cli, Failure};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version: print and succeed.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // One line that names the argument; clap's usage hint would only repeat it.
+            let text = e.to_string();
+            let first = text.split("\n\n").next().unwrap_or(&text).trim_end();
+            let _ = writeln!(std::io::stderr(), "{first}");
+            return ExitCode::from(2);
+        }
+    };
+    match cli::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(e)) => {
+            let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Mismatch) => ExitCode::from(1),
+        Err(Failure::Failed(e)) => {
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == ErrorKind::BrokenPipe)
+            {
+                return ExitCode::SUCCESS;
+            }
+            let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Renderers: one result struct, a human table, JSON Lines and CSV.
+//!
+//! Each renderer writes a header (if it has one) once and then one row per result, so rows
+//! appear as soon as each board is counted.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::Counts;
+
+/// Output format of `count` and `verify`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned columns for people.
+    Table,
+    /// JSON Lines: one object per board.
+    Json,
+    /// Comma-separated values with a header row.
+    Csv,
+}
+
+/// A table row or record that can be rendered in every format.
+pub trait Record: Serialize {
+    /// Column names, in order.
+    fn columns() -> &'static [&'static str];
+    /// Column widths for the table format.
+    fn widths() -> &'static [usize];
+    /// Cell texts, in column order.
+    fn cells(&self) -> Vec<String>;
+}
+
+/// Writes records in one format.
+pub struct Printer<W: Write> {
+    out: W,
+    format: Format,
+    started: bool,
+}
+
+impl<W: Write> Printer<W> {
+    /// A printer that writes to `out`.
+    pub fn new(out: W, format: Format) -> Printer<W> {
+        Printer {
+            out,
+            format,
+            started: false,
+        }
+    }
+
+    /// Writes one record (and the header before the first).
+    pub fn print<R: Record>(&mut self, record: &R) -> io::Result<()> {
+        match self.format {
+            Format::Json => {
+                serde_json::to_writer(&mut self.out, record)?;
+                writeln!(self.out)?;
+            }
+            Format::Csv => {
+                if !self.started {
+                    writeln!(self.out, "{}", R::columns().join(","))?;
+                }
+                writeln!(self.out, "{}", record.cells().join(","))?;
+            }
+            Format::Table => {
+                let line = |cells: Vec<String>| {
+                    let padded: Vec<String> = cells
+                        .iter()
+                        .zip(R::widths())
+                        .map(|(c, &w)| format!("{c:>w$}"))
+                        .collect();
+                    padded.join("  ")
+                };
+                if !self.started {
+                    writeln!(
+                        self.out,
+                        "{}",
+                        line(R::columns().iter().map(|c| c.to_string()).collect())
+                    )?;
+                }
+                writeln!(self.out, "{}", line(record.cells()))?;
+            }
+        }
+        self.started = true;
+        self.out.flush()
+    }
+}
+
+fn opt(x: Option<u128>) -> String {
+    x.map(|v| v.to_string()).unwrap_or_default()
+}
+
+impl Record for Counts {
+    fn columns() -> &'static [&'static str] {
+        &[
+            "n",
+            "solutions",
+            "unique",
+            "threads",
+            "split_depth",
+            "symmetry",
+            "subproblems",
+            "elapsed_s",
+        ]
+    }
+    fn widths() -> &'static [usize] {
+        &[2, 18, 17, 7, 11, 8, 11, 10]
+    }
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.n.to_string(),
+            self.solutions.to_string(),
+            opt(self.unique),
+            self.threads.to_string(),
+            self.split_depth.to_string(),
+            self.symmetry.to_string(),
+            self.subproblems.to_string(),
+            format!("{:.6}", self.elapsed_s),
+        ]
+    }
+}
+
+/// One line of `nqueens verify`: a computed count beside the published one.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Check {
+    /// Board size.
+    pub n: u32,
+    /// Solutions counted.
+    pub computed: u128,
+    /// OEIS A000170(n).
+    pub published: u128,
+    /// Fundamental solutions counted (full mode only).
+    pub computed_unique: Option<u128>,
+    /// OEIS A002562(n) (none for n = 0).
+    pub published_unique: Option<u128>,
+    /// Whether every counted value equals its published value.
+    pub ok: bool,
+    /// Wall-clock seconds for the count.
+    pub elapsed_s: f64,
+}
+
+impl Check {
+    /// Compares a count with the published tables.
+    pub fn of(counts: &Counts, published: u128, published_unique: Option<u128>) -> Check {
+        let unique_ok = match (counts.unique, published_unique) {
+            (Some(c), Some(p)) => c == p,
+            _ => true,
+        };
+        Check {
+            n: counts.n,
+            computed: counts.solutions,
+            published,
+            computed_unique: counts.unique,
+            published_unique,
+            ok: counts.solutions == published && unique_ok,
+            elapsed_s: counts.elapsed_s,
+        }
+    }
+}
+
+impl Record for Check {
+    fn columns() -> &'static [&'static str] {
+        &[
+            "n",
+            "computed",
+            "published",
+            "computed_unique",
+            "published_unique",
+            "ok",
+            "elapsed_s",
+        ]
+    }
+    fn widths() -> &'static [usize] {
+        &[2, 18, 18, 17, 17, 3, 10]
+    }
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.n.to_string(),
+            self.computed.to_string(),
+            self.published.to_string(),
+            opt(self.computed_unique),
+            opt(self.published_unique),
+            if self.ok { "ok" } else { "BAD" }.to_string(),
+            format!("{:.6}", self.elapsed_s),
+        ]
+    }
+}

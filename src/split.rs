@@ -1,0 +1,211 @@
+//! Subproblems: the queens fixed before the search (*roots*) and the independent tasks a
+//! root is cut into by placing queens on its first free rows.
+//!
+//! - `none`: one root per column of the top row, weight 1.
+//! - `mirror`: the top-row columns of the left half, weight 2, and the middle column of an
+//!   odd board, weight 1: every solution's mirror image starts in the other half.
+//! - `full`: roots that together reach every solution whose border constellation is the
+//!   smallest of its eight images (see [`crate::symmetry`]), each exactly once:
+//!   - *corner*: a queen at `(0, 0)` and one at `(1, c1)`. The only other transform that
+//!     keeps the corner queen is the transpose, which swaps `c1` with the row of the queen
+//!     in column 1, so that row must be greater than `c1`: column 1 is closed on rows
+//!     `2..=c1`. Such solutions have no symmetry: weight 8.
+//!   - *side*: a queen at `(0, t)`, `1 <= t < n - 1 - t`. The top queen must be nearest to a
+//!     corner, so columns 0 and `n - 1` are closed on rows `< t` and `> n - 1 - t`, and the
+//!     bottom row is closed outside `t..=n-1-t`. Where no other border queen is as near
+//!     (its *tie squares* closed) the constellation is the unique smallest image: weight 8.
+//!   - *tie*: a side root with a queen on one of the six tie squares, the tie squares before
+//!     it closed. Each of its solutions is classified on its own ([`crate::symmetry::classify`]).
+//!
+//! The empty board (`n == 0`) and `n == 1` have a single root that is classified on its own.
+
+use crate::Symmetry;
+use crate::kernel::{MAX_N, Schedule, State};
+
+/// What a root fixes, and so which squares it closes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Nothing fixed (the empty board, or any board with a single task).
+    Open,
+    /// A queen at `(0, c)` (modes `none` and `mirror`).
+    Top(u8),
+    /// Queens at `(0, 0)` and `(1, c1)`.
+    Corner(u8),
+    /// A queen at `(0, t)`, no tie.
+    Side(u8),
+    /// A queen at `(0, t)` and on tie square `i` of [`tie_squares`].
+    Tie(u8, u8),
+}
+
+/// Queens fixed before the search, and how many solutions each completion stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Root {
+    /// What it fixes.
+    pub kind: Kind,
+    /// Solutions each completion stands for; 0 when each completion must be classified.
+    pub weight: u8,
+}
+
+impl Root {
+    /// Whether each completion must be classified by its own symmetry.
+    pub fn classifies(&self) -> bool {
+        self.weight == 0
+    }
+
+    /// The fixed queens and the closed squares (`forbid[row]` a mask of columns).
+    pub fn layout(&self, n: u32) -> (Vec<(u8, u8)>, [u32; MAX_N as usize]) {
+        let mut forbid = [0u32; MAX_N as usize];
+        let queens = match self.kind {
+            Kind::Open => vec![],
+            Kind::Top(c) => vec![(0, c)],
+            Kind::Corner(c1) => {
+                for row in forbid.iter_mut().take(c1 as usize + 1).skip(2) {
+                    *row |= 0b10;
+                }
+                vec![(0, 0), (1, c1)]
+            }
+            Kind::Side(t) => {
+                close_nearer_than(n, t, &mut forbid);
+                for (r, c) in tie_squares(n, t) {
+                    forbid[r as usize] |= 1 << c;
+                }
+                vec![(0, t)]
+            }
+            Kind::Tie(t, i) => {
+                close_nearer_than(n, t, &mut forbid);
+                let ties = tie_squares(n, t);
+                for &(r, c) in &ties[..i as usize] {
+                    forbid[r as usize] |= 1 << c;
+                }
+                vec![(0, t), ties[i as usize]]
+            }
+        };
+        (queens, forbid)
+    }
+
+    /// The search schedule of the rows this root leaves free.
+    pub fn schedule(&self, n: u32) -> Schedule {
+        let (queens, forbid) = self.layout(n);
+        Schedule::new(n, &queens, &forbid)
+    }
+}
+
+/// Closes the border squares nearer to a corner than `t` (other than the top row).
+fn close_nearer_than(n: u32, t: u8, forbid: &mut [u32; MAX_N as usize]) {
+    let m = (n - 1) as usize;
+    let sides = 1 | 1 << m;
+    for r in 1..t as usize {
+        forbid[r] |= sides;
+        forbid[m - r] |= sides;
+    }
+    forbid[m] |= crate::kernel::mask_of(u32::from(t)) | !crate::kernel::mask_of(n - u32::from(t));
+}
+
+/// The border squares as near to a corner as `(0, t)`, other than the top row's.
+pub fn tie_squares(n: u32, t: u8) -> [(u8, u8); 6] {
+    let m = (n - 1) as u8;
+    [(t, 0), (m - t, 0), (t, m), (m - t, m), (m, t), (m, m - t)]
+}
+
+/// Whether two distinct queens attack each other.
+fn attack(a: (u8, u8), b: (u8, u8)) -> bool {
+    let (dr, dc) = (a.0 as i32 - b.0 as i32, a.1 as i32 - b.1 as i32);
+    dr == 0 || dc == 0 || dr.abs() == dc.abs()
+}
+
+/// The roots of an `n`-board under a symmetry mode.
+pub fn roots(n: u32, symmetry: Symmetry) -> Vec<Root> {
+    let n8 = n as u8;
+    match symmetry {
+        _ if n == 0 => vec![Root {
+            kind: Kind::Open,
+            weight: 1,
+        }],
+        Symmetry::None => (0..n8)
+            .map(|c| Root {
+                kind: Kind::Top(c),
+                weight: 1,
+            })
+            .collect(),
+        Symmetry::Mirror => (0..n8.div_ceil(2))
+            .map(|c| Root {
+                kind: Kind::Top(c),
+                weight: if 2 * c + 1 == n8 { 1 } else { 2 },
+            })
+            .collect(),
+        Symmetry::Full if n == 1 => vec![Root {
+            kind: Kind::Open,
+            weight: 0,
+        }],
+        Symmetry::Full => {
+            let mut out: Vec<Root> = (2..n8)
+                .map(|c1| Root {
+                    kind: Kind::Corner(c1),
+                    weight: 8,
+                })
+                .collect();
+            for t in (1..n8).take_while(|&t| t < n8 - 1 - t) {
+                out.push(Root {
+                    kind: Kind::Side(t),
+                    weight: 8,
+                });
+                let ties = tie_squares(n, t);
+                for (i, &sq) in ties.iter().enumerate() {
+                    let root = Root {
+                        kind: Kind::Tie(t, i as u8),
+                        weight: 0,
+                    };
+                    let (_, forbid) = root.layout(n);
+                    if !attack((0, t), sq) && forbid[sq.0 as usize] & (1 << sq.1) == 0 {
+                        out.push(root);
+                    }
+                }
+            }
+            out
+        }
+    }
+}
+
+/// An independent piece of work: a root with queens on its first `state.level` free rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Task {
+    /// Index of the root in the list it came from.
+    pub root: u32,
+    /// The search node the task starts from.
+    pub state: State,
+    /// Columns of the queens placed on the free rows above `state.level`.
+    pub prefix: [u8; MAX_N as usize],
+}
+
+/// The tasks of every root after `levels` more free rows are filled (fewer where a root has
+/// fewer free rows), in increasing order of root and then of the placed columns.
+pub fn tasks(n: u32, roots: &[Root], levels: usize) -> Vec<Task> {
+    let mut out = Vec::new();
+    for (i, root) in roots.iter().enumerate() {
+        let s = root.schedule(n);
+        let mut task = Task {
+            root: i as u32,
+            state: s.start(),
+            prefix: [0; MAX_N as usize],
+        };
+        extend(&s, &mut task, levels.min(s.levels), &mut out);
+    }
+    out
+}
+
+fn extend(s: &Schedule, task: &mut Task, depth: usize, out: &mut Vec<Task>) {
+    if task.state.level == depth {
+        out.push(*task);
+        return;
+    }
+    let here = task.state;
+    let mut open = s.open(&here);
+    while open != 0 {
+        let bit = open & open.wrapping_neg();
+        open ^= bit;
+        task.prefix[here.level] = bit.trailing_zeros() as u8;
+        task.state = s.place(&here, bit);
+        extend(s, task, depth, out);
+    }
+    task.state = here;
+}

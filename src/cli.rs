@@ -36,7 +36,7 @@ struct EngineArgs {
     #[arg(long, value_name = "K", value_parser = parse_split_depth, allow_negative_numbers = true)]
     split_depth: Option<usize>,
     /// Symmetry used to cut the work
-    #[arg(long, value_enum, default_value_t = Symmetry::Mirror)]
+    #[arg(long, value_enum, default_value_t = Symmetry::Full)]
     symmetry: Symmetry,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]

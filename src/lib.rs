@@ -8,11 +8,12 @@
 //! ```
 //! use nqueens::{count, Options, Symmetry};
 //!
+//! // Full symmetry is the default: totals and fundamental solutions.
 //! let counts = count(8, &Options::default()).unwrap();
-//! assert_eq!(counts.solutions, 92);
+//! assert_eq!((counts.solutions, counts.unique), (92, Some(12)));
 //!
-//! let full = count(8, &Options { symmetry: Symmetry::Full, ..Options::default() }).unwrap();
-//! assert_eq!((full.solutions, full.unique), (92, Some(12)));
+//! let mirror = count(10, &Options { symmetry: Symmetry::Mirror, ..Options::default() }).unwrap();
+//! assert_eq!((mirror.solutions, mirror.unique), (724, None));
 //! ```
 
 use std::num::NonZeroUsize;
@@ -81,7 +82,7 @@ impl Default for Options {
         Options {
             threads: None,
             split_depth: DEFAULT_SPLIT_DEPTH,
-            symmetry: Symmetry::Mirror,
+            symmetry: Symmetry::Full,
         }
     }
 }

@@ -15,10 +15,12 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            // One line that names the argument; clap's usage hint would only repeat it.
+            // One line that names the argument (and the allowed values); clap's usage hint would
+            // only repeat it.
             let text = e.to_string();
-            let first = text.split("\n\n").next().unwrap_or(&text).trim_end();
-            let _ = writeln!(std::io::stderr(), "{first}");
+            let message = text.split("\n\n").next().unwrap_or(&text);
+            let line: Vec<&str> = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+            let _ = writeln!(std::io::stderr(), "{}", line.join(" "));
             return ExitCode::from(2);
         }
     };

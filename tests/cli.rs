@@ -1,0 +1,139 @@
+//! The command-line contract: outputs that parse, and bad input that gets exit code 2 and a
+//! one-line message naming the argument.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn nqueens() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+#[test]
+fn count_8_shows_92_with_threads() {
+    nqueens()
+        .args(["count", "8", "-j", "2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(" 92 "))
+        .stdout(predicate::str::contains("threads"));
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line_naming_the_argument() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["count", "-3"], "between 0 and 32"),
+        (&["count", "abc"], "not a board size"),
+        (&["count", "33"], "between 0 and 32"),
+        (&["count", "12-8"], "reversed"),
+        (&["count", "8", "--threads", "0"], "--threads"),
+        (&["count", "8", "-j", "x"], "--threads"),
+        (&["count", "8", "--split-depth", "9"], "--split-depth"),
+        (&["count", "8", "--split-depth", "-1"], "--split-depth"),
+        (&["count", "8", "--format", "xml"], "--format"),
+        (&["count", "8", "--symmetry", "some"], "--symmetry"),
+        (&["count"], "<N>"),
+        (&["verify", "--max-n", "28"], "--max-n"),
+    ];
+    for (args, needle) in cases {
+        let out = nqueens().args(*args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked") && !err.contains("backtrace"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn split_depth_error_names_the_allowed_range() {
+    nqueens()
+        .args(["count", "8", "--split-depth", "9"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("0..=8"));
+}
+
+#[test]
+fn sizes_as_lists_and_ranges() {
+    let out = nqueens().args(["count", "1-4", "8", "--format", "csv"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let ns: Vec<&str> = text.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(ns, ["1", "2", "3", "4", "8"]);
+}
+
+#[test]
+fn json_lines_have_every_field_with_exact_values() {
+    for symmetry in ["none", "mirror", "full"] {
+        let out = nqueens()
+            .args(["count", "8", "10", "--format", "json", "-j", "2", "--split-depth", "3", "--symmetry", symmetry])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        for (v, (n, total, unique)) in lines.iter().zip([(8, 92, 12), (10, 724, 92)]) {
+            assert_eq!(v["n"], n);
+            assert_eq!(v["solutions"], total);
+            assert!(v["solutions"].is_u64(), "solutions is a JSON integer");
+            assert_eq!(v["threads"], 2);
+            assert_eq!(v["split_depth"], 3);
+            assert_eq!(v["symmetry"], symmetry);
+            assert!(v["subproblems"].as_u64().unwrap() > 1);
+            assert!(v["elapsed_s"].as_f64().unwrap() >= 0.0);
+            if symmetry == "full" {
+                assert_eq!(v["unique"], unique);
+            } else {
+                assert!(v["unique"].is_null());
+            }
+        }
+    }
+}
+
+#[test]
+fn csv_has_a_header_and_the_same_columns() {
+    let out = nqueens().args(["count", "6-8", "--format", "csv", "--symmetry", "full"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    for col in ["n", "solutions", "unique", "threads", "split_depth", "symmetry", "subproblems", "elapsed_s"] {
+        assert!(header.contains(&col), "{col} in {header:?}");
+    }
+    let rows: Vec<Vec<String>> = lines.map(|l| l.split(',').map(String::from).collect()).collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let got: Vec<(String, String)> = rows.iter().map(|r| (r[at("solutions")].clone(), r[at("unique")].clone())).collect();
+    assert_eq!(got, [("4".into(), "1".into()), ("40".into(), "6".into()), ("92".into(), "12".into())]);
+}
+
+#[test]
+fn verify_passes_and_prints_the_table() {
+    nqueens()
+        .args(["verify", "--max-n", "10"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("published"))
+        .stdout(predicate::str::contains("724"))
+        .stdout(predicate::str::contains("BAD").not());
+}
+
+#[test]
+fn verify_json_has_one_line_per_size() {
+    let out = nqueens().args(["verify", "--max-n", "9", "--format", "json", "--symmetry", "full"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 10);
+    assert!(lines.iter().all(|v| v["ok"] == true));
+    assert_eq!(lines[9]["computed_unique"], 46);
+}
+
+#[test]
+fn help_and_version_succeed() {
+    nqueens().arg("--help").assert().success().stdout(predicate::str::contains("count"));
+    nqueens().arg("--version").assert().success();
+}

@@ -1,0 +1,92 @@
+//! A naive N-Queens solver written apart from the engine: it checks rows, columns and both
+//! diagonals square by square, and finds symmetry classes by comparing all eight images.
+
+#![allow(dead_code)]
+
+/// Every solution of an `n`-board, as the column of the queen in each row, in
+/// lexicographic order.
+pub fn solutions(n: usize) -> Vec<Vec<u8>> {
+    fn safe(board: &[u8], col: usize) -> bool {
+        let row = board.len();
+        board.iter().enumerate().all(|(r, &c)| {
+            let c = c as usize;
+            c != col && row - r != c.abs_diff(col)
+        })
+    }
+    fn place(n: usize, board: &mut Vec<u8>, out: &mut Vec<Vec<u8>>) {
+        if board.len() == n {
+            out.push(board.clone());
+            return;
+        }
+        for col in 0..n {
+            if safe(board, col) {
+                board.push(col as u8);
+                place(n, board, out);
+                board.pop();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    place(n, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The eight images of a solution under the symmetries of the square.
+pub fn images(x: &[u8]) -> Vec<Vec<u8>> {
+    let n = x.len();
+    // Each image as a set of squares, turned back into a column-per-row vector.
+    let maps: [fn(usize, usize, usize) -> (usize, usize); 8] = [
+        |_, r, c| (r, c),
+        |n, r, c| (c, n - 1 - r),
+        |n, r, c| (n - 1 - r, n - 1 - c),
+        |n, r, c| (n - 1 - c, r),
+        |n, r, c| (r, n - 1 - c),
+        |n, r, c| (n - 1 - r, c),
+        |_, r, c| (c, r),
+        |n, r, c| (n - 1 - c, n - 1 - r),
+    ];
+    maps.iter()
+        .map(|f| {
+            let mut y = vec![0u8; n];
+            for (r, &c) in x.iter().enumerate() {
+                let (r2, c2) = f(n, r, c as usize);
+                y[r2] = c2 as u8;
+            }
+            y
+        })
+        .collect()
+}
+
+/// Number of symmetry classes among the solutions, and the sum of the classes' sizes.
+pub fn classes(n: usize) -> (usize, usize) {
+    let all = solutions(n);
+    let mut reps: Vec<Vec<u8>> = all.iter().map(|x| images(x).into_iter().min().unwrap()).collect();
+    reps.sort();
+    reps.dedup();
+    let orbit_sizes: usize = reps
+        .iter()
+        .map(|r| {
+            let mut im = images(r);
+            im.sort();
+            im.dedup();
+            im.len()
+        })
+        .sum();
+    (reps.len(), orbit_sizes)
+}
+
+/// The published table, read from `shared/sequences/published.tsv` beside the checkout
+/// when it is there, so the compiled-in copy is checked against its source.
+pub fn published_tsv() -> Option<Vec<(u32, u128, Option<u128>)>> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sequences/published.tsv");
+    let text = std::fs::read_to_string(path).ok()?;
+    Some(
+        text.lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].trim().parse().ok())
+            })
+            .collect(),
+    )
+}

@@ -24,13 +24,47 @@ enum Command {
     Count(CountArgs),
     /// Count n = 0..=M and compare each with the published OEIS values; exit 1 on a mismatch.
     Verify(VerifyArgs),
+    /// Write the solutions of a board, in lexicographic order of their columns.
+    Solve(SolveArgs),
+}
+
+/// How `solve` writes each solution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum BoardFormat {
+    /// N lines of 'Q' and '.', a blank line between solutions
+    Board,
+    /// One JSON array of solutions, each an array of N strings
+    Leetcode,
+    /// One line per solution: the 0-based column of the queen in each row
+    Columns,
+    /// JSON Lines: {"n":4,"columns":[1,3,0,2]}
+    Json,
+}
+
+#[derive(Debug, Args)]
+struct SolveArgs {
+    /// Board size (0 <= N <= 32)
+    #[arg(value_name = "N", value_parser = parse_size, allow_negative_numbers = true)]
+    n: u32,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = BoardFormat::Board)]
+    format: BoardFormat,
+    /// Stop after the first K solutions in order
+    #[arg(long, value_name = "K", value_parser = parse_limit, allow_negative_numbers = true)]
+    limit: Option<u64>,
+    /// One solution per symmetry class: the lexicographically smallest of its eight images
+    #[arg(long)]
+    unique: bool,
+    /// Worker threads [default: the number of logical CPUs]
+    #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
+    threads: Option<NonZeroUsize>,
 }
 
 /// Flags shared by every command that counts.
 #[derive(Debug, Args)]
 struct EngineArgs {
     /// Worker threads [default: the number of logical CPUs]
-    #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads)]
+    #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     threads: Option<NonZeroUsize>,
     /// Rows placed before the work is split into subproblems (0: one sequential task)
     #[arg(long, value_name = "K", value_parser = parse_split_depth, allow_negative_numbers = true)]
@@ -80,6 +114,11 @@ fn parse_split_depth(s: &str) -> Result<usize, String> {
                 "the split depth must be a whole number from 0 to the board size (at most {MAX_N})"
             )
         })
+}
+
+fn parse_limit(s: &str) -> Result<u64, String> {
+    s.parse::<u64>()
+        .map_err(|_| format!("the limit must be a whole number from 0 to {}", u64::MAX))
 }
 
 fn parse_max_n(s: &str) -> Result<u32, String> {
@@ -166,6 +205,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Count(args) => count(args),
         Command::Verify(args) => verify(args),
+        Command::Solve(args) => solve(args),
     }
 }
 
@@ -212,6 +252,70 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
         "error: counts differ from the published values for n = {bad:?}"
     );
     Err(Failure::Mismatch)
+}
+
+fn solve(args: SolveArgs) -> Result<(), Failure> {
+    use crate::board;
+    // One instance per format, so each renderer is inlined into the search. Separators lead
+    // each record; the first record's is dropped.
+    match args.format {
+        BoardFormat::Board => write_solutions(&args, with_lead(b'\n', board::board), (b"", b"")),
+        BoardFormat::Leetcode => {
+            write_solutions(&args, with_lead(b',', board::leetcode), (b"[", b"]\n"))
+        }
+        BoardFormat::Columns => write_solutions(&args, board::columns, (b"", b"")),
+        BoardFormat::Json => write_solutions(&args, board::json, (b"", b"")),
+    }
+}
+
+/// A renderer that writes `lead` before each record.
+fn with_lead(lead: u8, render: fn(&[u8], &mut Vec<u8>)) -> impl Fn(&[u8], &mut Vec<u8>) + Sync {
+    move |cols, out| {
+        out.push(lead);
+        render(cols, out)
+    }
+}
+
+/// Writes every solution with `render` between `open` and `close` (from `frame`); when the
+/// renderer leads each record with a separator, the first one is dropped.
+fn write_solutions<R>(args: &SolveArgs, render: R, frame: (&[u8], &[u8])) -> Result<(), Failure>
+where
+    R: Fn(&[u8], &mut Vec<u8>) + Sync,
+{
+    use std::ops::ControlFlow;
+
+    let (open, close) = frame;
+    let leads = matches!(args.format, BoardFormat::Board | BoardFormat::Leetcode);
+    let options = crate::list::ListOptions {
+        threads: args.threads,
+        unique: args.unique,
+        limit: args.limit,
+    };
+    let mut out = io::stdout().lock();
+    out.write_all(open)?;
+    let mut first = true;
+    let mut failed = None;
+    crate::list::render(args.n, &options, render, |run| {
+        let mut bytes = run.bytes();
+        if first && leads && !run.is_empty() {
+            bytes = &bytes[1..];
+        }
+        first &= run.is_empty();
+        match out.write_all(bytes) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    })
+    .map_err(|e| Failure::Failed(e.into()))?;
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    out.write_all(close)?;
+    out.flush()?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use std::num::NonZeroUsize;
 
 use rayon::prelude::*;
 
-use crate::kernel::{self, MAX_N};
+use crate::kernel;
 use crate::split::{self, Root, Task};
 use crate::symmetry;
 use crate::{Error, Symmetry};
@@ -82,20 +82,13 @@ pub fn solve(n: u32, root: &Root, task: &Task) -> Tally {
         };
     }
     // Each completion is weighed by its own constellation's symmetry.
-    let (queens, _) = root.layout(n);
-    let mut board = [0u8; MAX_N as usize];
-    for &(r, c) in &queens {
-        board[r as usize] = c;
-    }
     let mut tally = Tally::default();
-    kernel::walk(&s, task.state, &task.prefix, &mut |cols| {
-        for (l, &c) in cols.iter().enumerate() {
-            board[s.rows[l] as usize] = c;
-        }
-        if let Some((weight, fixed)) = symmetry::classify(&board[..n as usize]) {
+    kernel::walk(&s, task.state, &task.prefix, &mut |board| {
+        if let Some((weight, fixed)) = symmetry::classify(board) {
             tally.solutions += u128::from(weight);
             tally.unique8 += u128::from(weight * fixed);
         }
+        true
     });
     tally
 }

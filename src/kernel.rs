@@ -31,11 +31,13 @@ pub struct Schedule {
     /// Row index of each level.
     pub rows: [u8; MAX_N as usize],
     /// Squares attacked by the fixed queens on each level's row.
-    pub pre: [u32; MAX_N as usize + 1],
+    pub pre: [u32; MAX_N as usize],
     /// Rows from each level's row to the next level's row (at least 1).
-    pub shift: [u32; MAX_N as usize + 1],
+    pub shift: [u32; MAX_N as usize],
     /// Columns taken by the fixed queens.
     pub fixed_cols: u32,
+    /// The fixed queens as a board (other rows 0).
+    pub fixed_board: Board,
 }
 
 impl Schedule {
@@ -52,12 +54,14 @@ impl Schedule {
             full,
             levels: 0,
             rows: [0; MAX_N as usize],
-            pre: [0; MAX_N as usize + 1],
-            shift: [1; MAX_N as usize + 1],
+            pre: [0; MAX_N as usize],
+            shift: [1; MAX_N as usize],
             fixed_cols: 0,
+            fixed_board: [0; MAX_N as usize],
         };
-        for &(_, c) in fixed {
+        for &(r, c) in fixed {
             s.fixed_cols |= 1 << c;
+            s.fixed_board[r as usize] = c;
         }
         for row in 0..n as i32 {
             if fixed.iter().any(|&(r, _)| r as i32 == row) {
@@ -131,16 +135,24 @@ pub struct State {
     pub rd: u32,
 }
 
+/// A board as the column of the queen in each row (entries of unfilled rows are stale).
+pub type Board = [u8; MAX_N as usize];
+
 /// What the search does on reaching the last free row.
 ///
 /// The loop never descends into the last free row: it hands over the open squares there
-/// (each one a solution) together with the bits chosen on every level above.
+/// (each one a solution) with the board filled on every other row.
 pub trait Leaves {
-    /// Whether [`Leaves::last_row`] reads `chosen`; when false the loop does not record it.
+    /// Whether [`Leaves::last_row`] reads the board; when false the loop does not fill it.
     const RECORD: bool;
-    /// Called with the open squares of the last free row; `chosen[l]` is the bit of the
-    /// queen on level `l` for every level above it (when `RECORD`).
-    fn last_row(&mut self, open: u32, chosen: &[u32]);
+    /// Called with the open squares of the last free row and (when `RECORD`) the board with
+    /// every other row filled.
+    fn last_row(&mut self, open: u32, board: &mut Board);
+    /// Whether the search should end now (checked after each [`Leaves::last_row`]).
+    #[inline(always)]
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// Counts solutions: the open squares of the last row are added up.
@@ -149,7 +161,7 @@ struct Count(u64);
 impl Leaves for Count {
     const RECORD: bool = false;
     #[inline(always)]
-    fn last_row(&mut self, open: u32, _: &[u32]) {
+    fn last_row(&mut self, open: u32, _: &mut Board) {
         self.0 += u64::from(open.count_ones());
     }
 }
@@ -157,103 +169,123 @@ impl Leaves for Count {
 /// Number of ways to complete the board below `start`.
 pub fn count(s: &Schedule, start: State) -> u64 {
     let mut c = Count(0);
-    search(s, start, &[], &mut c);
+    search(s, start, &mut [0; MAX_N as usize], &mut c);
     c.0
 }
 
-/// Calls `visit` with the columns of every level, in order, for each completion below
-/// `start`, in increasing lexicographic order of those columns.
+/// Calls `visit` with each completed board below `start` (`n` entries, the column of the
+/// queen in each row, the fixed queens included), in increasing lexicographic order, until
+/// `visit` returns false.
 ///
 /// `prefix[..start.level]` holds the columns already placed on the levels above `start`.
-pub fn walk(s: &Schedule, start: State, prefix: &[u8], visit: &mut dyn FnMut(&[u8])) {
-    struct Walk<'a> {
-        cols: [u8; MAX_N as usize],
-        visit: &'a mut dyn FnMut(&[u8]),
+pub fn walk<F: FnMut(&[u8]) -> bool>(s: &Schedule, start: State, prefix: &[u8], visit: &mut F) {
+    struct Walk<'a, F> {
+        n: usize,
+        last_row: usize,
+        visit: &'a mut F,
+        stop: bool,
     }
-    impl Leaves for Walk<'_> {
+    impl<F: FnMut(&[u8]) -> bool> Leaves for Walk<'_, F> {
         const RECORD: bool = true;
-        fn last_row(&mut self, mut open: u32, chosen: &[u32]) {
-            let last = chosen.len();
-            for (c, &bit) in self.cols.iter_mut().zip(chosen) {
-                *c = bit.trailing_zeros() as u8;
-            }
-            while open != 0 {
-                self.cols[last] = open.trailing_zeros() as u8;
+        fn last_row(&mut self, mut open: u32, board: &mut Board) {
+            while open != 0 && !self.stop {
+                board[self.last_row] = open.trailing_zeros() as u8;
                 open &= open - 1;
-                (self.visit)(&self.cols[..=last]);
+                self.stop = !(self.visit)(&board[..self.n]);
             }
         }
+        fn stopped(&self) -> bool {
+            self.stop
+        }
+    }
+    let mut board = s.fixed_board;
+    for (l, &c) in prefix[..start.level].iter().enumerate() {
+        board[s.rows[l] as usize] = c;
     }
     if s.levels == 0 {
-        // No free row (the empty board): the one completion places nothing.
-        return visit(&[]);
+        // No free row: the fixed queens are the one completion.
+        visit(&board[..s.n as usize]);
+        return;
     }
-    let mut w = Walk {
-        cols: [0; MAX_N as usize],
-        visit,
-    };
-    let bits: Vec<u32> = prefix[..start.level].iter().map(|&c| 1u32 << c).collect();
-    search(s, start, &bits, &mut w);
+    let last_row = s.rows[s.levels - 1] as usize;
+    if start.level == s.levels {
+        // Every free row is placed: the last one's queen stands for the open last row.
+        let c = board[last_row];
+        board[last_row] = 0;
+        return Walk {
+            n: s.n as usize,
+            last_row,
+            visit,
+            stop: false,
+        }
+        .last_row(1 << c, &mut board);
+    }
+    search(
+        s,
+        start,
+        &mut board,
+        &mut Walk {
+            n: s.n as usize,
+            last_row,
+            visit,
+            stop: false,
+        },
+    );
 }
 
 /// The hot loop: depth-first search below `start`, handing each last-row mask to `leaves`.
 ///
-/// `prefix[l]` is the bit of the queen already on level `l < start.level` (read only when
+/// `board` holds the fixed queens and the levels above `start` (read only when
 /// `L::RECORD`). Each iteration takes the lowest open square of the current level, computes
 /// the open squares one level down, and either hands them over (when that level is the last
 /// free row) or descends. A level whose squares are used up pops a frame. All state lives in
 /// fixed arrays on the stack.
 #[inline(always)]
-fn search<L: Leaves>(s: &Schedule, start: State, prefix: &[u32], leaves: &mut L) {
+fn search<L: Leaves>(s: &Schedule, start: State, board: &mut Board, leaves: &mut L) {
     let last = s.levels;
-    let mut chosen = [0u32; MAX_N as usize];
-    if L::RECORD {
-        chosen[..start.level].copy_from_slice(&prefix[..start.level]);
-    }
     if start.level >= last {
-        // Already complete: one solution, whose last queen stands for the last row.
-        let (above, last_bit) = match last.checked_sub(1) {
-            Some(l) => (l, chosen[l]),
-            None => (0, 1),
-        };
-        leaves.last_row(if L::RECORD { last_bit } else { 1 }, &chosen[..above]);
+        // Already complete: one solution.
+        leaves.last_row(1, board);
         return;
     }
     if start.level + 1 == last {
-        leaves.last_row(s.open(&start), &chosen[..start.level]);
+        leaves.last_row(s.open(&start), board);
         return;
     }
-    // Frames of the levels above the current one: (open squares left, cols, ld, rd).
+    // Frame `l` holds level `l`'s node while a level below it is searched: (open squares
+    // left, cols, ld, rd). Indices are masked with `& 31` (levels are below 32), which lets
+    // the compiler drop every bounds check from the loop.
     let mut stack = [(0u32, 0u32, 0u32, 0u32); MAX_N as usize];
-    let mut sp = 0usize;
+    let top = start.level;
     let mut level = start.level;
     let (mut cols, mut ld, mut rd) = (start.cols, start.ld, start.rd);
     let mut open = s.open(&start);
     loop {
         if open == 0 {
-            if sp == 0 {
+            if level == top {
                 return;
             }
-            sp -= 1;
-            (open, cols, ld, rd) = stack[sp];
             level -= 1;
+            (open, cols, ld, rd) = stack[level & 31];
             continue;
         }
         let bit = open & open.wrapping_neg();
         open ^= bit;
         if L::RECORD {
-            chosen[level] = bit;
+            board[s.rows[level & 31] as usize & 31] = bit.trailing_zeros() as u8;
         }
-        let sh = s.shift[level];
+        let sh = s.shift[level & 31];
         let ncols = cols | bit;
         let nld = (ld | bit) << sh;
         let nrd = (rd | bit) >> sh;
-        let next = s.full & !(ncols | nld | nrd | s.pre[level + 1]);
+        let next = s.full & !(ncols | nld | nrd | s.pre[(level + 1) & 31]);
         if level + 2 == last {
-            leaves.last_row(next, &chosen[..level + 1]);
+            leaves.last_row(next, board);
+            if leaves.stopped() {
+                return;
+            }
         } else if next != 0 {
-            stack[sp] = (open, cols, ld, rd);
-            sp += 1;
+            stack[level & 31] = (open, cols, ld, rd);
             (open, cols, ld, rd) = (next, ncols, nld, nrd);
             level += 1;
         }

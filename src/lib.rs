@@ -21,9 +21,11 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+pub mod board;
 pub mod cli;
 pub mod engine;
 pub mod kernel;
+pub mod list;
 pub mod output;
 pub mod published;
 pub mod split;

@@ -19,7 +19,11 @@ fn main() -> ExitCode {
             // only repeat it.
             let text = e.to_string();
             let message = text.split("\n\n").next().unwrap_or(&text);
-            let line: Vec<&str> = message.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+            let line: Vec<&str> = message
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
             let _ = writeln!(std::io::stderr(), "{}", line.join(" "));
             return ExitCode::from(2);
         }

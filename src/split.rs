@@ -35,6 +35,9 @@ pub enum Kind {
     Side(u8),
     /// A queen at `(0, t)` and on tie square `i` of [`tie_squares`].
     Tie(u8, u8),
+    /// A queen at `(0, t)`, every border square nearer a corner closed, ties open: the
+    /// solutions whose top queen is nearest a corner (for listing one per class).
+    Nearest(u8),
 }
 
 /// Queens fixed before the search, and how many solutions each completion stands for.
@@ -69,6 +72,10 @@ impl Root {
                 for (r, c) in tie_squares(n, t) {
                     forbid[r as usize] |= 1 << c;
                 }
+                vec![(0, t)]
+            }
+            Kind::Nearest(t) => {
+                close_nearer_than(n, t, &mut forbid);
                 vec![(0, t)]
             }
             Kind::Tie(t, i) => {
@@ -166,6 +173,28 @@ pub fn roots(n: u32, symmetry: Symmetry) -> Vec<Root> {
     }
 }
 
+/// Roots that reach, in lexicographic order, every solution that is the lexicographically
+/// smallest of its eight images (and others, to be filtered): such a solution's top queen
+/// is nearest a corner, and with a corner queen its row-1 queen comes before the transpose's.
+pub fn smallest_image_roots(n: u32) -> Vec<Root> {
+    let n8 = n as u8;
+    if n <= 1 {
+        return vec![Root {
+            kind: Kind::Open,
+            weight: 0,
+        }];
+    }
+    let corner = (2..n8).map(|c1| Root {
+        kind: Kind::Corner(c1),
+        weight: 0,
+    });
+    let side = (1..n8).take_while(|&t| t <= n8 - 1 - t).map(|t| Root {
+        kind: Kind::Nearest(t),
+        weight: 0,
+    });
+    corner.chain(side).collect()
+}
+
 /// An independent piece of work: a root with queens on its first `state.level` free rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Task {
@@ -180,32 +209,84 @@ pub struct Task {
 /// The tasks of every root after `levels` more free rows are filled (fewer where a root has
 /// fewer free rows), in increasing order of root and then of the placed columns.
 pub fn tasks(n: u32, roots: &[Root], levels: usize) -> Vec<Task> {
-    let mut out = Vec::new();
-    for (i, root) in roots.iter().enumerate() {
-        let s = root.schedule(n);
-        let mut task = Task {
-            root: i as u32,
-            state: s.start(),
-            prefix: [0; MAX_N as usize],
-        };
-        extend(&s, &mut task, levels.min(s.levels), &mut out);
-    }
-    out
+    Tasks::new(n, roots, levels).collect()
 }
 
-fn extend(s: &Schedule, task: &mut Task, depth: usize, out: &mut Vec<Task>) {
-    if task.state.level == depth {
-        out.push(*task);
-        return;
+/// [`tasks`] one at a time, without building the list: a depth-first walk of each root's
+/// first free rows with an explicit stack.
+pub struct Tasks<'a> {
+    n: u32,
+    roots: &'a [Root],
+    levels: usize,
+    /// The root being cut, its schedule and the depth its tasks start at.
+    current: Option<(usize, Schedule, usize)>,
+    next_root: usize,
+    /// One frame per level being enumerated: the node and its open squares not yet tried.
+    frames: Vec<(State, u32)>,
+    prefix: [u8; MAX_N as usize],
+}
+
+impl<'a> Tasks<'a> {
+    /// The tasks of `roots` on an `n`-board, `levels` free rows below each root.
+    pub fn new(n: u32, roots: &'a [Root], levels: usize) -> Tasks<'a> {
+        Tasks {
+            n,
+            roots,
+            levels,
+            current: None,
+            next_root: 0,
+            frames: Vec::new(),
+            prefix: [0; MAX_N as usize],
+        }
     }
-    let here = task.state;
-    let mut open = s.open(&here);
-    while open != 0 {
-        let bit = open & open.wrapping_neg();
-        open ^= bit;
-        task.prefix[here.level] = bit.trailing_zeros() as u8;
-        task.state = s.place(&here, bit);
-        extend(s, task, depth, out);
+}
+
+impl Iterator for Tasks<'_> {
+    type Item = Task;
+
+    fn next(&mut self) -> Option<Task> {
+        loop {
+            let Some((root, s, depth)) = &self.current else {
+                let root = *self.roots.get(self.next_root)?;
+                let s = root.schedule(self.n);
+                let depth = self.levels.min(s.levels);
+                let start = s.start();
+                self.frames.push((start, s.open(&start)));
+                self.current = Some((self.next_root, s, depth));
+                self.next_root += 1;
+                if depth == 0 {
+                    self.frames.clear();
+                    let task = Task {
+                        root: (self.next_root - 1) as u32,
+                        state: start,
+                        prefix: self.prefix,
+                    };
+                    self.current = None;
+                    return Some(task);
+                }
+                continue;
+            };
+            let Some((state, open)) = self.frames.last_mut() else {
+                self.current = None;
+                continue;
+            };
+            if *open == 0 {
+                self.frames.pop();
+                continue;
+            }
+            let bit = *open & open.wrapping_neg();
+            *open ^= bit;
+            let here = *state;
+            self.prefix[here.level] = bit.trailing_zeros() as u8;
+            let below = s.place(&here, bit);
+            if below.level == *depth {
+                return Some(Task {
+                    root: *root as u32,
+                    state: below,
+                    prefix: self.prefix,
+                });
+            }
+            self.frames.push((below, s.open(&below)));
+        }
     }
-    task.state = here;
 }

@@ -85,6 +85,20 @@ impl Transform {
     }
 }
 
+/// Whether a solution is the lexicographically smallest of its eight images (row 0 first):
+/// the representative `nqueens solve --unique` lists for its class.
+pub fn is_smallest_image(cols: &[u8]) -> bool {
+    let n = cols.len();
+    let mut image = [0u8; 32];
+    Transform::ALL[1..].iter().all(|&t| {
+        for (r, &c) in cols.iter().enumerate() {
+            let (r2, c2) = t.apply(n as u32, (r as u8, c));
+            image[r2 as usize] = c2;
+        }
+        image[..n] >= *cols
+    })
+}
+
 /// The queens on the border of a solution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Constellation {

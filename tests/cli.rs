@@ -40,7 +40,10 @@ fn bad_input_exits_2_with_one_line_naming_the_argument() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-        assert!(!err.contains("panicked") && !err.contains("backtrace"), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("backtrace"),
+            "{args:?}: {err}"
+        );
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
@@ -56,10 +59,17 @@ fn split_depth_error_names_the_allowed_range() {
 
 #[test]
 fn sizes_as_lists_and_ranges() {
-    let out = nqueens().args(["count", "1-4", "8", "--format", "csv"]).output().unwrap();
+    let out = nqueens()
+        .args(["count", "1-4", "8", "--format", "csv"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    let ns: Vec<&str> = text.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    let ns: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
     assert_eq!(ns, ["1", "2", "3", "4", "8"]);
 }
 
@@ -67,7 +77,19 @@ fn sizes_as_lists_and_ranges() {
 fn json_lines_have_every_field_with_exact_values() {
     for symmetry in ["none", "mirror", "full"] {
         let out = nqueens()
-            .args(["count", "8", "10", "--format", "json", "-j", "2", "--split-depth", "3", "--symmetry", symmetry])
+            .args([
+                "count",
+                "8",
+                "10",
+                "--format",
+                "json",
+                "-j",
+                "2",
+                "--split-depth",
+                "3",
+                "--symmetry",
+                symmetry,
+            ])
             .output()
             .unwrap();
         assert!(out.status.success());
@@ -97,17 +119,41 @@ fn json_lines_have_every_field_with_exact_values() {
 
 #[test]
 fn csv_has_a_header_and_the_same_columns() {
-    let out = nqueens().args(["count", "6-8", "--format", "csv", "--symmetry", "full"]).output().unwrap();
+    let out = nqueens()
+        .args(["count", "6-8", "--format", "csv", "--symmetry", "full"])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    for col in ["n", "solutions", "unique", "threads", "split_depth", "symmetry", "subproblems", "elapsed_s"] {
+    for col in [
+        "n",
+        "solutions",
+        "unique",
+        "threads",
+        "split_depth",
+        "symmetry",
+        "subproblems",
+        "elapsed_s",
+    ] {
         assert!(header.contains(&col), "{col} in {header:?}");
     }
-    let rows: Vec<Vec<String>> = lines.map(|l| l.split(',').map(String::from).collect()).collect();
+    let rows: Vec<Vec<String>> = lines
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
     let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let got: Vec<(String, String)> = rows.iter().map(|r| (r[at("solutions")].clone(), r[at("unique")].clone())).collect();
-    assert_eq!(got, [("4".into(), "1".into()), ("40".into(), "6".into()), ("92".into(), "12".into())]);
+    let got: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (r[at("solutions")].clone(), r[at("unique")].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("4".into(), "1".into()),
+            ("40".into(), "6".into()),
+            ("92".into(), "12".into())
+        ]
+    );
 }
 
 #[test]
@@ -123,10 +169,24 @@ fn verify_passes_and_prints_the_table() {
 
 #[test]
 fn verify_json_has_one_line_per_size() {
-    let out = nqueens().args(["verify", "--max-n", "9", "--format", "json", "--symmetry", "full"]).output().unwrap();
+    let out = nqueens()
+        .args([
+            "verify",
+            "--max-n",
+            "9",
+            "--format",
+            "json",
+            "--symmetry",
+            "full",
+        ])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 10);
     assert!(lines.iter().all(|v| v["ok"] == true));
     assert_eq!(lines[9]["computed_unique"], 46);
@@ -134,6 +194,10 @@ fn verify_json_has_one_line_per_size() {
 
 #[test]
 fn help_and_version_succeed() {
-    nqueens().arg("--help").assert().success().stdout(predicate::str::contains("count"));
+    nqueens()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("count"));
     nqueens().arg("--version").assert().success();
 }

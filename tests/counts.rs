@@ -9,7 +9,11 @@ use nqueens::{Options, Symmetry, count, published};
 const MODES: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
 
 fn options(threads: usize, split_depth: usize, symmetry: Symmetry) -> Options {
-    Options { threads: NonZeroUsize::new(threads), split_depth, symmetry }
+    Options {
+        threads: NonZeroUsize::new(threads),
+        split_depth,
+        symmetry,
+    }
 }
 
 #[test]
@@ -19,9 +23,17 @@ fn every_mode_thread_count_and_split_depth_matches_the_published_table_up_to_14(
             for depth in 0..=3 {
                 for n in 0..=14u32 {
                     let c = count(n, &options(threads, depth.min(n as usize), symmetry)).unwrap();
-                    assert_eq!(Some(c.solutions), published::all(n), "n={n} {symmetry} -j{threads} depth {depth}");
+                    assert_eq!(
+                        Some(c.solutions),
+                        published::all(n),
+                        "n={n} {symmetry} -j{threads} depth {depth}"
+                    );
                     if symmetry == Symmetry::Full && n >= 1 {
-                        assert_eq!(c.unique, published::fundamental(n), "unique n={n} -j{threads} depth {depth}");
+                        assert_eq!(
+                            c.unique,
+                            published::fundamental(n),
+                            "unique n={n} -j{threads} depth {depth}"
+                        );
                     } else if symmetry != Symmetry::Full {
                         assert_eq!(c.unique, None);
                     }
@@ -37,7 +49,11 @@ fn a_deep_split_gives_the_same_counts() {
     for symmetry in MODES {
         for n in 8..=11u32 {
             let deep = count(n, &options(2, n as usize, symmetry)).unwrap();
-            assert_eq!(Some(deep.solutions), published::all(n), "n={n} {symmetry} split at the last row");
+            assert_eq!(
+                Some(deep.solutions),
+                published::all(n),
+                "n={n} {symmetry} split at the last row"
+            );
         }
     }
 }
@@ -47,7 +63,11 @@ fn naive_oracle_agrees_up_to_10() {
     for n in 0..=10usize {
         let all = common::solutions(n);
         let (classes, orbit_sum) = common::classes(n);
-        assert_eq!(orbit_sum, all.len(), "orbits partition the solutions, n={n}");
+        assert_eq!(
+            orbit_sum,
+            all.len(),
+            "orbits partition the solutions, n={n}"
+        );
         for symmetry in MODES {
             let c = count(n as u32, &options(2, 2.min(n), symmetry)).unwrap();
             assert_eq!(c.solutions, all.len() as u128, "n={n} {symmetry}");
@@ -73,9 +93,20 @@ fn compiled_table_matches_the_shared_file() {
 
 #[test]
 fn bad_arguments_are_errors_not_panics() {
-    assert_eq!(count(33, &Options::default()), Err(nqueens::Error::BoardSize(33)));
-    assert_eq!(count(3, &options(1, 4, Symmetry::Mirror)), Err(nqueens::Error::SplitDepth { depth: 4, n: 3 }));
-    assert!(count(33, &Options::default()).unwrap_err().to_string().contains("between 0 and 32"));
+    assert_eq!(
+        count(33, &Options::default()),
+        Err(nqueens::Error::BoardSize(33))
+    );
+    assert_eq!(
+        count(3, &options(1, 4, Symmetry::Mirror)),
+        Err(nqueens::Error::SplitDepth { depth: 4, n: 3 })
+    );
+    assert!(
+        count(33, &Options::default())
+            .unwrap_err()
+            .to_string()
+            .contains("between 0 and 32")
+    );
 }
 
 #[test]
@@ -84,8 +115,15 @@ fn counts_past_u64_are_printed_exactly() {
     let mut c = count(4, &Options::default()).unwrap();
     c.solutions = (1u128 << 70) + 1;
     let json = serde_json::to_string(&c).unwrap();
-    assert!(json.contains("\"solutions\":1180591620717411303425"), "{json}");
+    assert!(
+        json.contains("\"solutions\":1180591620717411303425"),
+        "{json}"
+    );
     let mut csv = Vec::new();
     Printer::new(&mut csv, Format::Csv).print(&c).unwrap();
-    assert!(String::from_utf8(csv).unwrap().contains(",1180591620717411303425,"));
+    assert!(
+        String::from_utf8(csv)
+            .unwrap()
+            .contains(",1180591620717411303425,")
+    );
 }

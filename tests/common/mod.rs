@@ -31,11 +31,14 @@ pub fn solutions(n: usize) -> Vec<Vec<u8>> {
     out
 }
 
+/// A symmetry of the square: `(n, row, col)` to the image square.
+type Map = fn(usize, usize, usize) -> (usize, usize);
+
 /// The eight images of a solution under the symmetries of the square.
 pub fn images(x: &[u8]) -> Vec<Vec<u8>> {
     let n = x.len();
     // Each image as a set of squares, turned back into a column-per-row vector.
-    let maps: [fn(usize, usize, usize) -> (usize, usize); 8] = [
+    let maps: [Map; 8] = [
         |_, r, c| (r, c),
         |n, r, c| (c, n - 1 - r),
         |n, r, c| (n - 1 - r, n - 1 - c),
@@ -60,7 +63,10 @@ pub fn images(x: &[u8]) -> Vec<Vec<u8>> {
 /// Number of symmetry classes among the solutions, and the sum of the classes' sizes.
 pub fn classes(n: usize) -> (usize, usize) {
     let all = solutions(n);
-    let mut reps: Vec<Vec<u8>> = all.iter().map(|x| images(x).into_iter().min().unwrap()).collect();
+    let mut reps: Vec<Vec<u8>> = all
+        .iter()
+        .map(|x| images(x).into_iter().min().unwrap())
+        .collect();
     reps.sort();
     reps.dedup();
     let orbit_sizes: usize = reps
@@ -78,14 +84,19 @@ pub fn classes(n: usize) -> (usize, usize) {
 /// The published table, read from `shared/sequences/published.tsv` beside the checkout
 /// when it is there, so the compiled-in copy is checked against its source.
 pub fn published_tsv() -> Option<Vec<(u32, u128, Option<u128>)>> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sequences/published.tsv");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sequences/published.tsv");
     let text = std::fs::read_to_string(path).ok()?;
     Some(
         text.lines()
             .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
             .map(|l| {
                 let f: Vec<&str> = l.split('\t').collect();
-                (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].trim().parse().ok())
+                (
+                    f[0].parse().unwrap(),
+                    f[1].parse().unwrap(),
+                    f[2].trim().parse().ok(),
+                )
             })
             .collect(),
     )

@@ -1,14 +1,22 @@
 //! The command line: clap derive structs (their doc comments are the help) and dispatch.
 
-use std::io::{self, Write};
+use std::collections::HashMap;
+use std::io::{self, IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
+use crate::checkpoint::{self, Checkpoint, Shard, ShardResult};
+use crate::engine::{Plan, Tally};
 use crate::output::{Check, Format, Printer};
-use crate::{MAX_N, Options, Symmetry, published};
+use crate::progress::{Progress, When};
+use crate::{Counts, MAX_N, Options, Symmetry, published};
 
 /// Exact counts of N-Queens solutions, on every core.
 #[derive(Debug, Parser)]
@@ -26,6 +34,35 @@ enum Command {
     Verify(VerifyArgs),
     /// Write the solutions of a board, in lexicographic order of their columns.
     Solve(SolveArgs),
+    /// Add up shard results (from `count --shard I/K --output FILE`) and print the counts.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+struct MergeArgs {
+    /// Shard result files, one per shard 0..K
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+/// Flags for runs that last hours.
+#[derive(Debug, Args)]
+struct LongRunArgs {
+    /// Progress on stderr, weighted by estimated cost: auto shows it on a terminal
+    #[arg(long, value_enum, default_value_t = When::Auto)]
+    progress: When,
+    /// Record each finished subproblem in FILE and resume from it when run again (one board size)
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+    /// Count only part I of K disjoint, cost-balanced parts (0 <= I < K; one board size)
+    #[arg(long, value_name = "I/K", value_parser = parse_shard, requires = "output")]
+    shard: Option<Shard>,
+    /// Where --shard writes its partial counts (JSON, for `nqueens merge`)
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    output: Option<PathBuf>,
 }
 
 /// How `solve` writes each solution.
@@ -84,6 +121,8 @@ struct CountArgs {
     sizes: Vec<RangeInclusive<u32>>,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    long: LongRunArgs,
 }
 
 #[derive(Debug, Args)]
@@ -119,6 +158,19 @@ fn parse_split_depth(s: &str) -> Result<usize, String> {
 fn parse_limit(s: &str) -> Result<u64, String> {
     s.parse::<u64>()
         .map_err(|_| format!("the limit must be a whole number from 0 to {}", u64::MAX))
+}
+
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    let bad = || format!("'{s}' is not a shard: expected I/K with whole numbers 0 <= I < K");
+    let (i, k) = s.split_once('/').ok_or_else(bad)?;
+    let (index, count) = (
+        i.trim().parse::<usize>().map_err(|_| bad())?,
+        k.trim().parse::<usize>().map_err(|_| bad())?,
+    );
+    if index >= count {
+        return Err(bad());
+    }
+    Ok(Shard { index, count })
 }
 
 fn parse_max_n(s: &str) -> Result<u32, String> {
@@ -206,6 +258,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Count(args) => count(args),
         Command::Verify(args) => verify(args),
         Command::Solve(args) => solve(args),
+        Command::Merge(args) => merge(args),
     }
 }
 
@@ -221,12 +274,150 @@ fn pool(engine: &EngineArgs) -> Result<rayon::ThreadPool, Failure> {
 fn count(args: CountArgs) -> Result<(), Failure> {
     let largest = args.sizes.iter().map(|r| *r.end()).max().unwrap_or(0);
     check_split_depth(&args.engine, largest).map_err(|e| Failure::Usage(e.into()))?;
+    let single = args.sizes.len() == 1 && args.sizes[0].start() == args.sizes[0].end();
+    if !single && (args.long.checkpoint.is_some() || args.long.shard.is_some()) {
+        return Err(Failure::Usage(anyhow::anyhow!(
+            "--checkpoint and --shard take a single board size N"
+        )));
+    }
     let pool = pool(&args.engine)?;
     let mut out = Printer::new(io::stdout().lock(), args.engine.format);
-    for n in args.sizes.into_iter().flatten() {
-        let counts = crate::count_in(n, &options_for(n, &args.engine), &pool);
-        out.print(&counts)?;
+    for n in args.sizes.iter().cloned().flatten() {
+        if let Some(counts) = long_count(n, &options_for(n, &args.engine), &pool, &args.long)? {
+            out.print(&counts)?;
+        }
     }
+    Ok(())
+}
+
+/// Test hook: abort the process (as a crash would) once this many results are synced to
+/// the checkpoint.
+const ABORT_AFTER: &str = "NQUEENS_TEST_ABORT_AFTER";
+
+/// Counts one board with progress, checkpoint and shard as asked; `None` for a shard, whose
+/// partial counts go to its output file.
+fn long_count(
+    n: u32,
+    options: &Options,
+    pool: &rayon::ThreadPool,
+    long: &LongRunArgs,
+) -> Result<Option<Counts>, Failure> {
+    let failed = |e: anyhow::Error| Failure::Failed(e);
+    let start = Instant::now();
+    let plan = Plan::new(n, options.symmetry, options.split_depth);
+    let shows = match long.progress {
+        When::Always => true,
+        When::Auto => io::stderr().is_terminal(),
+        When::Never => false,
+    };
+    let costs = if shows || long.shard.is_some() {
+        plan.costs()
+    } else {
+        Vec::new()
+    };
+    let selected: Vec<usize> = match long.shard {
+        Some(shard) => checkpoint::shard_tasks(&costs, shard),
+        None => (0..plan.tasks.len()).collect(),
+    };
+    let (saved, done) = match &long.checkpoint {
+        Some(path) => {
+            let (c, done) = Checkpoint::open(path, &plan, long.shard).map_err(failed)?;
+            (Some(Arc::new(c)), done)
+        }
+        None => (None, HashMap::new()),
+    };
+    let prior = done.values().fold(Tally::default(), |a, &b| a + b);
+    let (already, todo): (Vec<usize>, Vec<usize>) =
+        selected.iter().partition(|i| done.contains_key(i));
+    let progress = Progress::new(long.progress, format!("n={n}"), costs, &selected, &already);
+    if let Some(c) = &saved {
+        let c = Arc::clone(c);
+        let _ = ctrlc::set_handler(move || {
+            let kept = c.flush().unwrap_or(0);
+            let _ = writeln!(
+                io::stderr(),
+                "interrupted: {kept} more subproblem results saved in {}; run the same command again to resume",
+                c.path().display()
+            );
+            std::process::exit(130);
+        });
+    }
+    let abort_after: Option<usize> = std::env::var(ABORT_AFTER).ok().and_then(|v| v.parse().ok());
+    let write_error = Mutex::new(None);
+    let finished = AtomicUsize::new(0);
+    let work = || {
+        plan.run(pool, &todo, &|i, tally| {
+            if let Some(c) = &saved {
+                if let Err(e) = c.record(i, tally) {
+                    write_error
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get_or_insert(e);
+                }
+                if abort_after.is_some_and(|k| finished.fetch_add(1, Ordering::SeqCst) + 1 >= k) {
+                    let _ = c.flush();
+                    std::process::abort();
+                }
+            }
+            if let Some(p) = &progress {
+                p.task_done(i);
+            }
+        })
+    };
+    let tally = match &progress {
+        Some(p) => p.around(Duration::from_secs(2), work),
+        None => work(),
+    };
+    if let Some(p) = &progress {
+        p.finish();
+    }
+    if let Some(c) = &saved {
+        c.flush().map_err(failed)?;
+    }
+    if let Some(e) = write_error.into_inner().unwrap_or(None) {
+        return Err(failed(e));
+    }
+    let total = prior + tally;
+    let (threads, elapsed) = (pool.current_num_threads(), start.elapsed().as_secs_f64());
+    match (long.shard, &long.output) {
+        (Some(shard), Some(path)) => {
+            let result = ShardResult::new(&plan, shard, selected.len(), total, threads, elapsed);
+            result.write(path).map_err(failed)?;
+            let _ = writeln!(
+                io::stderr(),
+                "shard {shard}: {} of {} subproblems counted; partial counts written to {}",
+                selected.len(),
+                plan.tasks.len(),
+                path.display()
+            );
+            Ok(None)
+        }
+        _ => Ok(Some(Counts::from_tally(
+            n,
+            options,
+            total,
+            threads,
+            plan.subproblems(),
+            elapsed,
+        ))),
+    }
+}
+
+fn merge(args: MergeArgs) -> Result<(), Failure> {
+    let (config, tally, threads, elapsed) =
+        checkpoint::merge(&args.files).map_err(Failure::Failed)?;
+    let options = Options {
+        threads: None,
+        split_depth: config.split_depth,
+        symmetry: config.symmetry,
+    };
+    let subproblems = if config.split_depth == 0 {
+        1
+    } else {
+        config.tasks as u64
+    };
+    let counts = Counts::from_tally(config.n, &options, tally, threads, subproblems, elapsed);
+    Printer::new(io::stdout().lock(), args.format).print(&counts)?;
     Ok(())
 }
 

@@ -1,13 +1,16 @@
 //! Runs the tasks of a board on a rayon pool and reduces their counts into totals.
+//!
+//! A [`Plan`] is the deterministic list of tasks for a board, mode and split depth; a task's
+//! index in it is its identity in checkpoints and shard results, and [`Plan::fingerprint`]
+//! guards against a list that changed between runs.
 
 use std::num::NonZeroUsize;
 
 use rayon::prelude::*;
 
-use crate::kernel;
+use crate::kernel::{self, Schedule, State};
 use crate::split::{self, Root, Task};
-use crate::symmetry;
-use crate::{Error, Symmetry};
+use crate::{Error, Symmetry, symmetry};
 
 /// Sums over tasks: solutions, and eight times the fundamental solutions in full mode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,15 +31,6 @@ impl std::ops::Add for Tally {
     }
 }
 
-/// The outcome of one board: totals and how many tasks the work was cut into.
-#[derive(Clone, Copy, Debug)]
-pub struct Run {
-    /// The reduced counts.
-    pub tally: Tally,
-    /// Number of independent tasks (1 when not split).
-    pub subproblems: u64,
-}
-
 /// Builds a pool of `threads` workers.
 pub fn pool(threads: NonZeroUsize) -> Result<rayon::ThreadPool, Error> {
     rayon::ThreadPoolBuilder::new()
@@ -45,30 +39,137 @@ pub fn pool(threads: NonZeroUsize) -> Result<rayon::ThreadPool, Error> {
         .map_err(|e| Error::ThreadPool(e.to_string()))
 }
 
-/// Counts an `n`-board, split after `split_depth` rows (0: one sequential task), on `pool`.
-pub fn run(n: u32, symmetry: Symmetry, split_depth: usize, pool: &rayon::ThreadPool) -> Run {
-    let roots = split::roots(n, symmetry);
-    if split_depth == 0 {
-        let tally = split::tasks(n, &roots, 0)
-            .iter()
-            .map(|t| solve(n, &roots[t.root as usize], t))
-            .fold(Tally::default(), |a, b| a + b);
-        return Run {
-            tally,
-            subproblems: 1,
-        };
+/// The tasks of one board, mode and split depth, in a fixed order.
+pub struct Plan {
+    /// Board size.
+    pub n: u32,
+    /// Symmetry mode.
+    pub symmetry: Symmetry,
+    /// Rows placed before the split (0: the tasks run one after another on one thread).
+    pub split_depth: usize,
+    /// The roots the tasks come from.
+    pub roots: Vec<Root>,
+    /// The tasks, in order.
+    pub tasks: Vec<Task>,
+}
+
+impl Plan {
+    /// The plan of an `n`-board (the caller has validated `n` and the depth).
+    pub fn new(n: u32, symmetry: Symmetry, split_depth: usize) -> Plan {
+        let roots = split::roots(n, symmetry);
+        let tasks = split::tasks(n, &roots, split_depth.saturating_sub(1));
+        Plan {
+            n,
+            symmetry,
+            split_depth,
+            roots,
+            tasks,
+        }
     }
-    let tasks = split::tasks(n, &roots, split_depth - 1);
-    let tally = pool.install(|| {
-        tasks
+
+    /// Number of independent subproblems reported for the plan (1 when not split).
+    pub fn subproblems(&self) -> u64 {
+        if self.split_depth == 0 {
+            1
+        } else {
+            self.tasks.len() as u64
+        }
+    }
+
+    /// A checksum of the task list: equal plans have equal fingerprints.
+    pub fn fingerprint(&self) -> u32 {
+        let mut h = crc32fast::Hasher::new();
+        h.update(&self.n.to_le_bytes());
+        h.update(self.symmetry.name().as_bytes());
+        for t in &self.tasks {
+            let State {
+                level,
+                cols,
+                ld,
+                rd,
+            } = t.state;
+            h.update(&t.root.to_le_bytes());
+            h.update(&(level as u32).to_le_bytes());
+            for x in [cols, ld, rd] {
+                h.update(&x.to_le_bytes());
+            }
+        }
+        h.finalize()
+    }
+
+    /// Counts task `i`.
+    pub fn solve(&self, i: usize) -> Tally {
+        let task = &self.tasks[i];
+        solve(self.n, &self.roots[task.root as usize], task)
+    }
+
+    /// A relative estimate of each task's cost: the number of nodes a few levels below it.
+    /// Subtree sizes vary by orders of magnitude; this tracks them well enough to weight an
+    /// ETA and to balance shards.
+    pub fn costs(&self) -> Vec<u64> {
+        let schedules: Vec<Schedule> = self.roots.iter().map(|r| r.schedule(self.n)).collect();
+        self.tasks
             .par_iter()
-            .map(|t| solve(n, &roots[t.root as usize], t))
-            .reduce(Tally::default, |a, b| a + b)
-    });
-    Run {
-        tally,
-        subproblems: tasks.len() as u64,
+            .map(|t| {
+                let s = &schedules[t.root as usize];
+                1 + nodes_below(s, t.state, (t.state.level + 4).min(s.levels))
+            })
+            .collect()
     }
+
+    /// Counts the tasks in `selected` on `pool`, calling `done(i, tally)` as each task `i`
+    /// finishes (from the worker thread), and returns their sum.
+    pub fn run(
+        &self,
+        pool: &rayon::ThreadPool,
+        selected: &[usize],
+        done: &(dyn Fn(usize, Tally) + Sync),
+    ) -> Tally {
+        let one = |&i: &usize| {
+            let t = self.solve(i);
+            done(i, t);
+            t
+        };
+        if self.split_depth == 0 {
+            return selected
+                .iter()
+                .map(one)
+                .fold(Tally::default(), |a, b| a + b);
+        }
+        pool.install(|| {
+            selected
+                .par_iter()
+                .map(one)
+                .reduce(Tally::default, |a, b| a + b)
+        })
+    }
+}
+
+/// Nodes between `state` and level `depth` of a schedule (a truncated search).
+fn nodes_below(s: &Schedule, state: State, depth: usize) -> u64 {
+    if state.level >= depth {
+        return 1;
+    }
+    let mut open = s.open(&state);
+    let mut total = 1;
+    while open != 0 {
+        let bit = open & open.wrapping_neg();
+        open ^= bit;
+        total += nodes_below(s, s.place(&state, bit), depth);
+    }
+    total
+}
+
+/// Counts an `n`-board, split after `split_depth` rows (0: one sequential task), on `pool`.
+pub fn run(
+    n: u32,
+    symmetry: Symmetry,
+    split_depth: usize,
+    pool: &rayon::ThreadPool,
+) -> (Tally, u64) {
+    let plan = Plan::new(n, symmetry, split_depth);
+    let all: Vec<usize> = (0..plan.tasks.len()).collect();
+    (plan.run(pool, &all, &|_, _| {}), plan.subproblems())
 }
 
 /// Counts one task.

@@ -22,11 +22,13 @@ use std::time::Instant;
 use serde::Serialize;
 
 pub mod board;
+pub mod checkpoint;
 pub mod cli;
 pub mod engine;
 pub mod kernel;
 pub mod list;
 pub mod output;
+pub mod progress;
 pub mod published;
 pub mod split;
 pub mod symmetry;
@@ -34,7 +36,9 @@ pub mod symmetry;
 pub use kernel::MAX_N;
 
 /// How much of the square's symmetry the search uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Symmetry {
     /// Search every column of the first row.
@@ -167,20 +171,40 @@ pub fn count(n: u32, options: &Options) -> Result<Counts, Error> {
 /// The caller has validated `n` and the split depth with [`validate`].
 pub fn count_in(n: u32, options: &Options, pool: &rayon::ThreadPool) -> Counts {
     let start = Instant::now();
-    let run = engine::run(n, options.symmetry, options.split_depth, pool);
-    let elapsed_s = start.elapsed().as_secs_f64();
-    let unique = (options.symmetry == Symmetry::Full).then(|| {
-        debug_assert_eq!(run.tally.unique8 % 8, 0, "Burnside sums are multiples of 8");
-        run.tally.unique8 / 8
-    });
-    Counts {
+    let (tally, subproblems) = engine::run(n, options.symmetry, options.split_depth, pool);
+    Counts::from_tally(
         n,
-        solutions: run.tally.solutions,
-        unique,
-        threads: pool.current_num_threads(),
-        split_depth: options.split_depth,
-        symmetry: options.symmetry,
-        subproblems: run.subproblems,
-        elapsed_s,
+        options,
+        tally,
+        pool.current_num_threads(),
+        subproblems,
+        start.elapsed().as_secs_f64(),
+    )
+}
+
+impl Counts {
+    /// The counts of a finished board from its summed tally.
+    pub fn from_tally(
+        n: u32,
+        options: &Options,
+        tally: engine::Tally,
+        threads: usize,
+        subproblems: u64,
+        elapsed_s: f64,
+    ) -> Counts {
+        let unique = (options.symmetry == Symmetry::Full).then(|| {
+            debug_assert_eq!(tally.unique8 % 8, 0, "Burnside sums are multiples of 8");
+            tally.unique8 / 8
+        });
+        Counts {
+            n,
+            solutions: tally.solutions,
+            unique,
+            threads,
+            split_depth: options.split_depth,
+            symmetry: options.symmetry,
+            subproblems,
+            elapsed_s,
+        }
     }
 }

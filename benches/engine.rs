@@ -1,59 +1,70 @@
-//! Criterion benches of the kernel alone and of the whole engine, each asserting the count
-//! it times (against the published table).
+//! Criterion benches of the counting loops alone and of the whole engine, each asserting the
+//! count it times (against the published table).
 
 use std::hint::black_box;
 use std::num::NonZeroUsize;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nqueens::{Options, Symmetry, kernel, published, split};
+use nqueens::engine::{Plan, Tally};
+use nqueens::{Kernel, Options, Symmetry, published};
 
 const MODES: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
 
-/// The kernel alone: every mirror root of the board, one after another on this thread.
+/// The loops this CPU can run.
+fn kernels() -> Vec<Kernel> {
+    let mut k = vec![Kernel::Scalar];
+    if nqueens::simd::available() {
+        k.push(Kernel::Avx512);
+    }
+    k
+}
+
+/// A loop alone: every mirror root of the board, one after another on this thread.
 fn kernel_alone(c: &mut Criterion) {
     let mut group = c.benchmark_group("kernel");
-    for n in 8..=13u32 {
-        let roots = split::roots(n, Symmetry::Mirror);
-        let schedules: Vec<_> = roots.iter().map(|r| (r.weight, r.schedule(n))).collect();
-        let expected = published::all(n).unwrap();
-        group.bench_with_input(
-            BenchmarkId::new("mirror-roots", n),
-            &schedules,
-            |b, schedules| {
-                b.iter(|| {
-                    let total: u128 = schedules
-                        .iter()
-                        .map(|(w, s)| {
-                            u128::from(*w) * u128::from(kernel::count(black_box(s), s.start()))
-                        })
-                        .sum();
-                    assert_eq!(total, expected);
-                })
-            },
-        );
+    for kernel in kernels() {
+        for n in 8..=13u32 {
+            let plan = Plan::new(n, Symmetry::Mirror, 1).with_kernel(kernel);
+            let expected = published::all(n).unwrap();
+            group.bench_with_input(
+                BenchmarkId::new(format!("{kernel:?}-mirror-roots"), n),
+                &plan,
+                |b, plan| {
+                    b.iter(|| {
+                        let total = (0..plan.tasks.len())
+                            .map(|i| black_box(plan).solve(i))
+                            .fold(Tally::default(), |a, t| a + t);
+                        assert_eq!(total.solutions, expected);
+                    })
+                },
+            );
+        }
     }
     group.finish();
 }
 
-/// The whole engine: split, rayon and reduction, per symmetry mode and thread count.
+/// The whole engine: split, rayon and reduction, per symmetry mode, loop and thread count.
 fn engine(c: &mut Criterion) {
     for symmetry in MODES {
         let mut group = c.benchmark_group(format!("count-{symmetry}"));
-        for threads in [1, 2] {
-            let options = Options {
-                threads: NonZeroUsize::new(threads),
-                split_depth: 2,
-                symmetry,
-            };
-            let pool = nqueens::engine::pool(options.thread_count()).unwrap();
-            for n in 8..=13u32 {
-                let id = BenchmarkId::new(format!("j{threads}"), n);
-                group.bench_with_input(id, &n, |b, &n| {
-                    b.iter(|| {
-                        let counts = nqueens::count_in(black_box(n), &options, &pool);
-                        assert_eq!(Some(counts.solutions), published::all(n));
-                    })
-                });
+        for kernel in kernels() {
+            for threads in [1, 2] {
+                let options = Options {
+                    threads: NonZeroUsize::new(threads),
+                    split_depth: 2,
+                    symmetry,
+                    kernel,
+                };
+                let pool = nqueens::engine::pool(options.thread_count()).unwrap();
+                for n in 8..=13u32 {
+                    let id = BenchmarkId::new(format!("{kernel:?}-j{threads}"), n);
+                    group.bench_with_input(id, &n, |b, &n| {
+                        b.iter(|| {
+                            let counts = nqueens::count_in(black_box(n), &options, &pool);
+                            assert_eq!(Some(counts.solutions), published::all(n));
+                        })
+                    });
+                }
             }
         }
         group.finish();

@@ -16,7 +16,7 @@ use crate::checkpoint::{self, Checkpoint, Shard, ShardResult};
 use crate::engine::{Plan, Tally};
 use crate::output::{Check, Format, Printer};
 use crate::progress::{Progress, When};
-use crate::{Counts, MAX_N, Options, Symmetry, published};
+use crate::{Counts, Kernel, MAX_N, Options, Symmetry, published};
 
 /// Exact counts of N-Queens solutions, on every core.
 #[derive(Debug, Parser)]
@@ -112,6 +112,9 @@ struct EngineArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// Counting loop: auto picks AVX-512 where the CPU has it (all give the same counts)
+    #[arg(long, value_enum, default_value_t = Kernel::Auto)]
+    kernel: Kernel,
 }
 
 #[derive(Debug, Args)]
@@ -222,6 +225,7 @@ fn options_for(n: u32, engine: &EngineArgs) -> Options {
             .unwrap_or(crate::DEFAULT_SPLIT_DEPTH)
             .min(n as usize),
         symmetry: engine.symmetry,
+        kernel: engine.kernel,
     }
 }
 
@@ -263,6 +267,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
 }
 
 fn pool(engine: &EngineArgs) -> Result<rayon::ThreadPool, Failure> {
+    engine.kernel.resolve().map_err(|e| Failure::Usage(e.into()))?;
     let threads = Options {
         threads: engine.threads,
         ..Options::default()
@@ -304,7 +309,7 @@ fn long_count(
 ) -> Result<Option<Counts>, Failure> {
     let failed = |e: anyhow::Error| Failure::Failed(e);
     let start = Instant::now();
-    let plan = Plan::new(n, options.symmetry, options.split_depth);
+    let plan = Plan::new(n, options.symmetry, options.split_depth).with_kernel(options.kernel);
     let shows = match long.progress {
         When::Always => true,
         When::Auto => io::stderr().is_terminal(),
@@ -410,6 +415,7 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
         threads: None,
         split_depth: config.split_depth,
         symmetry: config.symmetry,
+        kernel: crate::Kernel::Auto,
     };
     let subproblems = if config.split_depth == 0 {
         1

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::kernel::{self, Schedule, State};
 use crate::split::{self, Root, Task};
-use crate::{Error, Symmetry, symmetry};
+use crate::{Error, Kernel, Symmetry, simd, symmetry};
 
 /// Sums over tasks: solutions, and eight times the fundamental solutions in full mode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,6 +51,8 @@ pub struct Plan {
     pub roots: Vec<Root>,
     /// The tasks, in order.
     pub tasks: Vec<Task>,
+    /// The counting loop (resolved: `Scalar` or `Avx512`).
+    pub kernel: Kernel,
 }
 
 impl Plan {
@@ -64,7 +66,15 @@ impl Plan {
             split_depth,
             roots,
             tasks,
+            kernel: Kernel::Scalar,
         }
+    }
+
+    /// The same plan counted with `kernel` (`Auto` resolved; an unavailable kernel falls back
+    /// to scalar). The kernel does not change the tasks or the counts.
+    pub fn with_kernel(mut self, kernel: Kernel) -> Plan {
+        self.kernel = kernel.resolve().unwrap_or(Kernel::Scalar);
+        self
     }
 
     /// Number of independent subproblems reported for the plan (1 when not split).
@@ -100,7 +110,7 @@ impl Plan {
     /// Counts task `i`.
     pub fn solve(&self, i: usize) -> Tally {
         let task = &self.tasks[i];
-        solve(self.n, &self.roots[task.root as usize], task)
+        solve(self.n, &self.roots[task.root as usize], task, self.kernel)
     }
 
     /// A relative estimate of each task's cost: the number of nodes a few levels below it.
@@ -145,6 +155,35 @@ impl Plan {
     }
 }
 
+/// Subtrees per SIMD call: enough that the lanes stay busy while the last ones finish.
+const SUBTREES: usize = 16 * simd::LANES;
+
+/// Counts below `start` in SIMD lanes: the node is expanded level by level until there are
+/// [`SUBTREES`] subtrees (or the next level would be too deep), which the lanes share.
+/// `None` where the subtree is too shallow for the lanes or the CPU lacks them.
+fn lanes_count(s: &Schedule, start: State) -> Option<u64> {
+    if start.level + 2 > s.levels {
+        return None;
+    }
+    let mut frontier = vec![start];
+    while frontier.len() < SUBTREES && frontier[0].level + 3 <= s.levels {
+        let mut below = Vec::with_capacity(frontier.len() * 4);
+        for st in &frontier {
+            let mut open = s.open(st);
+            while open != 0 {
+                let bit = open & open.wrapping_neg();
+                open ^= bit;
+                below.push(s.place(st, bit));
+            }
+        }
+        if below.is_empty() {
+            return Some(0);
+        }
+        frontier = below;
+    }
+    simd::count_subtrees(s, &frontier)
+}
+
 /// Nodes between `state` and level `depth` of a schedule (a truncated search).
 fn nodes_below(s: &Schedule, state: State, depth: usize) -> u64 {
     if state.level >= depth {
@@ -160,23 +199,16 @@ fn nodes_below(s: &Schedule, state: State, depth: usize) -> u64 {
     total
 }
 
-/// Counts an `n`-board, split after `split_depth` rows (0: one sequential task), on `pool`.
-pub fn run(
-    n: u32,
-    symmetry: Symmetry,
-    split_depth: usize,
-    pool: &rayon::ThreadPool,
-) -> (Tally, u64) {
-    let plan = Plan::new(n, symmetry, split_depth);
-    let all: Vec<usize> = (0..plan.tasks.len()).collect();
-    (plan.run(pool, &all, &|_, _| {}), plan.subproblems())
-}
-
-/// Counts one task.
-pub fn solve(n: u32, root: &Root, task: &Task) -> Tally {
+/// Counts one task with the given loop.
+pub fn solve(n: u32, root: &Root, task: &Task, loop_: Kernel) -> Tally {
     let s = root.schedule(n);
     if !root.classifies() {
-        let c = u128::from(kernel::count(&s, task.state));
+        let simd = if loop_ == Kernel::Avx512 {
+            lanes_count(&s, task.state)
+        } else {
+            None
+        };
+        let c = u128::from(simd.unwrap_or_else(|| kernel::count(&s, task.state)));
         return Tally {
             solutions: u128::from(root.weight) * c,
             unique8: 8 * c,

@@ -30,6 +30,7 @@ pub mod list;
 pub mod output;
 pub mod progress;
 pub mod published;
+pub mod simd;
 pub mod split;
 pub mod symmetry;
 
@@ -67,6 +68,33 @@ impl std::fmt::Display for Symmetry {
     }
 }
 
+/// Which counting loop runs the subproblems.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Kernel {
+    /// AVX-512 where the CPU has it, scalar otherwise.
+    #[default]
+    Auto,
+    /// The scalar loop, on any CPU.
+    Scalar,
+    /// Sixteen subtrees in AVX-512 lanes (an error where the CPU lacks AVX-512F).
+    Avx512,
+}
+
+impl Kernel {
+    /// The loop that will actually run: `Auto` resolved for this CPU.
+    pub fn resolve(self) -> Result<Kernel, Error> {
+        match self {
+            Kernel::Auto if simd::available() => Ok(Kernel::Avx512),
+            Kernel::Auto => Ok(Kernel::Scalar),
+            Kernel::Avx512 if !simd::available() => Err(Error::Kernel),
+            k => Ok(k),
+        }
+    }
+}
+
 /// Default number of rows placed before the work is split.
 pub const DEFAULT_SPLIT_DEPTH: usize = 2;
 
@@ -81,6 +109,8 @@ pub struct Options {
     pub split_depth: usize,
     /// Which symmetries cut the work.
     pub symmetry: Symmetry,
+    /// Which counting loop runs (every loop gives the same counts).
+    pub kernel: Kernel,
 }
 
 impl Default for Options {
@@ -89,6 +119,7 @@ impl Default for Options {
             threads: None,
             split_depth: DEFAULT_SPLIT_DEPTH,
             symmetry: Symmetry::Full,
+            kernel: Kernel::Auto,
         }
     }
 }
@@ -137,6 +168,9 @@ pub enum Error {
         /// Board size.
         n: u32,
     },
+    /// The AVX-512 kernel was asked for on a CPU without it.
+    #[error("--kernel avx512: this CPU lacks AVX-512F; use --kernel scalar or auto")]
+    Kernel,
     /// The thread pool could not be started.
     #[error("--threads: could not start the worker threads: {0}")]
     ThreadPool(String),
@@ -162,16 +196,21 @@ pub fn validate(n: u32, split_depth: usize) -> Result<(), Error> {
 /// cannot be started.
 pub fn count(n: u32, options: &Options) -> Result<Counts, Error> {
     validate(n, options.split_depth)?;
+    options.kernel.resolve()?;
     let threads = options.thread_count();
     let pool = engine::pool(threads)?;
     Ok(count_in(n, options, &pool))
 }
 
 /// [`count`] on an existing pool (whose size is reported as the thread count).
-/// The caller has validated `n` and the split depth with [`validate`].
+/// The caller has validated `n` and the split depth with [`validate`]; a kernel this CPU
+/// cannot run falls back to the scalar one.
 pub fn count_in(n: u32, options: &Options, pool: &rayon::ThreadPool) -> Counts {
     let start = Instant::now();
-    let (tally, subproblems) = engine::run(n, options.symmetry, options.split_depth, pool);
+    let plan =
+        engine::Plan::new(n, options.symmetry, options.split_depth).with_kernel(options.kernel);
+    let all: Vec<usize> = (0..plan.tasks.len()).collect();
+    let (tally, subproblems) = (plan.run(pool, &all, &|_, _| {}), plan.subproblems());
     Counts::from_tally(
         n,
         options,

@@ -14,13 +14,17 @@
 //!     corner, so columns 0 and `n - 1` are closed on rows `< t` and `> n - 1 - t`, and the
 //!     bottom row is closed outside `t..=n-1-t`. Where no other border queen is as near
 //!     (its *tie squares* closed) the constellation is the unique smallest image: weight 8.
-//!   - *tie*: a side root with a queen on one of the six tie squares, the tie squares before
-//!     it closed. Each of its solutions is classified on its own ([`crate::symmetry::classify`]).
+//!   - *border*: for the solutions where another border queen is as near a corner as the top
+//!     one (a tie), every border constellation of that kind that is the smallest of its
+//!     images, all four border queens fixed. Its weight is `8 / |stabiliser|`; where a
+//!     symmetry fixes the constellation each solution is classified on its own
+//!     ([`crate::symmetry::classify`]).
 //!
 //! The empty board (`n == 0`) and `n == 1` have a single root that is classified on its own.
 
 use crate::Symmetry;
 use crate::kernel::{MAX_N, Schedule, State};
+use crate::symmetry::{self, Constellation};
 
 /// What a root fixes, and so which squares it closes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,8 +37,8 @@ pub enum Kind {
     Corner(u8),
     /// A queen at `(0, t)`, no tie.
     Side(u8),
-    /// A queen at `(0, t)` and on tie square `i` of [`tie_squares`].
-    Tie(u8, u8),
+    /// The four border queens of a constellation with a tie (see [`crate::symmetry`]).
+    Border(Constellation),
     /// A queen at `(0, t)`, every border square nearer a corner closed, ties open: the
     /// solutions whose top queen is nearest a corner (for listing one per class).
     Nearest(u8),
@@ -78,14 +82,7 @@ impl Root {
                 close_nearer_than(n, t, &mut forbid);
                 vec![(0, t)]
             }
-            Kind::Tie(t, i) => {
-                close_nearer_than(n, t, &mut forbid);
-                let ties = tie_squares(n, t);
-                for &(r, c) in &ties[..i as usize] {
-                    forbid[r as usize] |= 1 << c;
-                }
-                vec![(0, t), ties[i as usize]]
-            }
+            Kind::Border(c) => c.queens(n),
         };
         (queens, forbid)
     }
@@ -112,6 +109,46 @@ fn close_nearer_than(n: u32, t: u8, forbid: &mut [u32; MAX_N as usize]) {
 pub fn tie_squares(n: u32, t: u8) -> [(u8, u8); 6] {
     let m = (n - 1) as u8;
     [(t, 0), (m - t, 0), (t, m), (m - t, m), (m, t), (m, m - t)]
+}
+
+/// Roots for the solutions with top queen `(0, t)` and another border queen as near a corner:
+/// one per border constellation that is the smallest of its images. A constellation fixes
+/// the weight of all its solutions, unless a symmetry fixes it (then each is classified).
+fn tied_constellations(n: u32, t: u8) -> Vec<Root> {
+    let m = (n - 1) as u8;
+    let near = |x: u8| (t..=m - t).contains(&x);
+    let tie = |x: u8| x == t || x == m - t;
+    let mut out = Vec::new();
+    for bottom in (t..=m - t).filter(|&b| b != t) {
+        for left in (t..=m - t).filter(|&l| near(l)) {
+            for right in (t..=m - t).filter(|&r| r != left) {
+                if !(tie(bottom) || tie(left) || tie(right)) {
+                    continue;
+                }
+                let c = Constellation {
+                    top: t,
+                    bottom,
+                    left,
+                    right,
+                };
+                let queens = c.queens(n);
+                let peaceful = queens
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &a)| queens[i + 1..].iter().all(|&b| !attack(a, b)));
+                if !peaceful {
+                    continue;
+                }
+                if let Some(weight) = symmetry::constellation_weight(n, &c) {
+                    out.push(Root {
+                        kind: Kind::Border(c),
+                        weight: if weight == 8 { 8 } else { 0 },
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Whether two distinct queens attack each other.
@@ -156,17 +193,7 @@ pub fn roots(n: u32, symmetry: Symmetry) -> Vec<Root> {
                     kind: Kind::Side(t),
                     weight: 8,
                 });
-                let ties = tie_squares(n, t);
-                for (i, &sq) in ties.iter().enumerate() {
-                    let root = Root {
-                        kind: Kind::Tie(t, i as u8),
-                        weight: 0,
-                    };
-                    let (_, forbid) = root.layout(n);
-                    if !attack((0, t), sq) && forbid[sq.0 as usize] & (1 << sq.1) == 0 {
-                        out.push(root);
-                    }
-                }
+                out.extend(tied_constellations(n, t));
             }
             out
         }

@@ -113,6 +113,20 @@ pub struct Constellation {
 }
 
 impl Constellation {
+    /// Its queens as distinct `(row, col)` squares, in row order (a corner queen once).
+    pub fn queens(&self, n: u32) -> Vec<(u8, u8)> {
+        let m = (n - 1) as u8;
+        let mut q = vec![
+            (0, self.top),
+            (m, self.bottom),
+            (self.left, 0),
+            (self.right, m),
+        ];
+        q.sort_unstable();
+        q.dedup();
+        q
+    }
+
     /// The constellation of a solution (`cols.len() >= 1`).
     pub fn of(cols: &[u8]) -> Constellation {
         let m = (cols.len() - 1) as u8;
@@ -151,6 +165,20 @@ impl Constellation {
         }
         out
     }
+}
+
+/// The weight `8 / |Stab(C)|` of a constellation that is the smallest of its eight images,
+/// `None` for one that is not.
+pub fn constellation_weight(n: u32, c: &Constellation) -> Option<u32> {
+    let mut stabiliser = 0;
+    for t in Transform::ALL {
+        let image = c.transformed(n, t);
+        if image < *c {
+            return None;
+        }
+        stabiliser += u32::from(image == *c);
+    }
+    Some(8 / stabiliser)
 }
 
 /// How full mode counts one solution: `(weight, fixed)` where `weight` is the number of

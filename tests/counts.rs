@@ -4,7 +4,8 @@ mod common;
 
 use std::num::NonZeroUsize;
 
-use nqueens::{Options, Symmetry, count, published};
+use nqueens::engine::Plan;
+use nqueens::{Kernel, Options, Symmetry, count, published};
 
 const MODES: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
 
@@ -13,31 +14,74 @@ fn options(threads: usize, split_depth: usize, symmetry: Symmetry) -> Options {
         threads: NonZeroUsize::new(threads),
         split_depth,
         symmetry,
+        kernel: Kernel::Scalar,
+    }
+}
+
+/// Every counting loop this CPU can run.
+fn kernels() -> Vec<Kernel> {
+    let mut k = vec![Kernel::Scalar];
+    if nqueens::simd::available() {
+        k.push(Kernel::Avx512);
+    } else {
+        eprintln!("this CPU lacks AVX-512: only the scalar loop is tested");
+    }
+    k
+}
+
+#[test]
+fn every_kernel_mode_thread_count_and_split_depth_matches_the_published_table_up_to_14() {
+    for kernel in kernels() {
+        for symmetry in MODES {
+            for threads in [1, 2, 3] {
+                for depth in 0..=3 {
+                    for n in 0..=14u32 {
+                        let o = Options {
+                            kernel,
+                            ..options(threads, depth.min(n as usize), symmetry)
+                        };
+                        let c = count(n, &o).unwrap();
+                        let what = format!("n={n} {symmetry} -j{threads} depth {depth} {kernel:?}");
+                        assert_eq!(Some(c.solutions), published::all(n), "{what}");
+                        if symmetry == Symmetry::Full && n >= 1 {
+                            assert_eq!(c.unique, published::fundamental(n), "unique {what}");
+                        } else if symmetry != Symmetry::Full {
+                            assert_eq!(c.unique, None);
+                        }
+                        assert_eq!(c.threads, threads);
+                    }
+                }
+            }
+        }
     }
 }
 
 #[test]
-fn every_mode_thread_count_and_split_depth_matches_the_published_table_up_to_14() {
+fn kernels_agree_task_by_task_on_random_task_sets() {
+    if !nqueens::simd::available() {
+        eprintln!("this CPU lacks AVX-512: nothing to compare the scalar loop with");
+        return;
+    }
+    // A fixed linear congruential sequence picks the tasks: the same sets every run.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut pick = |below: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % below
+    };
     for symmetry in MODES {
-        for threads in [1, 2, 3] {
-            for depth in 0..=3 {
-                for n in 0..=14u32 {
-                    let c = count(n, &options(threads, depth.min(n as usize), symmetry)).unwrap();
+        for n in [9u32, 12, 13, 15] {
+            for depth in [1, 2, 3] {
+                let scalar = Plan::new(n, symmetry, depth);
+                let lanes = Plan::new(n, symmetry, depth).with_kernel(Kernel::Avx512);
+                let chosen: Vec<usize> = (0..12).map(|_| pick(scalar.tasks.len())).collect();
+                for &i in &chosen {
                     assert_eq!(
-                        Some(c.solutions),
-                        published::all(n),
-                        "n={n} {symmetry} -j{threads} depth {depth}"
+                        scalar.solve(i),
+                        lanes.solve(i),
+                        "n={n} {symmetry} depth {depth} task {i}"
                     );
-                    if symmetry == Symmetry::Full && n >= 1 {
-                        assert_eq!(
-                            c.unique,
-                            published::fundamental(n),
-                            "unique n={n} -j{threads} depth {depth}"
-                        );
-                    } else if symmetry != Symmetry::Full {
-                        assert_eq!(c.unique, None);
-                    }
-                    assert_eq!(c.threads, threads);
                 }
             }
         }

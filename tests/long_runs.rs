@@ -310,6 +310,8 @@ fn ctrl_c_saves_the_checkpoint_and_exits_130() {
     let ckpt = dir.join("c.ckpt");
     let args = [
         "count",
+        "--kernel",
+        "scalar",
         "16",
         "-j",
         "1",

@@ -8,7 +8,8 @@
 # the ratio to ../shared/reference/baseline.c (run side by side, median of REPS) for
 # n = 14..=MAX_N; and OUT_DIR/scaling.svg from those numbers.
 #
-# Environment (defaults in brackets): REPS [3], MIN_N [12], MODES ["none mirror full"],
+# Environment (defaults in brackets): REPS [3], MIN_N [12], SWEEP_MAX_N [MAX_N] (the last n of
+# the thread sweep; baseline.csv still goes to MAX_N), MODES ["none mirror full"],
 # DEPTHS ["1 2 3"], THREADS [1 2 4 ... and the logical CPUs], BASE_MODES [MODES] and
 # BASE_MIN_N [14] for baseline.csv (BASE_MODES="" skips it), BASELINE [beside the checkout].
 # `scripts/scaling.sh 12 /tmp/x` is the quick check of the script itself.
@@ -19,6 +20,7 @@ out=${2:-results}
 root=$(cd "$(dirname "$0")/.." && pwd)
 reps=${REPS:-3}
 min_n=${MIN_N:-12}
+sweep_max_n=${SWEEP_MAX_N:-$max_n}
 modes=${MODES:-none mirror full}
 depths=${DEPTHS:-1 2 3}
 base_modes=${BASE_MODES-$modes}
@@ -50,7 +52,7 @@ field() { sed -n "s/.*\"$1\":\\([^,}]*\\).*/\\1/p"; }
 
 csv=$out/scaling.csv
 echo "cpu_model,logical_cpus,commit,n,symmetry,split_depth,threads,repetitions,median_s,min_s,max_s,speedup,efficiency,solutions" >"$csv"
-for ((n = min_n; n <= max_n; n++)); do
+for ((n = min_n; n <= sweep_max_n; n++)); do
   for mode in $modes; do
     for depth in $depths; do
       ((depth > n)) && continue

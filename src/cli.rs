@@ -267,7 +267,10 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
 }
 
 fn pool(engine: &EngineArgs) -> Result<rayon::ThreadPool, Failure> {
-    engine.kernel.resolve().map_err(|e| Failure::Usage(e.into()))?;
+    engine
+        .kernel
+        .resolve()
+        .map_err(|e| Failure::Usage(e.into()))?;
     let threads = Options {
         threads: engine.threads,
         ..Options::default()
@@ -315,13 +318,8 @@ fn long_count(
         When::Auto => io::stderr().is_terminal(),
         When::Never => false,
     };
-    let costs = if shows || long.shard.is_some() {
-        plan.costs()
-    } else {
-        Vec::new()
-    };
     let selected: Vec<usize> = match long.shard {
-        Some(shard) => checkpoint::shard_tasks(&costs, shard),
+        Some(shard) => checkpoint::shard_tasks(plan.costs(), shard),
         None => (0..plan.tasks.len()).collect(),
     };
     let (saved, done) = match &long.checkpoint {
@@ -334,7 +332,16 @@ fn long_count(
     let prior = done.values().fold(Tally::default(), |a, &b| a + b);
     let (already, todo): (Vec<usize>, Vec<usize>) =
         selected.iter().partition(|i| done.contains_key(i));
-    let progress = Progress::new(long.progress, format!("n={n}"), costs, &selected, &already);
+    let progress = match shows {
+        true => Progress::new(
+            long.progress,
+            format!("n={n}"),
+            plan.costs().to_vec(),
+            &selected,
+            &already,
+        ),
+        false => None,
+    };
     if let Some(c) = &saved {
         let c = Arc::clone(c);
         let _ = ctrlc::set_handler(move || {

@@ -5,6 +5,7 @@
 //! guards against a list that changed between runs.
 
 use std::num::NonZeroUsize;
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
@@ -53,6 +54,8 @@ pub struct Plan {
     pub tasks: Vec<Task>,
     /// The counting loop (resolved: `Scalar` or `Avx512`).
     pub kernel: Kernel,
+    /// [`Plan::costs`], computed once when first asked for.
+    costs: OnceLock<Vec<u64>>,
 }
 
 impl Plan {
@@ -67,6 +70,7 @@ impl Plan {
             roots,
             tasks,
             kernel: Kernel::Scalar,
+            costs: OnceLock::new(),
         }
     }
 
@@ -114,21 +118,27 @@ impl Plan {
     }
 
     /// A relative estimate of each task's cost: the number of nodes a few levels below it.
-    /// Subtree sizes vary by orders of magnitude; this tracks them well enough to weight an
-    /// ETA and to balance shards.
-    pub fn costs(&self) -> Vec<u64> {
-        let schedules: Vec<Schedule> = self.roots.iter().map(|r| r.schedule(self.n)).collect();
-        self.tasks
-            .par_iter()
-            .map(|t| {
-                let s = &schedules[t.root as usize];
-                1 + nodes_below(s, t.state, (t.state.level + 4).min(s.levels))
-            })
-            .collect()
+    /// Subtree sizes vary by orders of magnitude; this tracks them well enough to order the
+    /// tasks, weight an ETA and balance shards. Computed once per plan.
+    pub fn costs(&self) -> &[u64] {
+        self.costs.get_or_init(|| {
+            let schedules: Vec<Schedule> = self.roots.iter().map(|r| r.schedule(self.n)).collect();
+            self.tasks
+                .par_iter()
+                .map(|t| {
+                    let s = &schedules[t.root as usize];
+                    1 + nodes_below(s, t.state, (t.state.level + 4).min(s.levels))
+                })
+                .collect()
+        })
     }
 
     /// Counts the tasks in `selected` on `pool`, calling `done(i, tally)` as each task `i`
     /// finishes (from the worker thread), and returns their sum.
+    ///
+    /// With more than one thread the tasks start costliest first (by [`Plan::costs`]), so the
+    /// run does not end with one thread on a large task while the others wait: rayon hands
+    /// out the front of the list first and the small tasks at the back fill the gaps.
     pub fn run(
         &self,
         pool: &rayon::ThreadPool,
@@ -140,15 +150,19 @@ impl Plan {
             done(i, t);
             t
         };
-        if self.split_depth == 0 {
+        if self.split_depth == 0 || pool.current_num_threads() == 1 {
             return selected
                 .iter()
                 .map(one)
                 .fold(Tally::default(), |a, b| a + b);
         }
+        let costs = self.costs();
+        let mut order = selected.to_vec();
+        order.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
         pool.install(|| {
-            selected
+            order
                 .par_iter()
+                .with_max_len(1)
                 .map(one)
                 .reduce(Tally::default, |a, b| a + b)
         })

@@ -56,15 +56,19 @@ for ((n = min_n; n <= sweep_max_n; n++)); do
   for mode in $modes; do
     for depth in $depths; do
       ((depth > n)) && continue
-      one=""
-      for t in "${threads[@]}"; do
-        times=()
-        for ((r = 0; r < reps; r++)); do
+      # Thread counts alternate within each repetition, so a machine that slows down or
+      # speeds up over minutes shifts them all alike and the speedups stay fair.
+      declare -A times=()
+      for ((r = 0; r < reps; r++)); do
+        for t in "${threads[@]}"; do
           line=$("$bin" count "$n" -j "$t" --split-depth "$depth" --symmetry "$mode" --format json)
-          times+=("$(field elapsed_s <<<"$line")")
+          times[$t]+="$(field elapsed_s <<<"$line") "
           solutions=$(field solutions <<<"$line")
         done
-        IFS=, read -r median lo hi <<<"$(printf '%s\n' "${times[@]}" | stats)"
+      done
+      one=""
+      for t in "${threads[@]}"; do
+        IFS=, read -r median lo hi <<<"$(tr ' ' '\n' <<<"${times[$t]}" | grep . | stats)"
         [ -z "$one" ] && one=$median
         speedup=$(awk -v a="$one" -v b="$median" 'BEGIN {printf "%.3f", (b > 0) ? a / b : 0}')
         efficiency=$(awk -v s="$speedup" -v t="$t" 'BEGIN {printf "%.3f", s / t}')
@@ -72,6 +76,7 @@ for ((n = min_n; n <= sweep_max_n; n++)); do
         printf 'n=%-2d %-6s depth %d  %2d threads  median %10.6f s  speedup %6.3f  efficiency %5.3f\n' \
           "$n" "$mode" "$depth" "$t" "$median" "$speedup" "$efficiency" >&2
       done
+      unset times
     done
   done
 done

@@ -191,19 +191,9 @@ pub fn classify(cols: &[u8]) -> Option<(u32, u32)> {
     }
     let n = cols.len() as u32;
     let c = Constellation::of(cols);
-    let mut stabiliser = 0u32;
-    let mut fixed = 0u32;
-    for t in Transform::ALL {
-        let image = c.transformed(n, t);
-        if image < c {
-            return None;
-        }
-        if image == c {
-            stabiliser += 1;
-            fixed += u32::from(t.fixes(cols));
-        }
-    }
-    Some((8 / stabiliser, fixed))
+    let weight = constellation_weight(n, &c)?;
+    let fixed = Transform::ALL.into_iter().filter(|&t| c.transformed(n, t) == c && t.fixes(cols)).count();
+    Some((weight, fixed as u32))
 }
 
 #[cfg(test)]

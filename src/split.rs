@@ -116,11 +116,10 @@ pub fn tie_squares(n: u32, t: u8) -> [(u8, u8); 6] {
 /// the weight of all its solutions, unless a symmetry fixes it (then each is classified).
 fn tied_constellations(n: u32, t: u8) -> Vec<Root> {
     let m = (n - 1) as u8;
-    let near = |x: u8| (t..=m - t).contains(&x);
     let tie = |x: u8| x == t || x == m - t;
     let mut out = Vec::new();
     for bottom in (t..=m - t).filter(|&b| b != t) {
-        for left in (t..=m - t).filter(|&l| near(l)) {
+        for left in t..=m - t {
             for right in (t..=m - t).filter(|&r| r != left) {
                 if !(tie(bottom) || tie(left) || tie(right)) {
                     continue;

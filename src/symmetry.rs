@@ -192,7 +192,10 @@ pub fn classify(cols: &[u8]) -> Option<(u32, u32)> {
     let n = cols.len() as u32;
     let c = Constellation::of(cols);
     let weight = constellation_weight(n, &c)?;
-    let fixed = Transform::ALL.into_iter().filter(|&t| c.transformed(n, t) == c && t.fixes(cols)).count();
+    let fixed = Transform::ALL
+        .into_iter()
+        .filter(|&t| c.transformed(n, t) == c && t.fixes(cols))
+        .count();
     Some((weight, fixed as u32))
 }
 

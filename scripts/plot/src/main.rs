@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{Context, Result, bail};
+use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -56,6 +57,48 @@ fn read(path: &str) -> Result<(Vec<Row>, String)> {
         bail!("{path} has no rows");
     }
     Ok((rows, machine))
+}
+
+/// Points per key (board size or thread count), each list in increasing x.
+fn group(
+    rows: &[&&Row],
+    key: impl Fn(&Row) -> u32,
+    point: impl Fn(&Row) -> (f64, f64),
+) -> BTreeMap<u32, Vec<(f64, f64)>> {
+    let mut groups: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in rows {
+        groups.entry(key(r)).or_default().push(point(r));
+    }
+    for points in groups.values_mut() {
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    groups
+}
+
+/// One coloured line with dots and a legend entry per group.
+fn draw_lines<DB, CT>(
+    chart: &mut ChartContext<'_, DB, CT>,
+    groups: BTreeMap<u32, Vec<(f64, f64)>>,
+    label: impl Fn(u32) -> String,
+) -> Result<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+    CT: CoordTranslate<From = (f64, f64)>,
+{
+    for (k, (key, points)) in groups.into_iter().enumerate() {
+        let colour = Palette99::pick(k).to_rgba();
+        chart
+            .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))?
+            .label(label(key))
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 15, y)], colour));
+        chart.draw_series(
+            points
+                .into_iter()
+                .map(|p| Circle::new(p, 3, colour.filled())),
+        )?;
+    }
+    Ok(())
 }
 
 fn main() -> Result<()> {
@@ -109,25 +152,8 @@ fn main() -> Result<()> {
             ))?
             .label("ideal")
             .legend(|(x, y)| PathElement::new([(x, y), (x + 15, y)], BLACK));
-        let by_n: BTreeMap<u32, Vec<(f64, f64)>> = mine.iter().fold(BTreeMap::new(), |mut m, r| {
-            m.entry(r.n)
-                .or_insert_with(Vec::new)
-                .push((r.threads as f64, r.speedup));
-            m
-        });
-        for (k, (n, mut points)) in by_n.into_iter().enumerate() {
-            points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let colour = Palette99::pick(k).to_rgba();
-            chart
-                .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))?
-                .label(format!("n = {n}"))
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 15, y)], colour));
-            chart.draw_series(
-                points
-                    .into_iter()
-                    .map(|p| Circle::new(p, 3, colour.filled())),
-            )?;
-        }
+        let by_n = group(&mine, |r| r.n, |r| (r.threads as f64, r.speedup));
+        draw_lines(&mut chart, by_n, |n| format!("n = {n}"))?;
         chart
             .configure_series_labels()
             .border_style(BLACK)
@@ -163,25 +189,8 @@ fn main() -> Result<()> {
             .x_desc("n")
             .y_desc("seconds")
             .draw()?;
-        let by_t: BTreeMap<u32, Vec<(f64, f64)>> = mine.iter().fold(BTreeMap::new(), |mut m, r| {
-            m.entry(r.threads)
-                .or_insert_with(Vec::new)
-                .push((r.n as f64, r.median_s));
-            m
-        });
-        for (k, (t, mut points)) in by_t.into_iter().enumerate() {
-            points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let colour = Palette99::pick(k).to_rgba();
-            chart
-                .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))?
-                .label(format!("{t} threads"))
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 15, y)], colour));
-            chart.draw_series(
-                points
-                    .into_iter()
-                    .map(|p| Circle::new(p, 3, colour.filled())),
-            )?;
-        }
+        let by_t = group(&mine, |r| r.threads, |r| (r.n as f64, r.median_s));
+        draw_lines(&mut chart, by_t, |t| format!("{t} threads"))?;
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)

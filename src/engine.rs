@@ -181,15 +181,7 @@ fn lanes_count(s: &Schedule, start: State) -> Option<u64> {
     }
     let mut frontier = vec![start];
     while frontier.len() < SUBTREES && frontier[0].level + 3 <= s.levels {
-        let mut below = Vec::with_capacity(frontier.len() * 4);
-        for st in &frontier {
-            let mut open = s.open(st);
-            while open != 0 {
-                let bit = open & open.wrapping_neg();
-                open ^= bit;
-                below.push(s.place(st, bit));
-            }
-        }
+        let below: Vec<State> = frontier.iter().flat_map(|&st| s.children(st)).collect();
         if below.is_empty() {
             return Some(0);
         }
@@ -203,14 +195,10 @@ fn nodes_below(s: &Schedule, state: State, depth: usize) -> u64 {
     if state.level >= depth {
         return 1;
     }
-    let mut open = s.open(&state);
-    let mut total = 1;
-    while open != 0 {
-        let bit = open & open.wrapping_neg();
-        open ^= bit;
-        total += nodes_below(s, s.place(&state, bit), depth);
-    }
-    total
+    1 + s
+        .children(state)
+        .map(|child| nodes_below(s, child, depth))
+        .sum::<u64>()
 }
 
 /// Counts one task with the given loop.

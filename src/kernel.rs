@@ -102,6 +102,18 @@ impl Schedule {
         self.full & !(state.cols | state.ld | state.rd | self.pre[state.level])
     }
 
+    /// The nodes one level below `state`, one per open square, lowest column first.
+    pub fn children(&self, state: State) -> impl Iterator<Item = State> + '_ {
+        let mut open = self.open(&state);
+        std::iter::from_fn(move || {
+            (open != 0).then(|| {
+                let bit = open & open.wrapping_neg();
+                open ^= bit;
+                self.place(&state, bit)
+            })
+        })
+    }
+
     /// The state one level down after a queen on column bit `bit` of `state`'s level.
     #[inline(always)]
     pub fn place(&self, state: &State, bit: u32) -> State {

@@ -173,10 +173,11 @@ impl Plan {
 const SUBTREES: usize = 16 * simd::LANES;
 
 /// Counts below `start` in SIMD lanes: the node is expanded level by level until there are
-/// [`SUBTREES`] subtrees (or the next level would be too deep), which the lanes share.
-/// `None` where the subtree is too shallow for the lanes or the CPU lacks them.
+/// [`SUBTREES`] subtrees (or the next level would be too deep), and, where the lanes' frame
+/// needs it, further down to the frame's shallowest start, the lanes taking those subtrees
+/// in batches. `None` where the subtree is too shallow for the lanes or the CPU lacks them.
 fn lanes_count(s: &Schedule, start: State) -> Option<u64> {
-    if start.level + 2 > s.levels {
+    if start.level + 2 > s.levels || !simd::available() {
         return None;
     }
     let mut frontier = vec![start];
@@ -187,7 +188,57 @@ fn lanes_count(s: &Schedule, start: State) -> Option<u64> {
         }
         frontier = below;
     }
-    simd::count_subtrees(s, &frontier)
+    let (frame, floor) = lanes_frame(s, frontier[0].level);
+    if frontier[0].level >= floor {
+        return simd::count_subtrees(s, frame, &frontier);
+    }
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut total = 0;
+    let mut flush = |batch: &mut Vec<State>| {
+        total += simd::count_subtrees(s, frame, batch).unwrap_or(0);
+        batch.clear();
+    };
+    for st in frontier {
+        down_to(s, st, floor, &mut |node| {
+            batch.push(node);
+            if batch.len() == BATCH {
+                flush(&mut batch);
+            }
+        });
+    }
+    flush(&mut batch);
+    Some(total)
+}
+
+/// Subtrees per SIMD call when the lanes start below the natural frontier.
+const BATCH: usize = 4 * SUBTREES;
+
+/// Levels the scalar loop may descend below the natural frontier to let the lanes use a
+/// smaller frame. Measured on full-symmetry counts (results/README.md): the one-word frame
+/// starting five levels down still beats the two-word frame at n = 19 (by 10%), ties with
+/// it six levels down at n = 20, and loses eight levels down at n = 21 (by 13%).
+const SLACK: usize = 5;
+
+/// The smallest frame whose shallowest start is at most [`SLACK`] levels below `level`,
+/// and the level the lanes start on with it.
+fn lanes_frame(s: &Schedule, level: usize) -> (simd::Frame, usize) {
+    let pick = |f: simd::Frame| (f, f.shallowest_start(s).max(level));
+    simd::Frame::ALL
+        .into_iter()
+        .map(pick)
+        .find(|&(_, floor)| floor <= level + SLACK)
+        .unwrap_or_else(|| pick(simd::Frame::OpenRdLd))
+}
+
+/// Calls `visit` with every node of level `floor` below `state`, in order.
+fn down_to(s: &Schedule, state: State, floor: usize, visit: &mut impl FnMut(State)) {
+    if state.level >= floor {
+        visit(state);
+        return;
+    }
+    for child in s.children(state) {
+        down_to(s, child, floor, visit);
+    }
 }
 
 /// Nodes between `state` and level `depth` of a schedule (a truncated search).

@@ -8,10 +8,17 @@
 //! a branch, so the loop's one branch (are any lanes still busy?) is always predicted.
 //!
 //! Each lane has its own stack in memory, `frame[level * 16 + lane]`, written with a
-//! scatter and read with a gather. The per-level tables of the schedule (`pre`, `shift`)
-//! fit in two registers each and are looked up per lane with a two-table permute. A lane
-//! that finishes its subtree takes the next one; all subtrees of one call start at the same
-//! level of the same schedule.
+//! scatter and read with a gather. Those are the loop's dearest instructions, so a frame
+//! keeps as little as it can (see [`Frame`]): at least the squares that were open on the
+//! level when the lane went down from it. The queen placed there is the lowest of them, so
+//! on the way back up the columns are that queen taken away, and the diagonals are the
+//! diagonal masks shifted back and that queen taken away. A shift back restores every bit
+//! except those the shift down pushed out of the 32-bit word; the board sits in the middle
+//! of the word so that, in subtrees shallow enough, no lost bit is one that still matters.
+//!
+//! The per-level tables of the schedule (`pre`, `shift`) fit in two registers each and are
+//! looked up per lane with a two-table permute. A lane that finishes its subtree takes the
+//! next one; all subtrees of one call start at the same level of the same schedule.
 //!
 //! The last free row always has exactly one column left, so a lane on the row before it
 //! counts one solution when the next row is open: a masked add, no popcount.
@@ -20,6 +27,56 @@ use crate::kernel::{MAX_N, Schedule, State};
 
 /// Lanes per step.
 pub const LANES: usize = 16;
+
+/// What a lane's frame keeps, fewest words first; what it does not keep is rebuilt when
+/// the lane climbs back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// The open squares only. The board sits in the middle of the word: half the spare
+    /// bits are headroom for the down-left diagonals, half for the down-right ones.
+    Open,
+    /// The open squares and the down-left diagonals; all spare bits are headroom for the
+    /// down-right ones.
+    OpenRd,
+    /// The open squares and both diagonal masks: no headroom needed, any depth.
+    OpenRdLd,
+}
+
+impl Frame {
+    /// Every kind, fewest words first.
+    pub const ALL: [Frame; 3] = [Frame::Open, Frame::OpenRd, Frame::OpenRdLd];
+
+    /// The bit of a lane's word that holds column 0 of an `n`-board.
+    fn offset(self, n: u32) -> u32 {
+        match self {
+            Frame::Open => (32 - n) / 2,
+            Frame::OpenRd | Frame::OpenRdLd => 0,
+        }
+    }
+
+    /// How many rows a rebuilt diagonal mask may travel back up and stay exact on the board.
+    fn headroom(self, n: u32) -> u32 {
+        match self {
+            Frame::Open => (32 - n) / 2,
+            Frame::OpenRd => 32 - n,
+            Frame::OpenRdLd => u32::MAX,
+        }
+    }
+
+    /// The shallowest level of `s` at which lanes with this frame may start: subtrees from
+    /// there never rebuild a mask over more rows than the headroom.
+    ///
+    /// A lane never goes below the row before the last, so the deepest mask it rebuilds on
+    /// the level just below its start has travelled back from that row.
+    pub fn shallowest_start(self, s: &Schedule) -> usize {
+        debug_assert!(s.levels >= 2);
+        let deepest = u32::from(s.rows[s.levels - 2]);
+        let room = self.headroom(s.n);
+        (0..s.levels.saturating_sub(2))
+            .find(|&l| deepest <= u32::from(s.rows[l + 1]).saturating_add(room))
+            .unwrap_or(s.levels.saturating_sub(2))
+    }
+}
 
 /// Whether this CPU can run [`count_subtrees`].
 pub fn available() -> bool {
@@ -33,23 +90,28 @@ pub fn available() -> bool {
     }
 }
 
-/// The number of completions below all of `starts`, which are nodes of `s` on one level at
-/// least two above the last. `None` when the CPU lacks AVX-512 (see [`available`]).
-pub fn count_subtrees(s: &Schedule, starts: &[State]) -> Option<u64> {
+/// The number of completions below all of `starts`, which are nodes of `s` on one level,
+/// at least two above the last and no shallower than `frame`'s
+/// [`Frame::shallowest_start`]. `None` when the CPU lacks AVX-512 (see [`available`]).
+pub fn count_subtrees(s: &Schedule, frame: Frame, starts: &[State]) -> Option<u64> {
     #[cfg(target_arch = "x86_64")]
     {
         if available() {
-            debug_assert!(
-                starts
-                    .iter()
-                    .all(|t| t.level == starts[0].level && t.level + 2 <= s.levels)
-            );
-            // SAFETY: the CPU has AVX-512F (checked just above), the only feature the
-            // function is compiled for.
-            return Some(unsafe { avx512::count(s, starts) });
+            debug_assert!(starts.iter().all(|t| t.level == starts[0].level
+                && t.level + 2 <= s.levels
+                && t.level >= frame.shallowest_start(s)));
+            // SAFETY: the CPU has AVX-512F (checked just above), the only feature these
+            // functions are compiled for.
+            return Some(unsafe {
+                match frame {
+                    Frame::Open => avx512::count::<false, false>(s, frame.offset(s.n), starts),
+                    Frame::OpenRd => avx512::count::<true, false>(s, frame.offset(s.n), starts),
+                    Frame::OpenRdLd => avx512::count::<true, true>(s, frame.offset(s.n), starts),
+                }
+            });
         }
     }
-    let _ = (s, starts);
+    let _ = (s, frame, starts);
     None
 }
 
@@ -59,42 +121,39 @@ mod avx512 {
 
     use super::{LANES, MAX_N, Schedule, State};
 
-    /// Frames of every lane at every level: `[level * LANES + lane]`.
-    struct Stack {
-        open: [i32; MAX_N as usize * LANES],
-        cols: [i32; MAX_N as usize * LANES],
-        ld: [i32; MAX_N as usize * LANES],
-        rd: [i32; MAX_N as usize * LANES],
-    }
-
+    /// The counting loop; frames keep the down-left diagonals when `KEEP_RD`, the
+    /// down-right ones when `KEEP_LD`, and column 0 of the board is bit `o` of a lane.
     #[target_feature(enable = "avx512f")]
-    pub(super) fn count(s: &Schedule, starts: &[State]) -> u64 {
+    pub(super) fn count<const KEEP_RD: bool, const KEEP_LD: bool>(
+        s: &Schedule,
+        o: u32,
+        starts: &[State],
+    ) -> u64 {
         let Some(first) = starts.first() else {
             return 0;
         };
         let top = first.level as i32;
-        let load16 = |xs: &[u32]| {
+        let load16 = |xs: &[u32], o: u32| {
             let mut a = [0i32; 16];
             for (d, &x) in a.iter_mut().zip(xs) {
-                *d = x as i32;
+                *d = (x << o) as i32;
             }
             // SAFETY: `a` is 16 i32, the 64 bytes the load reads; the load is unaligned.
             unsafe { _mm512_loadu_si512(a.as_ptr().cast()) }
         };
-        let (pre_lo, pre_hi) = (load16(&s.pre[..16]), load16(&s.pre[16..]));
-        let (sh_lo, sh_hi) = (load16(&s.shift[..16]), load16(&s.shift[16..]));
+        let (pre_lo, pre_hi) = (load16(&s.pre[..16], o), load16(&s.pre[16..], o));
+        let (sh_lo, sh_hi) = (load16(&s.shift[..16], 0), load16(&s.shift[16..], 0));
         let lane_ids = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
         let (zero, one) = (_mm512_setzero_si512(), _mm512_set1_epi32(1));
-        let full = _mm512_set1_epi32(s.full as i32);
+        let full = _mm512_set1_epi32((s.full << o) as i32);
         let top_v = _mm512_set1_epi32(top);
         let before_last = _mm512_set1_epi32(s.levels as i32 - 2);
 
-        let mut stack = Stack {
-            open: [0; MAX_N as usize * LANES],
-            cols: [0; MAX_N as usize * LANES],
-            ld: [0; MAX_N as usize * LANES],
-            rd: [0; MAX_N as usize * LANES],
-        };
+        // Frame `level * LANES + lane`: the squares that were open on `level` when the lane
+        // went down from it (the queen it placed is the lowest of them).
+        let mut stack = [0i32; MAX_N as usize * LANES];
+        let mut stack_rd = [0i32; MAX_N as usize * LANES];
+        let mut stack_ld = [0i32; MAX_N as usize * LANES];
         let (mut open, mut cols, mut ld, mut rd, mut level) = (zero, zero, zero, zero, top_v);
         let mut busy: __mmask16 = 0;
         let mut next_start = 0usize;
@@ -113,10 +172,10 @@ mod avx512 {
                 };
                 next_start += 1;
                 let k: __mmask16 = 1 << lane;
-                open = _mm512_mask_set1_epi32(open, k, s.open(t) as i32);
-                cols = _mm512_mask_set1_epi32(cols, k, t.cols as i32);
-                ld = _mm512_mask_set1_epi32(ld, k, t.ld as i32);
-                rd = _mm512_mask_set1_epi32(rd, k, t.rd as i32);
+                open = _mm512_mask_set1_epi32(open, k, (s.open(t) << o) as i32);
+                cols = _mm512_mask_set1_epi32(cols, k, ((t.cols & s.full) << o) as i32);
+                ld = _mm512_mask_set1_epi32(ld, k, ((t.ld & s.full) << o) as i32);
+                rd = _mm512_mask_set1_epi32(rd, k, ((t.rd & s.full) << o) as i32);
                 level = _mm512_mask_set1_epi32(level, k, top);
                 busy |= k;
             }
@@ -128,9 +187,28 @@ mod avx512 {
             let done = _mm512_mask_cmpeq_epi32_mask(empty, level, top_v);
             let pop = empty & !done;
 
+            // Popping lanes read their parent's frame; its address depends only on the
+            // level, so the gather starts while the other lanes compute.
+            let here = _mm512_add_epi32(_mm512_slli_epi32::<4>(level), lane_ids);
+            let up = _mm512_sub_epi32(here, _mm512_set1_epi32(LANES as i32));
+            // SAFETY: every index is `level * 16 + lane` with `level < 32` (levels of a
+            // schedule) and `lane < 16`, inside the 512-entry array; scale 4 is i32.
+            let parent = unsafe { _mm512_mask_i32gather_epi32::<4>(zero, pop, up, stack.as_ptr()) };
+            let kept_rd = if KEEP_RD {
+                // SAFETY: as above.
+                unsafe { _mm512_mask_i32gather_epi32::<4>(zero, pop, up, stack_rd.as_ptr()) }
+            } else {
+                zero
+            };
+            let kept_ld = if KEEP_LD {
+                // SAFETY: as above.
+                unsafe { _mm512_mask_i32gather_epi32::<4>(zero, pop, up, stack_ld.as_ptr()) }
+            } else {
+                zero
+            };
+
             // Lanes with an open square take the lowest one.
             let bit = _mm512_and_si512(open, _mm512_sub_epi32(zero, open));
-            let rest = _mm512_xor_si512(open, bit);
             let sh = _mm512_permutex2var_epi32(sh_lo, level, sh_hi);
             let below = _mm512_add_epi32(level, one);
             let pre = _mm512_permutex2var_epi32(pre_lo, below, pre_hi);
@@ -143,31 +221,47 @@ mod avx512 {
             let hit = _mm512_mask_test_epi32_mask(last, next, next);
             hits = _mm512_mask_add_epi32(hits, hit, hits, one);
             let push = _mm512_mask_test_epi32_mask(go & !last, next, next);
+            // SAFETY: as for the gather.
+            unsafe {
+                _mm512_mask_i32scatter_epi32::<4>(stack.as_mut_ptr(), push, here, open);
+                if KEEP_RD {
+                    _mm512_mask_i32scatter_epi32::<4>(stack_rd.as_mut_ptr(), push, here, rd);
+                }
+                if KEEP_LD {
+                    _mm512_mask_i32scatter_epi32::<4>(stack_ld.as_mut_ptr(), push, here, ld);
+                }
+            }
 
-            // Descending lanes save their frame; popping lanes load their parent's.
-            let here = _mm512_add_epi32(_mm512_slli_epi32::<4>(level), lane_ids);
-            let up = _mm512_sub_epi32(here, _mm512_set1_epi32(LANES as i32));
-            // SAFETY: every index is `level * 16 + lane` with `level < 32` (levels of a
-            // schedule) and `lane < 16`, inside the 512-entry arrays; scale 4 is i32.
-            let (p_open, p_cols, p_ld, p_rd) = unsafe {
-                _mm512_mask_i32scatter_epi32::<4>(stack.open.as_mut_ptr(), push, here, rest);
-                _mm512_mask_i32scatter_epi32::<4>(stack.cols.as_mut_ptr(), push, here, cols);
-                _mm512_mask_i32scatter_epi32::<4>(stack.ld.as_mut_ptr(), push, here, ld);
-                _mm512_mask_i32scatter_epi32::<4>(stack.rd.as_mut_ptr(), push, here, rd);
-                (
-                    _mm512_mask_i32gather_epi32::<4>(rest, pop, up, stack.open.as_ptr()),
-                    _mm512_mask_i32gather_epi32::<4>(cols, pop, up, stack.cols.as_ptr()),
-                    _mm512_mask_i32gather_epi32::<4>(ld, pop, up, stack.ld.as_ptr()),
-                    _mm512_mask_i32gather_epi32::<4>(rd, pop, up, stack.rd.as_ptr()),
-                )
+            // A popped lane undoes its parent's queen: the lowest square of the frame. The
+            // diagonal bits the shift pushed off the word were off the board for good, so
+            // shifting back restores every bit that can still matter.
+            let pbit = _mm512_and_si512(parent, _mm512_sub_epi32(zero, parent));
+            let above = _mm512_sub_epi32(level, one);
+            let psh = _mm512_permutex2var_epi32(sh_lo, above, sh_hi);
+            let pcols = _mm512_xor_si512(cols, pbit);
+            let pld = if KEEP_LD {
+                kept_ld
+            } else {
+                _mm512_andnot_si512(pbit, _mm512_srlv_epi32(ld, psh))
             };
-            // New state: pushed lanes go down, popped lanes go up, others keep trying.
-            open = _mm512_mask_mov_epi32(p_open, push, next);
-            cols = _mm512_mask_mov_epi32(p_cols, push, ncols);
-            ld = _mm512_mask_mov_epi32(p_ld, push, nld);
-            rd = _mm512_mask_mov_epi32(p_rd, push, nrd);
+            let prd = if KEEP_RD {
+                kept_rd
+            } else {
+                _mm512_andnot_si512(pbit, _mm512_sllv_epi32(rd, psh))
+            };
+
+            // New state: pushed lanes go down, popped lanes go up, others try the next square.
+            let rest = _mm512_xor_si512(open, bit);
+            open = _mm512_mask_mov_epi32(rest, push, next);
+            open = _mm512_mask_xor_epi32(open, pop, parent, pbit);
+            cols = _mm512_mask_mov_epi32(cols, push, ncols);
+            cols = _mm512_mask_mov_epi32(cols, pop, pcols);
+            ld = _mm512_mask_mov_epi32(ld, push, nld);
+            ld = _mm512_mask_mov_epi32(ld, pop, pld);
+            rd = _mm512_mask_mov_epi32(rd, push, nrd);
+            rd = _mm512_mask_mov_epi32(rd, pop, prd);
             level = _mm512_mask_add_epi32(level, push, level, one);
-            level = _mm512_mask_sub_epi32(level, pop, level, one);
+            level = _mm512_mask_mov_epi32(level, pop, above);
             busy &= !done;
             idle = done;
 

@@ -56,20 +56,24 @@ fn every_kernel_mode_thread_count_and_split_depth_matches_the_published_table_up
     }
 }
 
+/// A fixed linear congruential sequence of indices below the bound asked for: the same
+/// picks every run.
+fn picker(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |below| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % below
+    }
+}
+
 #[test]
 fn kernels_agree_task_by_task_on_random_task_sets() {
     if !nqueens::simd::available() {
         eprintln!("this CPU lacks AVX-512: nothing to compare the scalar loop with");
         return;
     }
-    // A fixed linear congruential sequence picks the tasks: the same sets every run.
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut pick = |below: usize| {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) as usize % below
-    };
+    let mut pick = picker(0x2545_f491_4f6c_dd1d);
     for symmetry in MODES {
         for n in [9u32, 12, 13, 15] {
             for depth in [1, 2, 3] {
@@ -86,6 +90,61 @@ fn kernels_agree_task_by_task_on_random_task_sets() {
             }
         }
     }
+}
+
+#[test]
+fn every_lane_frame_agrees_with_the_scalar_loop_at_its_shallowest_start() {
+    use nqueens::kernel::{self, State};
+    use nqueens::simd::{self, Frame};
+    if !simd::available() {
+        eprintln!("this CPU lacks AVX-512: no lane frames to compare");
+        return;
+    }
+    let mut pick = picker(0x9e37_79b9_7f4a_7c15);
+    let mut compared = 0;
+    // Large boards too: the headroom a frame needs shrinks as the board grows.
+    for n in [13u32, 17, 20, 24, 27] {
+        for symmetry in MODES {
+            let plan = Plan::new(n, symmetry, 2);
+            for frame in Frame::ALL {
+                for _ in 0..6 {
+                    let task = plan.tasks[pick(plan.tasks.len())];
+                    let s = plan.roots[task.root as usize].schedule(n);
+                    if s.levels < 3 {
+                        continue;
+                    }
+                    // Start exactly where the frame allows, unless the subtrees would be
+                    // too big for a test; then as shallow as stays small.
+                    let level = frame
+                        .shallowest_start(&s)
+                        .max(s.levels.saturating_sub(12))
+                        .max(task.state.level);
+                    if level + 2 > s.levels {
+                        continue;
+                    }
+                    // Random descents from the task to that level.
+                    let starts: Vec<State> = (0..40)
+                        .filter_map(|_| {
+                            let mut st = task.state;
+                            while st.level < level {
+                                let kids: Vec<State> = s.children(st).collect();
+                                if kids.is_empty() {
+                                    return None;
+                                }
+                                st = kids[pick(kids.len())];
+                            }
+                            Some(st)
+                        })
+                        .collect();
+                    let scalar: u64 = starts.iter().map(|&st| kernel::count(&s, st)).sum();
+                    let lanes = simd::count_subtrees(&s, frame, &starts).unwrap();
+                    assert_eq!(lanes, scalar, "n={n} {symmetry} {frame:?} level {level}");
+                    compared += usize::from(!starts.is_empty());
+                }
+            }
+        }
+    }
+    assert!(compared > 200, "only {compared} sets compared");
 }
 
 #[test]

@@ -95,6 +95,9 @@ struct SolveArgs {
     /// Worker threads [default: the number of logical CPUs]
     #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     threads: Option<NonZeroUsize>,
+    /// Search loop: auto picks AVX-512 where the CPU has it (all list the same solutions)
+    #[arg(long, value_enum, default_value_t = Kernel::Auto)]
+    kernel: Kernel,
 }
 
 /// Flags shared by every command that counts.
@@ -490,10 +493,14 @@ where
 
     let (open, close) = frame;
     let leads = matches!(args.format, BoardFormat::Board | BoardFormat::Leetcode);
+    args.kernel
+        .resolve()
+        .map_err(|e| Failure::Usage(e.into()))?;
     let options = crate::list::ListOptions {
         threads: args.threads,
         unique: args.unique,
         limit: args.limit,
+        kernel: args.kernel,
     };
     let mut out = io::stdout().lock();
     out.write_all(open)?;

@@ -5,11 +5,12 @@
 //! guards against a list that changed between runs.
 
 use std::num::NonZeroUsize;
+use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use crate::kernel::{self, Schedule, State};
+use crate::kernel::{self, Board, Schedule, State};
 use crate::split::{self, Root, Task};
 use crate::{Error, Kernel, Symmetry, simd, symmetry};
 
@@ -172,45 +173,7 @@ impl Plan {
 /// Subtrees per SIMD call: enough that the lanes stay busy while the last ones finish.
 const SUBTREES: usize = 16 * simd::LANES;
 
-/// Counts below `start` in SIMD lanes: the node is expanded level by level until there are
-/// [`SUBTREES`] subtrees (or the next level would be too deep), and, where the lanes' frame
-/// needs it, further down to the frame's shallowest start, the lanes taking those subtrees
-/// in batches. `None` where the subtree is too shallow for the lanes or the CPU lacks them.
-fn lanes_count(s: &Schedule, start: State) -> Option<u64> {
-    if start.level + 2 > s.levels || !simd::available() {
-        return None;
-    }
-    let mut frontier = vec![start];
-    while frontier.len() < SUBTREES && frontier[0].level + 3 <= s.levels {
-        let below: Vec<State> = frontier.iter().flat_map(|&st| s.children(st)).collect();
-        if below.is_empty() {
-            return Some(0);
-        }
-        frontier = below;
-    }
-    let (frame, floor) = lanes_frame(s, frontier[0].level);
-    if frontier[0].level >= floor {
-        return simd::count_subtrees(s, frame, &frontier);
-    }
-    let mut batch = Vec::with_capacity(BATCH);
-    let mut total = 0;
-    let mut flush = |batch: &mut Vec<State>| {
-        total += simd::count_subtrees(s, frame, batch).unwrap_or(0);
-        batch.clear();
-    };
-    for st in frontier {
-        down_to(s, st, floor, &mut |node| {
-            batch.push(node);
-            if batch.len() == BATCH {
-                flush(&mut batch);
-            }
-        });
-    }
-    flush(&mut batch);
-    Some(total)
-}
-
-/// Subtrees per SIMD call when the lanes start below the natural frontier.
+/// Most subtrees per SIMD call when the lanes start below the natural frontier.
 const BATCH: usize = 4 * SUBTREES;
 
 /// Levels the scalar loop may descend below the natural frontier to let the lanes use a
@@ -218,6 +181,53 @@ const BATCH: usize = 4 * SUBTREES;
 /// starting five levels down still beats the two-word frame at n = 19 (by 10%), ties with
 /// it six levels down at n = 20, and loses eight levels down at n = 21 (by 13%).
 const SLACK: usize = 5;
+
+/// Hands the subtrees below `start` to `batch` for the SIMD lanes, in order, at most
+/// [`BATCH`] at a time, each with the board above it (`board` holds the rows above `start`).
+///
+/// The lanes start on the *natural frontier*, the first level with at least [`SUBTREES`]
+/// nodes below `start` (or the deepest they may start on), or deeper where the frame picked
+/// by [`lanes_frame`] needs it. Returns false, calling nothing, where the lanes cannot run:
+/// the CPU lacks them or the subtree is too shallow. The boards are left empty unless
+/// `BOARDS`.
+fn in_lanes<const BOARDS: bool>(
+    s: &Schedule,
+    start: State,
+    board: &mut Board,
+    batch: &mut impl FnMut(simd::Frame, &[State], &[Board]) -> ControlFlow<()>,
+) -> bool {
+    if start.level + 2 > s.levels || !simd::available() {
+        return false;
+    }
+    let mut natural = start.level;
+    let mut width = 1;
+    let mut frontier = vec![start];
+    while width < SUBTREES && natural + 3 <= s.levels && !frontier.is_empty() {
+        frontier = frontier.iter().flat_map(|&st| s.children(st)).collect();
+        width = frontier.len();
+        natural += 1;
+    }
+    let (frame, floor) = lanes_frame(s, natural);
+    let (mut starts, mut boards) = (Vec::with_capacity(BATCH), Vec::with_capacity(BATCH));
+    let mut flow = ControlFlow::Continue(());
+    down_to(s, start, floor, board, &mut |st, b| {
+        if flow.is_continue() {
+            starts.push(st);
+            if BOARDS {
+                boards.push(*b);
+            }
+            if starts.len() == BATCH {
+                flow = batch(frame, &starts, &boards);
+                starts.clear();
+                boards.clear();
+            }
+        }
+    });
+    if flow.is_continue() && !starts.is_empty() {
+        let _ = batch(frame, &starts, &boards);
+    }
+    true
+}
 
 /// The smallest frame whose shallowest start is at most [`SLACK`] levels below `level`,
 /// and the level the lanes start on with it.
@@ -230,15 +240,70 @@ fn lanes_frame(s: &Schedule, level: usize) -> (simd::Frame, usize) {
         .unwrap_or_else(|| pick(simd::Frame::OpenRdLd))
 }
 
-/// Calls `visit` with every node of level `floor` below `state`, in order.
-fn down_to(s: &Schedule, state: State, floor: usize, visit: &mut impl FnMut(State)) {
+/// Calls `visit` with every node of level `floor` below `state`, in order, and the board
+/// with the queens of the levels on the way filled in (other rows as they were).
+fn down_to(
+    s: &Schedule,
+    state: State,
+    floor: usize,
+    board: &mut Board,
+    visit: &mut impl FnMut(State, &Board),
+) {
     if state.level >= floor {
-        visit(state);
+        visit(state, board);
         return;
     }
     for child in s.children(state) {
-        down_to(s, child, floor, visit);
+        board[s.rows[state.level] as usize] = (child.cols & !state.cols).trailing_zeros() as u8;
+        down_to(s, child, floor, board, visit);
     }
+}
+
+/// Counts below `start` in the SIMD lanes (see [`in_lanes`]); `None` where they cannot.
+fn lanes_count(s: &Schedule, start: State) -> Option<u64> {
+    let mut total = 0;
+    let ran = in_lanes::<false>(
+        s,
+        start,
+        &mut s.fixed_board.clone(),
+        &mut |frame, starts, _| {
+            total += simd::count_subtrees(s, frame, starts).unwrap_or(0);
+            ControlFlow::Continue(())
+        },
+    );
+    ran.then_some(total)
+}
+
+/// Calls `visit` with each completed board below `start` in increasing lexicographic order
+/// until it returns false, as [`kernel::walk`] does, with the SIMD lanes searching (see
+/// [`in_lanes`]). Returns false, visiting nothing, where the lanes cannot run.
+pub fn lanes_walk<F: FnMut(&[u8]) -> bool>(
+    s: &Schedule,
+    start: State,
+    prefix: &[u8],
+    visit: &mut F,
+) -> bool {
+    let mut board = s.fixed_board;
+    for (l, &c) in prefix[..start.level].iter().enumerate() {
+        board[s.rows[l] as usize] = c;
+    }
+    let mut hits = Vec::new();
+    in_lanes::<true>(s, start, &mut board, &mut |frame, starts, boards| {
+        hits.clear();
+        if simd::walk_subtrees(s, frame, starts, &mut hits).is_none() {
+            return ControlFlow::Break(());
+        }
+        for h in &hits {
+            let mut b = boards[h.start as usize];
+            for (l, &c) in (starts[0].level..s.levels).zip(&h.cols) {
+                b[s.rows[l] as usize] = c;
+            }
+            if !visit(&b[..s.n as usize]) {
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    })
 }
 
 /// Nodes between `state` and level `depth` of a schedule (a truncated search).

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::kernel;
 use crate::split::{self, Root, Task, Tasks};
-use crate::{Error, Symmetry, engine, symmetry};
+use crate::{Error, Kernel, Symmetry, engine, symmetry};
 
 /// What to list.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,6 +25,8 @@ pub struct ListOptions {
     pub unique: bool,
     /// Stop after this many solutions.
     pub limit: Option<u64>,
+    /// Which loop searches (every loop lists the same solutions).
+    pub kernel: Kernel,
 }
 
 /// The solutions rendered by one task: `bytes[ends[i - 1]..ends[i]]` is solution `i`.
@@ -37,7 +39,7 @@ struct Chunk {
 /// Free rows filled before a listing is cut into tasks: tasks stay small (memory stays flat)
 /// and numerous enough to balance.
 fn task_levels(n: u32) -> usize {
-    (n as usize).saturating_sub(12).max(2)
+    (n as usize).saturating_sub(13).max(2)
 }
 
 /// The rendered bytes of consecutive solutions, in order.
@@ -89,6 +91,7 @@ where
     }
     .thread_count();
     let pool = engine::pool(threads)?;
+    let lanes = options.kernel.resolve()? == Kernel::Avx512;
     let roots = if options.unique {
         split::smallest_image_roots(n)
     } else {
@@ -113,7 +116,10 @@ where
                 }
                 let chunks: Vec<Chunk> = pool.install(|| {
                     next.par_iter()
-                        .map(|t| run(n, &roots[t.root as usize], t, options.unique, limit, render))
+                        .map(|t| {
+                            let root = &roots[t.root as usize];
+                            run(n, root, t, (options.unique, lanes), limit, render)
+                        })
                         .collect()
                 });
                 produced += chunks.iter().map(|c| c.ends.len() as u64).sum::<u64>();
@@ -138,24 +144,28 @@ where
     Ok(listed)
 }
 
-/// Renders up to `limit` solutions of one task.
+/// Renders up to `limit` solutions of one task (one per class when `unique`), searched in
+/// the SIMD lanes when `lanes`.
 fn run<R: Fn(&[u8], &mut Vec<u8>)>(
     n: u32,
     root: &Root,
     task: &Task,
-    unique: bool,
+    (unique, lanes): (bool, bool),
     limit: u64,
     render: &R,
 ) -> Chunk {
     let s = root.schedule(n);
     let mut chunk = Chunk::default();
-    kernel::walk(&s, task.state, &task.prefix, &mut |board| {
+    let mut emit = |board: &[u8]| {
         if !unique || symmetry::is_smallest_image(board) {
             render(board, &mut chunk.bytes);
             chunk.ends.push(chunk.bytes.len());
         }
         (chunk.ends.len() as u64) < limit
-    });
+    };
+    if !(lanes && engine::lanes_walk(&s, task.state, &task.prefix, &mut emit)) {
+        kernel::walk(&s, task.state, &task.prefix, &mut emit);
+    }
     chunk
 }
 

@@ -94,24 +94,74 @@ pub fn available() -> bool {
 /// at least two above the last and no shallower than `frame`'s
 /// [`Frame::shallowest_start`]. `None` when the CPU lacks AVX-512 (see [`available`]).
 pub fn count_subtrees(s: &Schedule, frame: Frame, starts: &[State]) -> Option<u64> {
+    run::<false>(s, frame, starts, &mut Vec::new())
+}
+
+/// A completion found by [`walk_subtrees`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hit {
+    /// Index of the start it lies below.
+    pub start: u32,
+    /// The column of the queen on each level from the start's level to the last (entries
+    /// past those are zero).
+    pub cols: [u8; MAX_N as usize],
+}
+
+/// Every completion below `starts` (as for [`count_subtrees`]), appended to `hits` ordered
+/// by start and, below each start, in increasing lexicographic order of the columns.
+/// `None` when the CPU lacks AVX-512.
+pub fn walk_subtrees(
+    s: &Schedule,
+    frame: Frame,
+    starts: &[State],
+    hits: &mut Vec<Hit>,
+) -> Option<()> {
+    let from = hits.len();
+    run::<true>(s, frame, starts, hits)?;
+    // Each start is one lane's, whose hits come in order: a stable counting sort by start
+    // puts them in order.
+    let mut at = vec![0usize; starts.len() + 1];
+    for h in &hits[from..] {
+        at[h.start as usize + 1] += 1;
+    }
+    for i in 1..at.len() {
+        at[i] += at[i - 1];
+    }
+    let mut sorted = vec![Hit::default(); hits.len() - from];
+    for h in &hits[from..] {
+        sorted[at[h.start as usize]] = *h;
+        at[h.start as usize] += 1;
+    }
+    hits[from..].copy_from_slice(&sorted);
+    Some(())
+}
+
+/// Runs the loop for `frame`, recording completions into `hits` when `RECORD`.
+fn run<const RECORD: bool>(
+    s: &Schedule,
+    frame: Frame,
+    starts: &[State],
+    hits: &mut Vec<Hit>,
+) -> Option<u64> {
     #[cfg(target_arch = "x86_64")]
     {
         if available() {
             debug_assert!(starts.iter().all(|t| t.level == starts[0].level
                 && t.level + 2 <= s.levels
                 && t.level >= frame.shallowest_start(s)));
+            let o = frame.offset(s.n);
             // SAFETY: the CPU has AVX-512F (checked just above), the only feature these
             // functions are compiled for.
             return Some(unsafe {
                 match frame {
-                    Frame::Open => avx512::count::<false, false>(s, frame.offset(s.n), starts),
-                    Frame::OpenRd => avx512::count::<true, false>(s, frame.offset(s.n), starts),
-                    Frame::OpenRdLd => avx512::count::<true, true>(s, frame.offset(s.n), starts),
+                    Frame::Open => avx512::search::<false, false, RECORD>(s, o, starts, hits),
+                    Frame::OpenRd => avx512::search::<true, false, RECORD>(s, o, starts, hits),
+                    Frame::OpenRdLd => avx512::search::<true, true, RECORD>(s, o, starts, hits),
                 }
             });
         }
     }
-    let _ = (s, frame, starts);
+    let _ = (s, frame, starts, hits);
     None
 }
 
@@ -119,15 +169,17 @@ pub fn count_subtrees(s: &Schedule, frame: Frame, starts: &[State]) -> Option<u6
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::{LANES, MAX_N, Schedule, State};
+    use super::{Hit, LANES, MAX_N, Schedule, State};
 
-    /// The counting loop; frames keep the down-left diagonals when `KEEP_RD`, the
-    /// down-right ones when `KEEP_LD`, and column 0 of the board is bit `o` of a lane.
+    /// The loop; frames keep the down-left diagonals when `KEEP_RD`, the down-right ones
+    /// when `KEEP_LD`, column 0 of the board is bit `o` of a lane, and each completion is
+    /// appended to `hits` when `RECORD`. Returns the number of completions.
     #[target_feature(enable = "avx512f")]
-    pub(super) fn count<const KEEP_RD: bool, const KEEP_LD: bool>(
+    pub(super) fn search<const KEEP_RD: bool, const KEEP_LD: bool, const RECORD: bool>(
         s: &Schedule,
         o: u32,
         starts: &[State],
+        hits: &mut Vec<Hit>,
     ) -> u64 {
         let Some(first) = starts.first() else {
             return 0;
@@ -156,8 +208,10 @@ mod avx512 {
         let mut stack_ld = [0i32; MAX_N as usize * LANES];
         let (mut open, mut cols, mut ld, mut rd, mut level) = (zero, zero, zero, zero, top_v);
         let mut busy: __mmask16 = 0;
+        // The start each lane is below (read only when recording).
+        let mut lane_start = [0u32; LANES];
         let mut next_start = 0usize;
-        let mut hits = zero;
+        let mut found = zero;
         let mut total = 0u64;
         let mut steps = 0u32;
         // Lanes that need a subtree: all of them at first.
@@ -172,6 +226,7 @@ mod avx512 {
                 };
                 next_start += 1;
                 let k: __mmask16 = 1 << lane;
+                lane_start[lane as usize] = next_start as u32 - 1;
                 open = _mm512_mask_set1_epi32(open, k, (s.open(t) << o) as i32);
                 cols = _mm512_mask_set1_epi32(cols, k, ((t.cols & s.full) << o) as i32);
                 ld = _mm512_mask_set1_epi32(ld, k, ((t.ld & s.full) << o) as i32);
@@ -219,7 +274,11 @@ mod avx512 {
             let next = _mm512_andnot_si512(taken, full);
             let last = _mm512_mask_cmpeq_epi32_mask(go, level, before_last);
             let hit = _mm512_mask_test_epi32_mask(last, next, next);
-            hits = _mm512_mask_add_epi32(hits, hit, hits, one);
+            found = _mm512_mask_add_epi32(found, hit, found, one);
+            if RECORD && hit != 0 {
+                let levels = [top as usize, s.levels - 2];
+                record(hit, &stack, levels, o, [bit, next], &lane_start, hits);
+            }
             let push = _mm512_mask_test_epi32_mask(go & !last, next, next);
             // SAFETY: as for the gather.
             unsafe {
@@ -269,12 +328,51 @@ mod avx512 {
             // they could wrap.
             steps += 1;
             if steps == 1 << 30 {
-                total += sum(hits);
-                hits = zero;
+                total += sum(found);
+                found = zero;
                 steps = 0;
             }
         }
-        total + sum(hits)
+        total + sum(found)
+    }
+
+    /// Appends the boards of the lanes in `hit`, which stand on level `before_last` with a
+    /// queen on `bit` and the last row's square `next` open. The queens above are the
+    /// lowest squares of the lane's frames from level `top` down.
+    #[target_feature(enable = "avx512f")]
+    fn record(
+        hit: __mmask16,
+        stack: &[i32; MAX_N as usize * LANES],
+        [top, before_last]: [usize; 2],
+        o: u32,
+        [bit, next]: [__m512i; 2],
+        lane_start: &[u32; LANES],
+        hits: &mut Vec<Hit>,
+    ) {
+        let (mut bits, mut nexts) = ([0u32; LANES], [0u32; LANES]);
+        // SAFETY: each array is 16 u32, the 64 bytes a store writes; stores are unaligned.
+        unsafe {
+            _mm512_storeu_si512(bits.as_mut_ptr().cast(), bit);
+            _mm512_storeu_si512(nexts.as_mut_ptr().cast(), next);
+        }
+        let mut lanes = hit;
+        while lanes != 0 {
+            let lane = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let mut h = Hit {
+                start: lane_start[lane],
+                cols: [0; MAX_N as usize],
+            };
+            let column = |mask: u32| (mask.trailing_zeros() - o) as u8;
+            let mut k = 0;
+            for level in top..before_last {
+                h.cols[k] = column(stack[level * LANES + lane] as u32);
+                k += 1;
+            }
+            h.cols[k] = column(bits[lane]);
+            h.cols[k + 1] = column(nexts[lane]);
+            hits.push(h);
+        }
     }
 
     #[target_feature(enable = "avx512f")]

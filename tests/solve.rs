@@ -10,13 +10,24 @@ use std::process::{Command as Std, Stdio};
 use assert_cmd::Command;
 use nqueens::board::is_solution;
 use nqueens::list::{ListOptions, for_each_solution};
-use nqueens::published;
+use nqueens::{Kernel, published};
 
 fn list(n: u32, threads: usize, unique: bool, limit: Option<u64>) -> Vec<Vec<u8>> {
+    list_with(n, threads, unique, limit, Kernel::Auto)
+}
+
+fn list_with(
+    n: u32,
+    threads: usize,
+    unique: bool,
+    limit: Option<u64>,
+    kernel: Kernel,
+) -> Vec<Vec<u8>> {
     let options = ListOptions {
         threads: NonZeroUsize::new(threads),
         unique,
         limit,
+        kernel,
     };
     let mut out = Vec::new();
     let seen = for_each_solution(n, &options, |cols| {
@@ -55,6 +66,31 @@ fn every_solution_listed_once_valid_and_in_order() {
                 common::solutions(n as usize),
                 "same as the naive solver, n={n}"
             );
+        }
+    }
+}
+
+#[test]
+fn the_loops_list_the_same_solutions() {
+    if !nqueens::simd::available() {
+        eprintln!("this CPU lacks AVX-512: only the scalar loop lists");
+        return;
+    }
+    // Whole listings, then the first solutions of large boards, where the lanes keep more
+    // in each frame.
+    let cases = [
+        (11, None),
+        (12, None),
+        (13, None),
+        (20, Some(3000)),
+        (27, Some(300)),
+    ];
+    for (n, limit) in cases {
+        for unique in [false, true] {
+            let scalar = list_with(n, 2, unique, limit, Kernel::Scalar);
+            let lanes = list_with(n, 2, unique, limit, Kernel::Avx512);
+            assert!(!scalar.is_empty());
+            assert!(scalar == lanes, "n={n} unique={unique} limit={limit:?}");
         }
     }
 }

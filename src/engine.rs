@@ -283,10 +283,7 @@ pub fn lanes_walk<F: FnMut(&[u8]) -> bool>(
     prefix: &[u8],
     visit: &mut F,
 ) -> bool {
-    let mut board = s.fixed_board;
-    for (l, &c) in prefix[..start.level].iter().enumerate() {
-        board[s.rows[l] as usize] = c;
-    }
+    let mut board = s.board_above(start.level, prefix);
     let mut hits = Vec::new();
     in_lanes::<true>(s, start, &mut board, &mut |frame, starts, boards| {
         hits.clear();

@@ -86,6 +86,16 @@ impl Schedule {
         s
     }
 
+    /// The fixed queens and, on the first `level` free rows, the queens in `prefix` (by
+    /// level), as a board; rows below are 0.
+    pub fn board_above(&self, level: usize, prefix: &[u8]) -> Board {
+        let mut board = self.fixed_board;
+        for (l, &c) in prefix[..level].iter().enumerate() {
+            board[self.rows[l] as usize] = c;
+        }
+        board
+    }
+
     /// The search state before any free row is filled.
     pub fn start(&self) -> State {
         State {
@@ -210,10 +220,7 @@ pub fn walk<F: FnMut(&[u8]) -> bool>(s: &Schedule, start: State, prefix: &[u8], 
             self.stop
         }
     }
-    let mut board = s.fixed_board;
-    for (l, &c) in prefix[..start.level].iter().enumerate() {
-        board[s.rows[l] as usize] = c;
-    }
+    let mut board = s.board_above(start.level, prefix);
     if s.levels == 0 {
         // No free row: the fixed queens are the one completion.
         visit(&board[..s.n as usize]);

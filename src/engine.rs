@@ -209,19 +209,18 @@ fn in_lanes<const BOARDS: bool>(
     }
     let (frame, floor) = lanes_frame(s, natural);
     let (mut starts, mut boards) = (Vec::with_capacity(BATCH), Vec::with_capacity(BATCH));
-    let mut flow = ControlFlow::Continue(());
-    down_to(s, start, floor, board, &mut |st, b| {
-        if flow.is_continue() {
-            starts.push(st);
-            if BOARDS {
-                boards.push(*b);
-            }
-            if starts.len() == BATCH {
-                flow = batch(frame, &starts, &boards);
-                starts.clear();
-                boards.clear();
-            }
+    let flow = down_to(s, start, floor, board, &mut |st, b| {
+        starts.push(st);
+        if BOARDS {
+            boards.push(*b);
         }
+        if starts.len() < BATCH {
+            return ControlFlow::Continue(());
+        }
+        let flow = batch(frame, &starts, &boards);
+        starts.clear();
+        boards.clear();
+        flow
     });
     if flow.is_continue() && !starts.is_empty() {
         let _ = batch(frame, &starts, &boards);
@@ -241,22 +240,23 @@ fn lanes_frame(s: &Schedule, level: usize) -> (simd::Frame, usize) {
 }
 
 /// Calls `visit` with every node of level `floor` below `state`, in order, and the board
-/// with the queens of the levels on the way filled in (other rows as they were).
+/// with the queens of the levels on the way filled in (other rows as they were), until
+/// `visit` breaks.
 fn down_to(
     s: &Schedule,
     state: State,
     floor: usize,
     board: &mut Board,
-    visit: &mut impl FnMut(State, &Board),
-) {
+    visit: &mut impl FnMut(State, &Board) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     if state.level >= floor {
-        visit(state, board);
-        return;
+        return visit(state, board);
     }
     for child in s.children(state) {
         board[s.rows[state.level] as usize] = (child.cols & !state.cols).trailing_zeros() as u8;
-        down_to(s, child, floor, board, visit);
+        down_to(s, child, floor, board, visit)?;
     }
+    ControlFlow::Continue(())
 }
 
 /// Counts below `start` in the SIMD lanes (see [`in_lanes`]); `None` where they cannot.

@@ -54,13 +54,25 @@ impl Frame {
         }
     }
 
-    /// How many rows a rebuilt diagonal mask may travel back up and stay exact on the board.
+    /// Whether the frame keeps the down-left diagonals.
+    fn keeps_rd(self) -> bool {
+        self != Frame::Open
+    }
+
+    /// Whether the frame keeps the down-right diagonals.
+    fn keeps_ld(self) -> bool {
+        self == Frame::OpenRdLd
+    }
+
+    /// How many rows a rebuilt diagonal mask may travel back up and stay exact on the board:
+    /// a rebuilt down-left mask loses the bits shifted below the word (room: the bits below
+    /// the board), a rebuilt down-right one those shifted above it (room: the bits above).
     fn headroom(self, n: u32) -> u32 {
-        match self {
-            Frame::Open => (32 - n) / 2,
-            Frame::OpenRd => 32 - n,
-            Frame::OpenRdLd => u32::MAX,
-        }
+        let below = self.offset(n);
+        let above = 32 - n - below;
+        let rd = if self.keeps_rd() { u32::MAX } else { below };
+        let ld = if self.keeps_ld() { u32::MAX } else { above };
+        rd.min(ld)
     }
 
     /// The shallowest level of `s` at which lanes with this frame may start: subtrees from

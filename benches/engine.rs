@@ -5,8 +5,7 @@ use std::hint::black_box;
 use std::num::NonZeroUsize;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nqueens::engine::{Plan, Tally};
-use nqueens::{Kernel, Options, Symmetry, published};
+use nqueens::{Engine, Kernel, Options, Plan, Symmetry, Tally, published};
 
 const MODES: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
 
@@ -24,16 +23,16 @@ fn kernel_alone(c: &mut Criterion) {
     let mut group = c.benchmark_group("kernel");
     for kernel in kernels() {
         for n in 8..=13u32 {
-            let plan = Plan::new(n, Symmetry::Mirror, 1).with_kernel(kernel);
+            let plan = Plan::new(n, Symmetry::Mirror, 1).unwrap();
             let expected = published::all(n).unwrap();
             group.bench_with_input(
                 BenchmarkId::new(format!("{kernel:?}-mirror-roots"), n),
                 &plan,
                 |b, plan| {
                     b.iter(|| {
-                        let total = (0..plan.tasks.len())
-                            .map(|i| black_box(plan).solve(i))
-                            .fold(Tally::default(), |a, t| a + t);
+                        let total: Tally = (0..plan.subproblems.len())
+                            .map(|i| black_box(plan).count(i, kernel))
+                            .sum();
                         assert_eq!(total.solutions, expected);
                     })
                 },
@@ -43,7 +42,8 @@ fn kernel_alone(c: &mut Criterion) {
     group.finish();
 }
 
-/// The whole engine: split, rayon and reduction, per symmetry mode, loop and thread count.
+/// The whole engine (a [`nqueens::Run`] over every subproblem): split, rayon and reduction,
+/// per symmetry mode, loop and thread count.
 fn engine(c: &mut Criterion) {
     for symmetry in MODES {
         let mut group = c.benchmark_group(format!("count-{symmetry}"));
@@ -55,12 +55,12 @@ fn engine(c: &mut Criterion) {
                     symmetry,
                     kernel,
                 };
-                let pool = nqueens::engine::pool(options.thread_count()).unwrap();
+                let engine = Engine::new(&options).unwrap();
                 for n in 8..=13u32 {
                     let id = BenchmarkId::new(format!("{kernel:?}-j{threads}"), n);
                     group.bench_with_input(id, &n, |b, &n| {
                         b.iter(|| {
-                            let counts = nqueens::count_in(black_box(n), &options, &pool);
+                            let counts = engine.count(black_box(n), 2).unwrap();
                             assert_eq!(Some(counts.solutions), published::all(n));
                         })
                     });

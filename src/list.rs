@@ -1,8 +1,9 @@
 //! Listing solutions in lexicographic order (row 0 first), generated in parallel.
 //!
-//! The tasks of a listing are cut in lexicographic order (see [`crate::split::Tasks`]) and
+//! The subproblems of a listing are cut in lexicographic order (see
+//! [`crate::split::Subproblems`]) and
 //! come lazily, a batch at a time. A producer thread has the pool render each batch's
-//! solutions into one buffer per task; a channel that holds one batch carries them to the
+//! solutions into one buffer per subproblem; a channel that holds one batch carries them to the
 //! caller's thread, which sees the solutions in order. Memory holds at most a batch being
 //! rendered and one waiting, whatever the board size.
 
@@ -12,9 +13,10 @@ use std::sync::mpsc;
 
 use rayon::prelude::*;
 
-use crate::kernel;
-use crate::split::{self, Root, Task, Tasks};
-use crate::{Error, Kernel, Symmetry, engine, symmetry};
+use crate::run::Engine;
+use crate::split::{self, Root, Subproblem, Subproblems};
+use crate::symmetry;
+use crate::types::{Error, Kernel, Options, Symmetry, validate};
 
 /// What to list.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,16 +31,16 @@ pub struct ListOptions {
     pub kernel: Kernel,
 }
 
-/// The solutions rendered by one task: `bytes[ends[i - 1]..ends[i]]` is solution `i`.
+/// The solutions rendered by one subproblem: `bytes[ends[i - 1]..ends[i]]` is solution `i`.
 #[derive(Default)]
 struct Chunk {
     bytes: Vec<u8>,
     ends: Vec<usize>,
 }
 
-/// Free rows filled before a listing is cut into tasks: tasks stay small (memory stays flat)
-/// and numerous enough to balance.
-fn task_levels(n: u32) -> usize {
+/// Free rows filled before a listing is cut into subproblems: they stay small (memory stays
+/// flat) and numerous enough to balance.
+fn split_levels(n: u32) -> usize {
     (n as usize).saturating_sub(13).max(2)
 }
 
@@ -84,21 +86,20 @@ where
     R: Fn(&[u8], &mut Vec<u8>) + Sync,
     F: FnMut(Rendered<'_>) -> ControlFlow<()>,
 {
-    crate::validate(n, 0)?;
-    let threads = crate::Options {
+    validate(n, 0)?;
+    let engine = Engine::new(&Options {
         threads: options.threads,
-        ..Default::default()
-    }
-    .thread_count();
-    let pool = engine::pool(threads)?;
-    let lanes = options.kernel.resolve()? == Kernel::Avx512;
+        kernel: options.kernel,
+        ..Options::default()
+    })?;
+    let (pool, kernel) = (engine.pool(), engine.kernel());
     let roots = if options.unique {
         split::smallest_image_roots(n)
     } else {
         split::roots(n, Symmetry::None)
     };
     let limit = options.limit.unwrap_or(u64::MAX);
-    let batch = 8 * threads.get();
+    let batch = 8 * engine.threads();
     let mut listed = 0u64;
     if limit == 0 {
         return Ok(0);
@@ -107,10 +108,10 @@ where
         let (send, receive) = mpsc::sync_channel::<Vec<Chunk>>(1);
         let (roots, render) = (&roots, &render);
         scope.spawn(move || {
-            let mut tasks = Tasks::new(n, roots, task_levels(n));
+            let mut subproblems = Subproblems::new(n, roots, split_levels(n));
             let mut produced = 0u64;
             while produced < limit {
-                let next: Vec<Task> = tasks.by_ref().take(batch).collect();
+                let next: Vec<Subproblem> = subproblems.by_ref().take(batch).collect();
                 if next.is_empty() {
                     break;
                 }
@@ -118,7 +119,7 @@ where
                     next.par_iter()
                         .map(|t| {
                             let root = &roots[t.root as usize];
-                            run(n, root, t, (options.unique, lanes), limit, render)
+                            render_one(n, root, t, (options.unique, kernel), limit, render)
                         })
                         .collect()
                 });
@@ -144,13 +145,13 @@ where
     Ok(listed)
 }
 
-/// Renders up to `limit` solutions of one task (one per class when `unique`), searched in
-/// the SIMD lanes when `lanes`.
-fn run<R: Fn(&[u8], &mut Vec<u8>)>(
+/// Renders up to `limit` solutions of one subproblem (one per class when `unique`), searched
+/// with `kernel`.
+fn render_one<R: Fn(&[u8], &mut Vec<u8>)>(
     n: u32,
     root: &Root,
-    task: &Task,
-    (unique, lanes): (bool, bool),
+    sub: &Subproblem,
+    (unique, kernel): (bool, Kernel),
     limit: u64,
     render: &R,
 ) -> Chunk {
@@ -163,9 +164,7 @@ fn run<R: Fn(&[u8], &mut Vec<u8>)>(
         }
         (chunk.ends.len() as u64) < limit
     };
-    if !(lanes && engine::lanes_walk(&s, task.state, &task.prefix, &mut emit)) {
-        kernel::walk(&s, task.state, &task.prefix, &mut emit);
-    }
+    kernel.walk(&s, sub.state, &sub.prefix, &mut emit);
     chunk
 }
 

@@ -1,6 +1,7 @@
-//! The counting loop in SIMD lanes: sixteen subtrees searched in lockstep with AVX-512.
+//! The counting loop in SIMD lanes: sixteen subtrees searched in lockstep with AVX-512, and
+//! its feeding: how a subtree is cut into batches of smaller subtrees for the lanes.
 //!
-//! The scalar loop ([`crate::kernel`]) spends most of its time on mispredicted branches:
+//! The scalar loop ([`crate::scalar`]) spends most of its time on mispredicted branches:
 //! whether a level is used up, whether the next level is open. Here each of sixteen lanes
 //! runs its own depth-first search of one subtree, and every step of the loop advances
 //! every lane by one node: lanes with an open square descend (or count, on the row before
@@ -23,7 +24,9 @@
 //! The last free row always has exactly one column left, so a lane on the row before it
 //! counts one solution when the next row is open: a masked add, no popcount.
 
-use crate::kernel::{MAX_N, Schedule, State};
+use std::ops::ControlFlow;
+
+use crate::schedule::{Board, MAX_N, Schedule, State};
 
 /// Lanes per step.
 pub const LANES: usize = 16;
@@ -90,6 +93,121 @@ impl Frame {
     }
 }
 
+/// Subtrees per SIMD call: enough that the lanes stay busy while the last ones finish.
+const SUBTREES: usize = 16 * LANES;
+
+/// Most subtrees per SIMD call when the lanes start below the natural frontier.
+const BATCH: usize = 4 * SUBTREES;
+
+/// Levels the scalar feeding may descend below the natural frontier to let the lanes use a
+/// smaller frame. Measured on full-symmetry counts (results/README.md, "Lane frames"): the
+/// one-word frame starting five levels down still beats the two-word frame at n = 19 (by
+/// 10%), ties with it six levels down at n = 20, and loses eight levels down at n = 21 (by
+/// 13%).
+const SLACK: usize = 5;
+
+/// Number of completions below `start`, searched in the lanes (see [`feed`]); `None`, having
+/// done nothing, where the lanes cannot run.
+pub fn count_below(s: &Schedule, start: State) -> Option<u64> {
+    let mut total = 0;
+    let ran = feed::<false>(
+        s,
+        start,
+        &mut s.fixed_board.clone(),
+        &mut |frame, starts, _| {
+            total += count_subtrees(s, frame, starts).unwrap_or(0);
+            ControlFlow::Continue(())
+        },
+    );
+    ran.then_some(total)
+}
+
+/// Calls `visit` with each completed board below `start` in increasing lexicographic order
+/// until it returns false, as [`crate::scalar::walk`] does, searched in the lanes (see
+/// [`feed`]). Returns false, visiting nothing, where the lanes cannot run.
+pub fn walk_below<F: FnMut(&[u8]) -> bool>(
+    s: &Schedule,
+    start: State,
+    prefix: &[u8],
+    visit: &mut F,
+) -> bool {
+    let mut board = s.board_above(start.level, prefix);
+    let mut hits = Vec::new();
+    feed::<true>(s, start, &mut board, &mut |frame, starts, boards| {
+        hits.clear();
+        if walk_subtrees(s, frame, starts, &mut hits).is_none() {
+            return ControlFlow::Break(());
+        }
+        for h in &hits {
+            let mut b = boards[h.start as usize];
+            for (l, &c) in (starts[0].level..s.levels).zip(&h.cols) {
+                b[s.rows[l] as usize] = c;
+            }
+            if !visit(&b[..s.n as usize]) {
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    })
+}
+
+/// Hands the subtrees below `start` to `batch` for the lanes, in order, at most [`BATCH`] at
+/// a time, each with the board above it (`board` holds the rows above `start`).
+///
+/// The lanes start on the *natural frontier*, the first level with at least [`SUBTREES`]
+/// nodes below `start` (or the deepest they may start on), or deeper where the frame picked
+/// by [`frame_for`] needs it. Returns false, calling nothing, where the lanes cannot run:
+/// the CPU lacks them or the subtree is too shallow. The boards are left empty unless
+/// `BOARDS`.
+fn feed<const BOARDS: bool>(
+    s: &Schedule,
+    start: State,
+    board: &mut Board,
+    batch: &mut impl FnMut(Frame, &[State], &[Board]) -> ControlFlow<()>,
+) -> bool {
+    if start.level + 2 > s.levels || !available() {
+        return false;
+    }
+    let mut natural = start.level;
+    let mut width = 1;
+    let mut frontier = vec![start];
+    while width < SUBTREES && natural + 3 <= s.levels && !frontier.is_empty() {
+        frontier = frontier.iter().flat_map(|&st| s.children(st)).collect();
+        width = frontier.len();
+        natural += 1;
+    }
+    let (frame, floor) = frame_for(s, natural);
+    let (mut starts, mut boards) = (Vec::with_capacity(BATCH), Vec::with_capacity(BATCH));
+    let flow = s.down_to(start, floor, board, &mut |st, b| {
+        starts.push(st);
+        if BOARDS {
+            boards.push(*b);
+        }
+        if starts.len() < BATCH {
+            return ControlFlow::Continue(());
+        }
+        let flow = batch(frame, &starts, &boards);
+        starts.clear();
+        boards.clear();
+        flow
+    });
+    if flow.is_continue() && !starts.is_empty() {
+        let _ = batch(frame, &starts, &boards);
+    }
+    true
+}
+
+/// The smallest frame whose shallowest start is at most [`SLACK`] levels below `level`,
+/// and the level the lanes start on with it.
+fn frame_for(s: &Schedule, level: usize) -> (Frame, usize) {
+    let pick = |f: Frame| (f, f.shallowest_start(s).max(level));
+    Frame::ALL
+        .into_iter()
+        .map(pick)
+        .find(|&(_, floor)| floor <= level + SLACK)
+        .unwrap_or_else(|| pick(Frame::OpenRdLd))
+}
+
 /// Whether this CPU can run [`count_subtrees`].
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -106,7 +224,7 @@ pub fn available() -> bool {
 /// at least two above the last and no shallower than `frame`'s
 /// [`Frame::shallowest_start`]. `None` when the CPU lacks AVX-512 (see [`available`]).
 pub fn count_subtrees(s: &Schedule, frame: Frame, starts: &[State]) -> Option<u64> {
-    run::<false>(s, frame, starts, &mut Vec::new())
+    dispatch::<false>(s, frame, starts, &mut Vec::new())
 }
 
 /// A completion found by [`walk_subtrees`].
@@ -129,7 +247,7 @@ pub fn walk_subtrees(
     hits: &mut Vec<Hit>,
 ) -> Option<()> {
     let from = hits.len();
-    run::<true>(s, frame, starts, hits)?;
+    dispatch::<true>(s, frame, starts, hits)?;
     // Each start is one lane's, whose hits come in order: a stable counting sort by start
     // puts them in order.
     let mut at = vec![0usize; starts.len() + 1];
@@ -149,7 +267,7 @@ pub fn walk_subtrees(
 }
 
 /// Runs the loop for `frame`, recording completions into `hits` when `RECORD`.
-fn run<const RECORD: bool>(
+fn dispatch<const RECORD: bool>(
     s: &Schedule,
     frame: Frame,
     starts: &[State],
@@ -258,8 +376,10 @@ mod avx512 {
             // level, so the gather starts while the other lanes compute.
             let here = _mm512_add_epi32(_mm512_slli_epi32::<4>(level), lane_ids);
             let up = _mm512_sub_epi32(here, _mm512_set1_epi32(LANES as i32));
-            // SAFETY: every index is `level * 16 + lane` with `level < 32` (levels of a
-            // schedule) and `lane < 16`, inside the 512-entry array; scale 4 is i32.
+            // SAFETY: `here` is `level * 16 + lane` and `up` is `(level - 1) * 16 + lane`,
+            // with `lane < 16` and, for the lanes in the mask, `top <= level - 1` (popping
+            // lanes are below their start) and `level < 32` (levels of a schedule): inside
+            // the 512-entry array; scale 4 is i32.
             let parent = unsafe { _mm512_mask_i32gather_epi32::<4>(zero, pop, up, stack.as_ptr()) };
             let kept_rd = if KEEP_RD {
                 // SAFETY: as above.

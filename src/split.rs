@@ -1,5 +1,5 @@
-//! Subproblems: the queens fixed before the search (*roots*) and the independent tasks a
-//! root is cut into by placing queens on its first free rows.
+//! Subproblems: the queens fixed before the search (*roots*) and the independent
+//! subproblems a root is cut into by placing queens on its first free rows.
 //!
 //! - `none`: one root per column of the top row, weight 1.
 //! - `mirror`: the top-row columns of the left half, weight 2, and the middle column of an
@@ -22,14 +22,14 @@
 //!
 //! The empty board (`n == 0`) and `n == 1` have a single root that is classified on its own.
 
-use crate::Symmetry;
-use crate::kernel::{MAX_N, Schedule, State};
+use crate::schedule::{MAX_N, Schedule, State};
 use crate::symmetry::{self, Constellation};
+use crate::types::Symmetry;
 
 /// What a root fixes, and so which squares it closes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// Nothing fixed (the empty board, or any board with a single task).
+    /// Nothing fixed (the empty board, or a board of one square).
     Open,
     /// A queen at `(0, c)` (modes `none` and `mirror`).
     Top(u8),
@@ -102,7 +102,8 @@ fn close_nearer_than(n: u32, t: u8, forbid: &mut [u32; MAX_N as usize]) {
         forbid[r] |= sides;
         forbid[m - r] |= sides;
     }
-    forbid[m] |= crate::kernel::mask_of(u32::from(t)) | !crate::kernel::mask_of(n - u32::from(t));
+    forbid[m] |=
+        crate::schedule::mask_of(u32::from(t)) | !crate::schedule::mask_of(n - u32::from(t));
 }
 
 /// The border squares as near to a corner as `(0, t)`, other than the top row's.
@@ -223,28 +224,28 @@ pub fn smallest_image_roots(n: u32) -> Vec<Root> {
 
 /// An independent piece of work: a root with queens on its first `state.level` free rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Task {
+pub struct Subproblem {
     /// Index of the root in the list it came from.
     pub root: u32,
-    /// The search node the task starts from.
+    /// The search node the subproblem starts from.
     pub state: State,
     /// Columns of the queens placed on the free rows above `state.level`.
     pub prefix: [u8; MAX_N as usize],
 }
 
-/// The tasks of every root after `levels` more free rows are filled (fewer where a root has
-/// fewer free rows), in increasing order of root and then of the placed columns.
-pub fn tasks(n: u32, roots: &[Root], levels: usize) -> Vec<Task> {
-    Tasks::new(n, roots, levels).collect()
+/// The subproblems of every root after `levels` more free rows are filled (fewer where a
+/// root has fewer free rows), in increasing order of root and then of the placed columns.
+pub fn subproblems(n: u32, roots: &[Root], levels: usize) -> Vec<Subproblem> {
+    Subproblems::new(n, roots, levels).collect()
 }
 
-/// [`tasks`] one at a time, without building the list: a depth-first walk of each root's
-/// first free rows with an explicit stack.
-pub struct Tasks<'a> {
+/// [`subproblems`] one at a time, without building the list: a depth-first walk of each
+/// root's first free rows with an explicit stack.
+pub struct Subproblems<'a> {
     n: u32,
     roots: &'a [Root],
     levels: usize,
-    /// The root being cut, its schedule and the depth its tasks start at.
+    /// The root being cut, its schedule and the depth its subproblems start at.
     current: Option<(usize, Schedule, usize)>,
     next_root: usize,
     /// One frame per level being enumerated: the node and its open squares not yet tried.
@@ -252,10 +253,10 @@ pub struct Tasks<'a> {
     prefix: [u8; MAX_N as usize],
 }
 
-impl<'a> Tasks<'a> {
-    /// The tasks of `roots` on an `n`-board, `levels` free rows below each root.
-    pub fn new(n: u32, roots: &'a [Root], levels: usize) -> Tasks<'a> {
-        Tasks {
+impl<'a> Subproblems<'a> {
+    /// The subproblems of `roots` on an `n`-board, `levels` free rows below each root.
+    pub fn new(n: u32, roots: &'a [Root], levels: usize) -> Subproblems<'a> {
+        Subproblems {
             n,
             roots,
             levels,
@@ -267,10 +268,10 @@ impl<'a> Tasks<'a> {
     }
 }
 
-impl Iterator for Tasks<'_> {
-    type Item = Task;
+impl Iterator for Subproblems<'_> {
+    type Item = Subproblem;
 
-    fn next(&mut self) -> Option<Task> {
+    fn next(&mut self) -> Option<Subproblem> {
         loop {
             let Some((root, s, depth)) = &self.current else {
                 let root = *self.roots.get(self.next_root)?;
@@ -282,13 +283,13 @@ impl Iterator for Tasks<'_> {
                 self.next_root += 1;
                 if depth == 0 {
                     self.frames.clear();
-                    let task = Task {
+                    let first = Subproblem {
                         root: (self.next_root - 1) as u32,
                         state: start,
                         prefix: self.prefix,
                     };
                     self.current = None;
-                    return Some(task);
+                    return Some(first);
                 }
                 continue;
             };
@@ -306,7 +307,7 @@ impl Iterator for Tasks<'_> {
             self.prefix[here.level] = bit.trailing_zeros() as u8;
             let below = s.place(&here, bit);
             if below.level == *depth {
-                return Some(Task {
+                return Some(Subproblem {
                     root: *root as u32,
                     state: below,
                     prefix: self.prefix,

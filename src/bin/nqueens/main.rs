@@ -4,7 +4,14 @@ use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
-use nqueens::cli::{self, Cli, Failure};
+
+mod cli;
+mod commands;
+mod output;
+mod progress;
+
+use cli::Cli;
+use commands::Failure;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -28,7 +35,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match cli::run(cli) {
+    match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(e)) => {
             let _ = writeln!(std::io::stderr(), "error: {e:#}");

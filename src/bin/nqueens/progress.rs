@@ -2,7 +2,7 @@
 //!
 //! On a terminal it is an indicatif bar; with `--progress always` elsewhere (a log file) it
 //! is a plain line every few seconds. Subproblem costs differ by orders of magnitude, so the
-//! fraction done and the ETA count estimated work ([`crate::engine::Plan::costs`]), not
+//! fraction done and the ETA count estimated work ([`nqueens::Plan::costs`]), not
 //! subproblems.
 
 use std::io::{IsTerminal, Write};
@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use nqueens::{Observer, Tally};
 
 /// When to show progress.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -27,23 +28,23 @@ pub struct Progress {
     label: String,
     costs: Vec<u64>,
     total_cost: u64,
-    total_tasks: u64,
+    total_subproblems: u64,
     start_cost: u64,
     done_cost: AtomicU64,
-    done_tasks: AtomicU64,
+    done_subproblems: AtomicU64,
     start: Instant,
     bar: Option<ProgressBar>,
     finished: AtomicBool,
 }
 
 impl Progress {
-    /// Progress over `tasks` (indices into `costs`), of which `already` are done; `None`
-    /// when it is not to be shown.
+    /// Progress over `subproblems` (indices into `costs`), of which `already` are done;
+    /// `None` when it is not to be shown.
     pub fn new(
         when: When,
         label: String,
         costs: Vec<u64>,
-        tasks: &[usize],
+        subproblems: &[usize],
         already: &[usize],
     ) -> Option<Progress> {
         let terminal = std::io::stderr().is_terminal();
@@ -55,7 +56,7 @@ impl Progress {
         if !shown {
             return None;
         }
-        let total_cost = tasks.iter().map(|&i| costs[i]).sum();
+        let total_cost = subproblems.iter().map(|&i| costs[i]).sum();
         let start_cost = already.iter().map(|&i| costs[i]).sum();
         let bar = terminal.then(|| {
             let bar = ProgressBar::with_draw_target(Some(total_cost), ProgressDrawTarget::stderr_with_hz(4));
@@ -74,10 +75,10 @@ impl Progress {
             label,
             costs,
             total_cost,
-            total_tasks: tasks.len() as u64,
+            total_subproblems: subproblems.len() as u64,
             start_cost,
             done_cost: AtomicU64::new(start_cost),
-            done_tasks: AtomicU64::new(already.len() as u64),
+            done_subproblems: AtomicU64::new(already.len() as u64),
             start: Instant::now(),
             bar,
             finished: AtomicBool::new(false),
@@ -86,10 +87,10 @@ impl Progress {
         Some(p)
     }
 
-    /// Marks task `i` done.
-    pub fn task_done(&self, i: usize) {
+    /// Marks subproblem `i` done.
+    pub fn subproblem_done(&self, i: usize) {
         self.done_cost.fetch_add(self.costs[i], Ordering::Relaxed);
-        self.done_tasks.fetch_add(1, Ordering::Relaxed);
+        self.done_subproblems.fetch_add(1, Ordering::Relaxed);
         if let Some(bar) = &self.bar {
             bar.inc(self.costs[i]);
             self.update_message();
@@ -100,8 +101,8 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.set_message(format!(
                 "{}/{} subproblems",
-                self.done_tasks.load(Ordering::Relaxed),
-                self.total_tasks
+                self.done_subproblems.load(Ordering::Relaxed),
+                self.total_subproblems
             ));
         }
     }
@@ -127,8 +128,8 @@ impl Progress {
         format!(
             "{}: {}/{} subproblems, {:.1}% of estimated work, {} elapsed, {eta}",
             self.label,
-            self.done_tasks.load(Ordering::Relaxed),
-            self.total_tasks,
+            self.done_subproblems.load(Ordering::Relaxed),
+            self.total_subproblems,
             100.0 * fraction,
             seconds(elapsed)
         )
@@ -174,5 +175,11 @@ fn seconds(s: f64) -> String {
         0..60 => format!("{s}s"),
         60..3600 => format!("{}m{:02}s", s / 60, s % 60),
         _ => format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60),
+    }
+}
+
+impl Observer for Progress {
+    fn finished(&self, index: usize, _: Tally) {
+        self.subproblem_done(index);
     }
 }

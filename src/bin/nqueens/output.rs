@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::Counts;
+use nqueens::Counts;
 
 /// Output format of `count` and `verify`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -181,5 +181,24 @@ impl Record for Check {
             if self.ok { "ok" } else { "BAD" }.to_string(),
             format!("{:.6}", self.elapsed_s),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nqueens::{Options, count};
+
+    #[test]
+    fn counts_past_u64_are_printed_exactly() {
+        let mut c = count(4, &Options::default()).unwrap();
+        c.solutions = (1u128 << 70) + 1;
+        let mut csv = Vec::new();
+        Printer::new(&mut csv, Format::Csv).print(&c).unwrap();
+        assert!(
+            String::from_utf8(csv)
+                .unwrap()
+                .contains(",1180591620717411303425,")
+        );
     }
 }

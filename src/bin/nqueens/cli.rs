@@ -1,0 +1,293 @@
+//! The command line: clap derive structs (their doc comments are the help), the parsers of
+//! their values, and where flags become the library's options.
+
+use std::num::NonZeroUsize;
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+use nqueens::shard::Shard;
+use nqueens::{DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Options, Symmetry, published};
+
+use crate::output::Format;
+use crate::progress::When;
+
+/// Exact counts of N-Queens solutions, on every core.
+#[derive(Debug, Parser)]
+#[command(name = "nqueens", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Count the solutions of one or more board sizes.
+    Count(CountArgs),
+    /// Count n = 0..=M and compare each with the published OEIS values; exit 1 on a mismatch.
+    Verify(VerifyArgs),
+    /// Write the solutions of a board, in lexicographic order of their columns.
+    Solve(SolveArgs),
+    /// Add up shard results (from `count --shard I/K --output FILE`) and print the counts.
+    Merge(MergeArgs),
+    /// Write a shell completion script to stdout (e.g. `nqueens completions bash`).
+    Completions(CompletionsArgs),
+    /// Write the man page (roff) to stdout: `nqueens man > nqueens.1`.
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Shard result files, one per shard 0..K
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// Flags for runs that last hours.
+#[derive(Debug, Args)]
+pub struct LongRunArgs {
+    /// Progress on stderr, weighted by estimated cost: auto shows it on a terminal
+    #[arg(long, value_enum, default_value_t = When::Auto)]
+    pub progress: When,
+    /// Record each finished subproblem in FILE and resume from it when run again (one board size)
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+    /// Count only part I of K disjoint, cost-balanced parts (0 <= I < K; one board size)
+    #[arg(long, value_name = "I/K", value_parser = parse_shard, requires = "output")]
+    pub shard: Option<Shard>,
+    /// Where --shard writes its partial counts (JSON, for `nqueens merge`)
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub output: Option<PathBuf>,
+}
+
+/// How `solve` writes each solution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BoardFormat {
+    /// N lines of 'Q' and '.', a blank line between solutions
+    Board,
+    /// One JSON array of solutions, each an array of N strings
+    Leetcode,
+    /// One line per solution: the 0-based column of the queen in each row
+    Columns,
+    /// JSON Lines: {"n":4,"columns":[1,3,0,2]}
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// Board size (0 <= N <= 32)
+    #[arg(value_name = "N", value_parser = parse_size, allow_negative_numbers = true)]
+    pub n: u32,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = BoardFormat::Board)]
+    pub format: BoardFormat,
+    /// Stop after the first K solutions in order
+    #[arg(long, value_name = "K", value_parser = parse_limit, allow_negative_numbers = true)]
+    pub limit: Option<u64>,
+    /// One solution per symmetry class: the lexicographically smallest of its eight images
+    #[arg(long)]
+    pub unique: bool,
+    /// Worker threads [default: the number of logical CPUs]
+    #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
+    pub threads: Option<NonZeroUsize>,
+    /// Search loop: auto picks AVX-512 where the CPU has it (all list the same solutions)
+    #[arg(long, value_parser = choice(&Kernel::ALL, Kernel::name, Kernel::about), default_value_t = Kernel::Auto)]
+    pub kernel: Kernel,
+}
+
+/// Flags shared by every command that counts.
+#[derive(Debug, Args)]
+pub struct EngineArgs {
+    /// Worker threads [default: the number of logical CPUs]
+    #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
+    pub threads: Option<NonZeroUsize>,
+    /// Rows placed before the work is split into subproblems (0: as 1, run on one thread)
+    #[arg(long, value_name = "K", value_parser = parse_split_depth, allow_negative_numbers = true)]
+    pub split_depth: Option<usize>,
+    /// Symmetry used to cut the work
+    #[arg(long, value_parser = choice(&Symmetry::ALL, Symmetry::name, Symmetry::about), default_value_t = Symmetry::Full)]
+    pub symmetry: Symmetry,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Counting loop: auto picks AVX-512 where the CPU has it (all give the same counts)
+    #[arg(long, value_parser = choice(&Kernel::ALL, Kernel::name, Kernel::about), default_value_t = Kernel::Auto)]
+    pub kernel: Kernel,
+}
+
+#[derive(Debug, Args)]
+pub struct CountArgs {
+    /// Board sizes: N, or inclusive ranges A-B (0 <= N <= 32), e.g. `8 10 12` or `1-12`
+    #[arg(required = true, value_name = "N", value_parser = parse_sizes, allow_negative_numbers = true)]
+    pub sizes: Vec<RangeInclusive<u32>>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    #[command(flatten)]
+    pub long: LongRunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Largest board size to check (0..=27, the published range)
+    #[arg(long, value_name = "M", default_value_t = 14, value_parser = parse_max_n, allow_negative_numbers = true)]
+    pub max_n: u32,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+const MAX_THREADS: usize = 4096;
+
+fn parse_threads(s: &str) -> Result<NonZeroUsize, String> {
+    s.parse::<usize>()
+        .ok()
+        .and_then(NonZeroUsize::new)
+        .filter(|t| t.get() <= MAX_THREADS)
+        .ok_or_else(|| format!("the thread count must be a whole number from 1 to {MAX_THREADS}"))
+}
+
+fn parse_split_depth(s: &str) -> Result<usize, String> {
+    s.parse::<usize>()
+        .ok()
+        .filter(|&d| d <= MAX_N as usize)
+        .ok_or_else(|| {
+            format!(
+                "the split depth must be a whole number from 0 to the board size (at most {MAX_N})"
+            )
+        })
+}
+
+fn parse_limit(s: &str) -> Result<u64, String> {
+    s.parse::<u64>()
+        .map_err(|_| format!("the limit must be a whole number from 0 to {}", u64::MAX))
+}
+
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    let bad = || format!("'{s}' is not a shard: expected I/K with whole numbers 0 <= I < K");
+    let (i, k) = s.split_once('/').ok_or_else(bad)?;
+    let (index, count) = (
+        i.trim().parse::<usize>().map_err(|_| bad())?,
+        k.trim().parse::<usize>().map_err(|_| bad())?,
+    );
+    if index >= count {
+        return Err(bad());
+    }
+    Ok(Shard { index, count })
+}
+
+fn parse_max_n(s: &str) -> Result<u32, String> {
+    let last = published::A000170.len() - 1;
+    s.parse::<u32>()
+        .ok()
+        .filter(|&m| m as usize <= last)
+        .ok_or_else(|| {
+            format!("--max-n must be a whole number from 0 to {last} (the published values)")
+        })
+}
+
+fn parse_size(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<i64>() {
+        Ok(v) if (0..=i64::from(MAX_N)).contains(&v) => Ok(v as u32),
+        Ok(v) => Err(format!(
+            "board size {v} is out of range: N must be between 0 and {MAX_N}"
+        )),
+        Err(_) => Err(format!(
+            "'{s}' is not a board size: expected a whole number N or a range A-B, with 0 <= N <= {MAX_N}"
+        )),
+    }
+}
+
+/// `N` or `A-B` (inclusive, `A <= B`).
+fn parse_sizes(s: &str) -> Result<RangeInclusive<u32>, String> {
+    // A leading '-' is a sign (a negative size), not a range separator.
+    match s[1.min(s.len())..].find('-').map(|i| i + 1) {
+        None => parse_size(s).map(|n| n..=n),
+        Some(i) => {
+            let (a, b) = (parse_size(&s[..i])?, parse_size(&s[i + 1..])?);
+            if a > b {
+                return Err(format!(
+                    "the range {a}-{b} is reversed: write it as {b}-{a}"
+                ));
+            }
+            Ok(a..=b)
+        }
+    }
+}
+
+/// The value parser of a choice of the library's ([`Symmetry`], [`Kernel`]): its names, each
+/// with its line of help.
+fn choice<T>(
+    values: &'static [T],
+    name: fn(T) -> &'static str,
+    about: fn(T) -> &'static str,
+) -> impl TypedValueParser<Value = T>
+where
+    T: Copy + Send + Sync + std::str::FromStr<Err = String> + 'static,
+{
+    let values = values
+        .iter()
+        .map(move |&v| PossibleValue::new(name(v)).help(about(v)));
+    PossibleValuesParser::new(values).try_map(|s| s.parse::<T>())
+}
+
+/// The split depth for one board: an explicit depth is kept (the caller has checked it
+/// against the largest board with [`check_split_depth`]) and capped at the board, as is the
+/// default.
+pub fn split_depth_for(n: u32, engine: &EngineArgs) -> usize {
+    engine
+        .split_depth
+        .unwrap_or(DEFAULT_SPLIT_DEPTH)
+        .min(n as usize)
+}
+
+/// Refuses a split depth deeper than every requested board.
+pub fn check_split_depth(engine: &EngineArgs, largest: u32) -> Result<(), Error> {
+    match engine.split_depth {
+        Some(depth) if depth > largest as usize => Err(Error::SplitDepth { depth, n: largest }),
+        _ => Ok(()),
+    }
+}
+
+/// The library's options from the flags (the split depth is set per board).
+pub fn options(engine: &EngineArgs) -> Options {
+    Options {
+        threads: engine.threads,
+        split_depth: DEFAULT_SPLIT_DEPTH,
+        symmetry: engine.symmetry,
+        kernel: engine.kernel,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn sizes_parse_as_numbers_and_ranges() {
+        assert_eq!(parse_sizes("8"), Ok(8..=8));
+        assert_eq!(parse_sizes("1-12"), Ok(1..=12));
+        assert_eq!(parse_sizes("0-0"), Ok(0..=0));
+        assert!(parse_sizes("12-8").unwrap_err().contains("reversed"));
+        assert!(parse_sizes("-3").unwrap_err().contains("between 0 and 32"));
+        assert!(parse_sizes("33").unwrap_err().contains("between 0 and 32"));
+        assert!(parse_sizes("x").unwrap_err().contains("not a board size"));
+        assert!(parse_sizes("3-").unwrap_err().contains("not a board size"));
+        assert!(parse_sizes("").is_err());
+    }
+}

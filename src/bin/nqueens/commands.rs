@@ -1,0 +1,299 @@
+//! What each subcommand does, over the library: count (with its long-run observers),
+//! verify, merge, solve, and the generated completions and man page.
+
+use std::io::{self, Write};
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::CommandFactory;
+use nqueens::checkpoint::Checkpoint;
+use nqueens::list::{self, ListOptions};
+use nqueens::shard::{self, ShardResult};
+use nqueens::{Counts, Engine, Error, Observer, Run, Tally, board, published};
+
+use crate::cli::{
+    BoardFormat, Cli, Command, CountArgs, EngineArgs, LongRunArgs, MergeArgs, SolveArgs,
+    VerifyArgs, check_split_depth, options, split_depth_for,
+};
+use crate::output::{Check, Printer};
+use crate::progress::Progress;
+
+/// What went wrong, and the exit code it maps to.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input: exit 2.
+    Usage(anyhow::Error),
+    /// A check failed or the work could not be done: exit 1.
+    Failed(anyhow::Error),
+    /// Results disagree with the published values: exit 1, already reported.
+    Mismatch,
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Failure {
+        Failure::Failed(e.into())
+    }
+}
+
+impl From<Error> for Failure {
+    /// A library error: the input's fault (exit 2) unless the threads could not start.
+    fn from(e: Error) -> Failure {
+        match e {
+            Error::ThreadPool(_) => Failure::Failed(e.into()),
+            _ => Failure::Usage(e.into()),
+        }
+    }
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Count(args) => count(args),
+        Command::Verify(args) => verify(args),
+        Command::Solve(args) => solve(args),
+        Command::Merge(args) => merge(args),
+        Command::Completions(args) => {
+            let mut cmd = Cli::command();
+            clap_complete::generate(args.shell, &mut cmd, "nqueens", &mut io::stdout().lock());
+            Ok(())
+        }
+        Command::Man => {
+            let mut out = io::stdout().lock();
+            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            out.flush()?;
+            Ok(())
+        }
+    }
+}
+
+/// The engine the flags ask for: threads started and the kernel resolved, once.
+fn engine(args: &EngineArgs) -> Result<Engine, Failure> {
+    Ok(Engine::new(&options(args))?)
+}
+
+fn count(args: CountArgs) -> Result<(), Failure> {
+    let largest = args.sizes.iter().map(|r| *r.end()).max().unwrap_or(0);
+    check_split_depth(&args.engine, largest)?;
+    let single = args.sizes.len() == 1 && args.sizes[0].start() == args.sizes[0].end();
+    if !single && (args.long.checkpoint.is_some() || args.long.shard.is_some()) {
+        return Err(Failure::Usage(anyhow::anyhow!(
+            "--checkpoint and --shard take a single board size N"
+        )));
+    }
+    let engine = engine(&args.engine)?;
+    let mut out = Printer::new(io::stdout().lock(), args.engine.format);
+    for n in args.sizes.iter().cloned().flatten() {
+        let depth = split_depth_for(n, &args.engine);
+        if let Some(counts) = long_count(n, depth, &engine, &args.long)? {
+            out.print(&counts)?;
+        }
+    }
+    Ok(())
+}
+
+/// Test hook: abort the process (as a crash would) once this many results are synced to
+/// the checkpoint.
+const ABORT_AFTER: &str = "NQUEENS_TEST_ABORT_AFTER";
+
+/// The test hook's observer: after `after` finished subproblems it syncs the checkpoint and
+/// aborts.
+struct AbortAfter {
+    after: usize,
+    seen: AtomicUsize,
+    checkpoint: Arc<Checkpoint>,
+}
+
+impl Observer for AbortAfter {
+    fn finished(&self, _: usize, _: Tally) {
+        if self.seen.fetch_add(1, Ordering::SeqCst) + 1 >= self.after {
+            let _ = self.checkpoint.flush();
+            std::process::abort();
+        }
+    }
+}
+
+/// Counts one board with progress, checkpoint and shard as asked; `None` for a shard, whose
+/// partial counts go to its output file.
+fn long_count(
+    n: u32,
+    split_depth: usize,
+    engine: &Engine,
+    long: &LongRunArgs,
+) -> Result<Option<Counts>, Failure> {
+    let failed = Failure::Failed;
+    let start = Instant::now();
+    let plan = engine.plan(n, split_depth)?;
+    let mut run = Run::new(&plan).started(start);
+    if let Some(shard) = long.shard {
+        run = run.only(shard::subproblems_of(plan.costs(), shard));
+    }
+    let checkpoint = match &long.checkpoint {
+        Some(path) => {
+            let (c, done) = Checkpoint::open(path, &plan, long.shard).map_err(failed)?;
+            run = run.resume(done);
+            Some(Arc::new(c))
+        }
+        None => None,
+    };
+    let abort = std::env::var(ABORT_AFTER)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .zip(checkpoint.clone())
+        .map(|(after, checkpoint)| AbortAfter {
+            after,
+            seen: AtomicUsize::new(0),
+            checkpoint,
+        });
+    let progress = Progress::new(
+        long.progress,
+        format!("n={n}"),
+        plan.costs().to_vec(),
+        run.selected(),
+        &run.already_done(),
+    );
+    if let Some(c) = &checkpoint {
+        run = run.observe(c.as_ref());
+        let c = Arc::clone(c);
+        let _ = ctrlc::set_handler(move || {
+            let kept = c.flush().unwrap_or(0);
+            let _ = writeln!(
+                io::stderr(),
+                "interrupted: {kept} more subproblem results saved in {}; run the same command again to resume",
+                c.path().display()
+            );
+            std::process::exit(130);
+        });
+    }
+    if let Some(a) = &abort {
+        run = run.observe(a);
+    }
+    if let Some(p) = &progress {
+        run = run.observe(p);
+    }
+    let selected = run.selected().len();
+    let outcome = match &progress {
+        Some(p) => p.around(Duration::from_secs(2), || run.execute(engine)),
+        None => run.execute(engine),
+    };
+    if let Some(p) = &progress {
+        p.finish();
+    }
+    if let Some(c) = &checkpoint {
+        c.finish().map_err(failed)?;
+    }
+    match (long.shard, &long.output) {
+        (Some(shard), Some(path)) => {
+            let result = ShardResult::new(
+                &plan,
+                shard,
+                selected,
+                outcome.tally,
+                outcome.threads,
+                outcome.elapsed_s,
+            );
+            result.write(path).map_err(failed)?;
+            let _ = writeln!(
+                io::stderr(),
+                "shard {shard}: {selected} of {} subproblems counted; partial counts written to {}",
+                plan.subproblems.len(),
+                path.display()
+            );
+            Ok(None)
+        }
+        _ => Ok(Some(outcome.counts(&plan))),
+    }
+}
+
+fn merge(args: MergeArgs) -> Result<(), Failure> {
+    let (plan, outcome) = shard::merge(&args.files).map_err(Failure::Failed)?;
+    Printer::new(io::stdout().lock(), args.format).print(&outcome.counts(&plan))?;
+    Ok(())
+}
+
+fn verify(args: VerifyArgs) -> Result<(), Failure> {
+    check_split_depth(&args.engine, args.max_n)?;
+    let engine = engine(&args.engine)?;
+    let mut out = Printer::new(io::stdout().lock(), args.engine.format);
+    let mut bad = Vec::new();
+    for n in 0..=args.max_n {
+        let counts = engine.count(n, split_depth_for(n, &args.engine))?;
+        let published = published::all(n).expect("--max-n is within the published table");
+        let check = Check::of(&counts, published, published::fundamental(n));
+        if !check.ok {
+            bad.push(n);
+        }
+        out.print(&check)?;
+    }
+    if bad.is_empty() {
+        return Ok(());
+    }
+    let _ = writeln!(
+        io::stderr(),
+        "error: counts differ from the published values for n = {bad:?}"
+    );
+    Err(Failure::Mismatch)
+}
+
+fn solve(args: SolveArgs) -> Result<(), Failure> {
+    // One instance per format, so each renderer is inlined into the search. Separators lead
+    // each record; the first record's is dropped.
+    match args.format {
+        BoardFormat::Board => write_solutions(&args, with_lead(b'\n', board::board), (b"", b"")),
+        BoardFormat::Leetcode => {
+            write_solutions(&args, with_lead(b',', board::leetcode), (b"[", b"]\n"))
+        }
+        BoardFormat::Columns => write_solutions(&args, board::columns, (b"", b"")),
+        BoardFormat::Json => write_solutions(&args, board::json, (b"", b"")),
+    }
+}
+
+/// A renderer that writes `lead` before each record.
+fn with_lead(lead: u8, render: fn(&[u8], &mut Vec<u8>)) -> impl Fn(&[u8], &mut Vec<u8>) + Sync {
+    move |cols, out| {
+        out.push(lead);
+        render(cols, out)
+    }
+}
+
+/// Writes every solution with `render` between `open` and `close` (from `frame`); when the
+/// renderer leads each record with a separator, the first one is dropped.
+fn write_solutions<R>(args: &SolveArgs, render: R, frame: (&[u8], &[u8])) -> Result<(), Failure>
+where
+    R: Fn(&[u8], &mut Vec<u8>) + Sync,
+{
+    let (open, close) = frame;
+    let leads = matches!(args.format, BoardFormat::Board | BoardFormat::Leetcode);
+    args.kernel.resolve()?;
+    let options = ListOptions {
+        threads: args.threads,
+        unique: args.unique,
+        limit: args.limit,
+        kernel: args.kernel,
+    };
+    let mut out = io::stdout().lock();
+    out.write_all(open)?;
+    let mut first = true;
+    let mut failed = None;
+    list::render(args.n, &options, render, |run| {
+        let mut bytes = run.bytes();
+        if first && leads && !run.is_empty() {
+            bytes = &bytes[1..];
+        }
+        first &= run.is_empty();
+        match out.write_all(bytes) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    out.write_all(close)?;
+    out.flush()?;
+    Ok(())
+}

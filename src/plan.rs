@@ -1,0 +1,169 @@
+//! The plan of a board: its subproblems in a fixed order, what each costs, and how one is
+//! counted.
+//!
+//! A subproblem's index in [`Plan::subproblems`] is its identity in checkpoints and shard
+//! results; [`Plan::fingerprint`] guards against a list that changed between runs.
+
+use std::sync::OnceLock;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::schedule::Schedule;
+use crate::split::{self, Root, Subproblem};
+use crate::symmetry;
+use crate::types::{Counts, Error, Kernel, Symmetry, Tally, validate};
+
+/// What a plan is, as checkpoints and shard results record it: equal for equal plans.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    /// Board size.
+    pub n: u32,
+    /// Symmetry mode.
+    pub symmetry: Symmetry,
+    /// Split depth.
+    pub split_depth: usize,
+    /// Number of subproblems in the whole plan.
+    #[serde(alias = "tasks")]
+    pub subproblems: usize,
+    /// [`Plan::fingerprint`] of the plan.
+    pub fingerprint: u32,
+}
+
+impl Config {
+    /// The configuration in words, for messages.
+    pub fn describe(&self) -> String {
+        format!(
+            "n = {}, symmetry {}, split depth {}, {} subproblems (fingerprint {:08x})",
+            self.n, self.symmetry, self.split_depth, self.subproblems, self.fingerprint
+        )
+    }
+}
+
+/// The subproblems of one board, mode and split depth, in a fixed order.
+pub struct Plan {
+    /// Board size.
+    pub n: u32,
+    /// Symmetry mode.
+    pub symmetry: Symmetry,
+    /// Rows placed before the split (depths 0 and 1 cut the same subproblems; at 0 they run
+    /// one after another on one thread).
+    pub split_depth: usize,
+    /// The roots the subproblems come from.
+    pub roots: Vec<Root>,
+    /// The subproblems, in order.
+    pub subproblems: Vec<Subproblem>,
+    /// [`Plan::costs`], computed once when first asked for.
+    costs: OnceLock<Vec<u64>>,
+}
+
+impl Plan {
+    /// The plan of an `n`-board; errors when `n` or the depth is out of range.
+    pub fn new(n: u32, symmetry: Symmetry, split_depth: usize) -> Result<Plan, Error> {
+        validate(n, split_depth)?;
+        let roots = split::roots(n, symmetry);
+        let subproblems = split::subproblems(n, &roots, split_depth.saturating_sub(1));
+        Ok(Plan {
+            n,
+            symmetry,
+            split_depth,
+            roots,
+            subproblems,
+            costs: OnceLock::new(),
+        })
+    }
+
+    /// Number of independent subproblems reported for the plan: 1 when not split.
+    pub fn reported_subproblems(&self) -> u64 {
+        if self.split_depth == 0 {
+            1
+        } else {
+            self.subproblems.len() as u64
+        }
+    }
+
+    /// A checksum of the subproblem list: equal plans have equal fingerprints.
+    pub fn fingerprint(&self) -> u32 {
+        let mut h = crc32fast::Hasher::new();
+        h.update(&self.n.to_le_bytes());
+        h.update(self.symmetry.name().as_bytes());
+        for t in &self.subproblems {
+            let st = t.state;
+            h.update(&t.root.to_le_bytes());
+            h.update(&(st.level as u32).to_le_bytes());
+            for x in [st.cols, st.ld, st.rd] {
+                h.update(&x.to_le_bytes());
+            }
+        }
+        h.finalize()
+    }
+
+    /// What the plan is, as files record it.
+    pub fn config(&self) -> Config {
+        Config {
+            n: self.n,
+            symmetry: self.symmetry,
+            split_depth: self.split_depth,
+            subproblems: self.subproblems.len(),
+            fingerprint: self.fingerprint(),
+        }
+    }
+
+    /// Counts subproblem `i` with `kernel`.
+    pub fn count(&self, i: usize, kernel: Kernel) -> Tally {
+        let sub = &self.subproblems[i];
+        let root = &self.roots[sub.root as usize];
+        let s = root.schedule(self.n);
+        if !root.classifies() {
+            let c = u128::from(kernel.count(&s, sub.state));
+            return Tally {
+                solutions: u128::from(root.weight) * c,
+                unique8: 8 * c,
+            };
+        }
+        // Each completion is weighed by its own constellation's symmetry.
+        let mut tally = Tally::default();
+        kernel.walk(&s, sub.state, &sub.prefix, &mut |board| {
+            if let Some((weight, fixed)) = symmetry::classify(board) {
+                tally.solutions += u128::from(weight);
+                tally.unique8 += u128::from(weight * fixed);
+            }
+            true
+        });
+        tally
+    }
+
+    /// A relative estimate of each subproblem's cost: the number of nodes a few levels below
+    /// it. Subtree sizes vary by orders of magnitude; this tracks them well enough to order
+    /// the subproblems, weight an ETA and balance shards. Computed once per plan.
+    pub fn costs(&self) -> &[u64] {
+        self.costs.get_or_init(|| {
+            let schedules: Vec<Schedule> = self.roots.iter().map(|r| r.schedule(self.n)).collect();
+            self.subproblems
+                .par_iter()
+                .map(|t| {
+                    let s = &schedules[t.root as usize];
+                    1 + s.nodes_below(t.state, (t.state.level + 4).min(s.levels))
+                })
+                .collect()
+        })
+    }
+
+    /// The counts of the whole board from the sum over all its subproblems.
+    pub fn counts(&self, tally: Tally, threads: usize, elapsed_s: f64) -> Counts {
+        let unique = (self.symmetry == Symmetry::Full).then(|| {
+            debug_assert_eq!(tally.unique8 % 8, 0, "Burnside sums are multiples of 8");
+            tally.unique8 / 8
+        });
+        Counts {
+            n: self.n,
+            solutions: tally.solutions,
+            unique,
+            threads,
+            split_depth: self.split_depth,
+            symmetry: self.symmetry,
+            subproblems: self.reported_subproblems(),
+            elapsed_s,
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! One run of the engine: which subproblems of a [`Plan`] to count, on which [`Engine`], and
+//! who hears about each as it finishes.
+//!
+//! Every way of counting goes through here: [`crate::count`], and on the command line
+//! `count` (with its progress, checkpoint and shard output as [`Observer`]s), `verify`, and
+//! the benches. An [`Engine`] holds what is decided once for a whole command: the worker
+//! threads and the counting loop.
+
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::plan::Plan;
+use crate::types::{Counts, Error, Kernel, Options, Symmetry, Tally};
+
+/// The worker threads and the counting loop, decided once.
+pub struct Engine {
+    pool: rayon::ThreadPool,
+    kernel: Kernel,
+    symmetry: Symmetry,
+}
+
+impl Engine {
+    /// Starts `options.threads` workers (one per logical CPU when `None`) and resolves
+    /// `options.kernel` for this CPU. The engine counts in `options.symmetry`.
+    pub fn new(options: &Options) -> Result<Engine, Error> {
+        let kernel = options.kernel.resolve()?;
+        let threads = options
+            .threads
+            .unwrap_or_else(|| NonZeroUsize::new(num_cpus::get()).unwrap_or(NonZeroUsize::MIN));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.get())
+            .build()
+            .map_err(|e| Error::ThreadPool(e.to_string()))?;
+        Ok(Engine {
+            pool,
+            kernel,
+            symmetry: options.symmetry,
+        })
+    }
+
+    /// Number of worker threads.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// The counting loop that runs (`Scalar` or `Avx512`).
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The worker pool (listing runs its own batches on it).
+    pub fn pool(&self) -> &rayon::ThreadPool {
+        &self.pool
+    }
+
+    /// The plan of an `n`-board split `split_depth` rows down, in this engine's mode.
+    pub fn plan(&self, n: u32, split_depth: usize) -> Result<Plan, Error> {
+        Plan::new(n, self.symmetry, split_depth)
+    }
+
+    /// Counts a whole `n`-board split `split_depth` rows down.
+    pub fn count(&self, n: u32, split_depth: usize) -> Result<Counts, Error> {
+        let start = Instant::now();
+        let plan = self.plan(n, split_depth)?;
+        Ok(Run::new(&plan).started(start).execute(self).counts(&plan))
+    }
+}
+
+/// Hears about each subproblem of a [`Run`] as it finishes, on the worker that counted it.
+pub trait Observer: Sync {
+    /// Subproblem `index` of the plan finished with `tally`.
+    fn finished(&self, index: usize, tally: Tally);
+}
+
+/// What a run counted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Outcome {
+    /// The sum over the run's subproblems, those resumed from earlier runs included.
+    pub tally: Tally,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Wall-clock seconds of this run.
+    pub elapsed_s: f64,
+}
+
+impl Outcome {
+    /// The counts of the whole board (for a run over every subproblem of `plan`).
+    pub fn counts(&self, plan: &Plan) -> Counts {
+        plan.counts(self.tally, self.threads, self.elapsed_s)
+    }
+}
+
+/// Some or all subproblems of a plan, some perhaps counted already, and their observers.
+pub struct Run<'a> {
+    plan: &'a Plan,
+    start: Instant,
+    selected: Vec<usize>,
+    done: HashMap<usize, Tally>,
+    observers: Vec<&'a dyn Observer>,
+}
+
+impl<'a> Run<'a> {
+    /// A run over every subproblem of `plan`.
+    pub fn new(plan: &'a Plan) -> Run<'a> {
+        Run {
+            plan,
+            start: Instant::now(),
+            selected: (0..plan.subproblems.len()).collect(),
+            done: HashMap::new(),
+            observers: Vec::new(),
+        }
+    }
+
+    /// Measures the run's time from `start` (say, from before the plan was built) rather
+    /// than from [`Run::new`].
+    pub fn started(mut self, start: Instant) -> Run<'a> {
+        self.start = start;
+        self
+    }
+
+    /// Counts only the subproblems in `selected` (indices into the plan, e.g. a shard's).
+    pub fn only(mut self, selected: Vec<usize>) -> Run<'a> {
+        self.selected = selected;
+        self
+    }
+
+    /// Takes the counts of subproblems finished by an earlier run (from a checkpoint): they
+    /// are added to the total and not counted again. Those outside the selection are ignored.
+    pub fn resume(mut self, done: HashMap<usize, Tally>) -> Run<'a> {
+        self.done = done;
+        self
+    }
+
+    /// Tells `observer` of each subproblem as it finishes.
+    pub fn observe(mut self, observer: &'a dyn Observer) -> Run<'a> {
+        self.observers.push(observer);
+        self
+    }
+
+    /// The plan this run counts.
+    pub fn plan(&self) -> &'a Plan {
+        self.plan
+    }
+
+    /// The selected subproblems, in increasing order of index.
+    pub fn selected(&self) -> &[usize] {
+        &self.selected
+    }
+
+    /// The selected subproblems finished by an earlier run.
+    pub fn already_done(&self) -> Vec<usize> {
+        let done = &self.done;
+        self.selected
+            .iter()
+            .copied()
+            .filter(|i| done.contains_key(i))
+            .collect()
+    }
+
+    /// Counts the selected subproblems not done yet on `engine`, telling the observers of
+    /// each as it finishes, and sums them with the ones done before.
+    ///
+    /// With more than one thread the subproblems start costliest first (by
+    /// [`Plan::costs`]), so the run does not end with one thread on a large subproblem while
+    /// the others wait: rayon hands out the front of the list first and the small ones at
+    /// the back fill the gaps. At split depth 0 they run one after another on this thread.
+    pub fn execute(self, engine: &Engine) -> Outcome {
+        let plan = self.plan;
+        let (prior, mut todo): (Vec<usize>, Vec<usize>) = self
+            .selected
+            .iter()
+            .partition(|i| self.done.contains_key(i));
+        let prior: Tally = prior.iter().map(|i| self.done[i]).sum();
+        let one = |&i: &usize| {
+            let t = plan.count(i, engine.kernel);
+            for o in &self.observers {
+                o.finished(i, t);
+            }
+            t
+        };
+        let tally = if plan.split_depth == 0 || engine.threads() == 1 {
+            todo.iter().map(one).sum()
+        } else {
+            engine.pool.install(|| {
+                let costs = plan.costs();
+                todo.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
+                todo.par_iter()
+                    .with_max_len(1)
+                    .map(one)
+                    .reduce(Tally::default, |a, b| a + b)
+            })
+        };
+        Outcome {
+            tally: prior + tally,
+            threads: engine.threads(),
+            elapsed_s: self.start.elapsed().as_secs_f64(),
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! The types every other module shares: what to count ([`Options`], [`Symmetry`],
+//! [`Kernel`]), what a count gives ([`Tally`], [`Counts`]) and why it can fail ([`Error`]).
+//!
+//! A leaf: it depends on no other module of the crate.
+
+use std::num::NonZeroUsize;
+
+use serde::{Deserialize, Serialize};
+
+/// Largest board the engine handles: one bit per column in a `u32`.
+pub const MAX_N: u32 = 32;
+
+/// Default number of rows placed before the work is split into subproblems.
+pub const DEFAULT_SPLIT_DEPTH: usize = 2;
+
+/// How much of the square's symmetry the search uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Symmetry {
+    /// Search every column of the first row.
+    None,
+    /// Search the left half of the first row and count each solution with its mirror image.
+    Mirror,
+    /// Search one border constellation per class of the eight symmetries of the square;
+    /// also counts fundamental solutions.
+    Full,
+}
+
+impl Symmetry {
+    /// Every mode, in the order the command line lists them.
+    pub const ALL: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
+
+    /// The name used on the command line and in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Symmetry::None => "none",
+            Symmetry::Mirror => "mirror",
+            Symmetry::Full => "full",
+        }
+    }
+
+    /// One line on what the mode does (the command line's help).
+    pub fn about(self) -> &'static str {
+        match self {
+            Symmetry::None => "Search every column of the first row",
+            Symmetry::Mirror => {
+                "Search the left half of the first row; each solution counts with its mirror image"
+            }
+            Symmetry::Full => {
+                "One border constellation per class of the square's eight symmetries; also counts fundamental solutions"
+            }
+        }
+    }
+}
+
+/// Which counting loop runs the subproblems.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kernel {
+    /// AVX-512 where the CPU has it, scalar otherwise.
+    #[default]
+    Auto,
+    /// The scalar loop, on any CPU.
+    Scalar,
+    /// Sixteen subtrees in AVX-512 lanes (an error where the CPU lacks AVX-512F).
+    Avx512,
+}
+
+impl Kernel {
+    /// Every choice, in the order the command line lists them.
+    pub const ALL: [Kernel; 3] = [Kernel::Auto, Kernel::Scalar, Kernel::Avx512];
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Auto => "auto",
+            Kernel::Scalar => "scalar",
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
+    /// One line on what the choice runs (the command line's help).
+    pub fn about(self) -> &'static str {
+        match self {
+            Kernel::Auto => "AVX-512 where the CPU has it, scalar otherwise",
+            Kernel::Scalar => "The scalar loop, on any CPU",
+            Kernel::Avx512 => "Sixteen subtrees in AVX-512 lanes (an error where the CPU lacks it)",
+        }
+    }
+}
+
+macro_rules! named {
+    ($t:ty) => {
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl std::str::FromStr for $t {
+            type Err = String;
+            fn from_str(s: &str) -> Result<$t, String> {
+                <$t>::ALL
+                    .into_iter()
+                    .find(|v| v.name() == s)
+                    .ok_or_else(|| {
+                        let names: Vec<&str> = <$t>::ALL.iter().map(|v| v.name()).collect();
+                        format!("'{s}' is not one of {}", names.join(", "))
+                    })
+            }
+        }
+    };
+}
+named!(Symmetry);
+named!(Kernel);
+
+/// How to count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Worker threads; `None` means one per logical CPU.
+    pub threads: Option<NonZeroUsize>,
+    /// Rows placed before the work is split into independent subproblems, at most `n`. In
+    /// full mode the first level is the border constellation and each further level fills
+    /// the next free row. Depths 0 and 1 cut the same subproblems (one per root); at 0 they
+    /// run one after another on one thread and the count reports one subproblem.
+    pub split_depth: usize,
+    /// Which symmetries cut the work.
+    pub symmetry: Symmetry,
+    /// Which counting loop runs (every loop gives the same counts).
+    pub kernel: Kernel,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            threads: None,
+            split_depth: DEFAULT_SPLIT_DEPTH,
+            symmetry: Symmetry::Full,
+            kernel: Kernel::Auto,
+        }
+    }
+}
+
+/// Sums over subproblems: solutions, and eight times the fundamental solutions in full mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// All solutions.
+    pub solutions: u128,
+    /// Eight times the fundamental solutions (meaningful in full mode only).
+    pub unique8: u128,
+}
+
+impl std::ops::Add for Tally {
+    type Output = Tally;
+    fn add(self, o: Tally) -> Tally {
+        Tally {
+            solutions: self.solutions + o.solutions,
+            unique8: self.unique8 + o.unique8,
+        }
+    }
+}
+
+impl std::iter::Sum for Tally {
+    fn sum<I: Iterator<Item = Tally>>(iter: I) -> Tally {
+        iter.fold(Tally::default(), |a, b| a + b)
+    }
+}
+
+/// The counts of one board and how they were obtained.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Counts {
+    /// Board size.
+    pub n: u32,
+    /// Number of solutions (OEIS A000170), exact.
+    pub solutions: u128,
+    /// Number of fundamental solutions, up to rotation and reflection (OEIS A002562);
+    /// counted in full mode only (`null` in JSON otherwise).
+    pub unique: Option<u128>,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Rows placed before the split.
+    pub split_depth: usize,
+    /// Symmetry mode.
+    pub symmetry: Symmetry,
+    /// Number of independent subproblems the work was cut into.
+    pub subproblems: u64,
+    /// Wall-clock seconds for the count.
+    pub elapsed_s: f64,
+}
+
+/// Why a count could not be made.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum Error {
+    /// The board is larger than the engine handles.
+    #[error("board size {0} is out of range: N must be between 0 and {MAX_N}")]
+    BoardSize(u64),
+    /// The split depth exceeds the board.
+    #[error("--split-depth {depth} is larger than the board (N = {n}): allowed 0..={n}")]
+    SplitDepth {
+        /// Requested depth.
+        depth: usize,
+        /// Board size.
+        n: u32,
+    },
+    /// The AVX-512 kernel was asked for on a CPU without it.
+    #[error("--kernel avx512: this CPU lacks AVX-512F; use --kernel scalar or auto")]
+    Kernel,
+    /// The thread pool could not be started.
+    #[error("--threads: could not start the worker threads: {0}")]
+    ThreadPool(String),
+}
+
+/// Checks a board size and split depth before any work starts.
+pub fn validate(n: u32, split_depth: usize) -> Result<(), Error> {
+    if n > MAX_N {
+        return Err(Error::BoardSize(n.into()));
+    }
+    if split_depth > n as usize {
+        return Err(Error::SplitDepth {
+            depth: split_depth,
+            n,
+        });
+    }
+    Ok(())
+}

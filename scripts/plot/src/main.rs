@@ -106,6 +106,11 @@ fn main() -> Result<()> {
     let [_, input, output] = &args[..] else {
         bail!("usage: nqueens-plot SCALING_CSV OUT_SVG");
     };
+    plot(input, output)
+}
+
+/// Draws the CSV at `input` into the SVG at `output`.
+fn plot(input: &str, output: &str) -> Result<()> {
     let (rows, machine) = read(input)?;
     let modes: Vec<String> = ["none", "mirror", "full"]
         .into_iter()
@@ -201,4 +206,39 @@ fn main() -> Result<()> {
     root.present()
         .with_context(|| format!("writing {output}"))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plot;
+
+    /// A CSV with the header `scripts/scaling.sh` writes (tests/scaling_script.rs checks the
+    /// script writes exactly this header) draws an SVG with every panel.
+    #[test]
+    fn scaling_csv_draws_an_svg() {
+        let dir = std::env::temp_dir().join(format!("nqueens-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let csv = dir.join("scaling.csv");
+        let mut text = String::from(
+            "cpu_model,logical_cpus,commit,n,symmetry,split_depth,threads,repetitions,median_s,min_s,max_s,speedup,efficiency,solutions\n",
+        );
+        for (n, solutions) in [(11, 2680), (12, 14200)] {
+            for mode in ["none", "mirror", "full"] {
+                for (t, s) in [(1, 1.0), (2, 1.9)] {
+                    let m = 0.01 * f64::from(n - 10) / s;
+                    text += &format!(
+                        "\"Some CPU\",2,abc1234,{n},{mode},2,{t},1,{m},{m},{m},{s},{:.3},{solutions}\n",
+                        s / f64::from(t)
+                    );
+                }
+            }
+        }
+        std::fs::write(&csv, text).unwrap();
+        let out = dir.join("scaling.svg");
+        plot(csv.to_str().unwrap(), out.to_str().unwrap()).unwrap();
+        let svg = std::fs::read_to_string(&out).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("speedup vs threads"));
+        assert!(svg.contains("median time vs n") && svg.contains("Some CPU"));
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

@@ -1,0 +1,60 @@
+# Helpers shared by the measuring scripts; source it: `. "$(dirname "$0")/lib.sh"`.
+#
+# Sets `root` (the checkout), `bin` (the nqueens binary: $NQUEENS_BIN if set, else the
+# release build, built now, in cargo's target directory, CARGO_TARGET_DIR respected),
+# `cpu_model`, `cpus` and `commit`. Needs python3 (JSON is read with its json module).
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# cargo's target directory for this checkout (CARGO_TARGET_DIR and .cargo/config respected).
+target_dir() {
+  cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])'
+}
+
+if [ -n "${NQUEENS_BIN:-}" ]; then
+  bin=$NQUEENS_BIN
+else
+  cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin nqueens
+  bin=$(target_dir)/release/nqueens
+fi
+
+cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+cpu_model=${cpu_model:-$(uname -m)}
+cpus=$(nproc)
+commit=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
+
+# Seconds since the epoch, with nanoseconds.
+now() { date +%s.%N; }
+
+# b - a, for two `now` readings.
+elapsed() { awk -v a="$1" -v z="$2" 'BEGIN {print z - a}'; }
+
+# The median, min and max of the numbers on stdin (one per line, or space-separated), as
+# "median,min,max".
+stats() {
+  tr ' ' '\n' | grep . | sort -g |
+    awk '{a[NR] = $1} END {m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.6f,%.6f,%.6f\n", m, a[1], a[NR]}'
+}
+
+# The median of the numbers on stdin.
+median() { stats | cut -d, -f1; }
+
+# Fields of one JSON object on stdin, comma-separated, in the order named:
+# `json_fields elapsed_s solutions <<<"$line"`. A null prints as empty.
+json_fields() {
+  python3 -c '
+import json, sys
+row = json.loads(sys.stdin.read())
+print(",".join("" if row[k] is None else str(row[k]) for k in sys.argv[1:]))
+' "$@"
+}
+
+# Builds ../shared/reference/baseline.c (or $BASELINE) once, as ratio.sh does; prints its path.
+baseline_bin() {
+  local src=${BASELINE:-$root/../shared/reference/baseline.c}
+  local ref=${TMPDIR:-/tmp}/nq-baseline
+  [ -f "$src" ] || return 1
+  [ "$ref" -nt "$src" ] || cc -O3 -march=native -o "$ref" "$src"
+  echo "$ref"
+}

@@ -3,9 +3,9 @@
 //! A **checkpoint** is a JSON Lines file: a header naming the board, mode, split depth,
 //! the subproblem list's size and fingerprint (and the shard, if any), then one record per
 //! finished subproblem with its counts and a CRC-32 of them. Records are collected from the
-//! workers and written with `fsync` once 16 have gathered or, when the next one finishes,
-//! a second has passed since the last write; so a run killed at any moment loses at most
-//! the subproblems in flight and the last unsynced batch, and a torn last line (a crash
+//! workers and written with `fsync` once 16 have gathered, and at least every second by the
+//! caller's timer ([`SYNC_EVERY`]); so a run killed at any moment loses at most the
+//! subproblems in flight and about a second of finished ones, and a torn last line (a crash
 //! mid-write) is ignored, cut off and recounted. Anything else that does not fit (another
 //! configuration, a damaged record before the end, a subproblem counted twice) is an
 //! error, never a silently wrong total.
@@ -50,9 +50,12 @@ fn record_crc(subproblem: usize, t: Tally) -> u32 {
     crc32fast::hash(format!("{subproblem} {} {}", t.solutions, t.unique8).as_bytes())
 }
 
-/// Records written and not yet synced, flushed every this many records or this long.
+/// Records written and not yet synced are flushed when this many have gathered.
 const BATCH: usize = 16;
-const BATCH_TIME: Duration = Duration::from_secs(1);
+
+/// How often a long run should call [`Checkpoint::flush`] while it counts (`nqueens count`
+/// does, from a timer thread); [`Checkpoint::record`] also syncs a batch this old.
+pub const SYNC_EVERY: Duration = Duration::from_secs(1);
 
 struct Pending {
     file: File,
@@ -217,7 +220,7 @@ impl Checkpoint {
         serde_json::to_writer(&mut p.lines, &record)?;
         p.lines.push(b'\n');
         p.records += 1;
-        if p.records >= BATCH || p.since.elapsed() >= BATCH_TIME {
+        if p.records >= BATCH || p.since.elapsed() >= SYNC_EVERY {
             Self::sync(&mut p)
                 .with_context(|| format!("writing checkpoint {}", self.path.display()))?;
         }

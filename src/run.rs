@@ -5,6 +5,26 @@
 //! `count` (with its progress, checkpoint and shard output as [`Observer`]s), `verify`, and
 //! the benches. An [`Engine`] holds what is decided once for a whole command: the worker
 //! threads and the counting loop.
+//!
+//! ```
+//! use nqueens::{Engine, Observer, Options, Run, Tally};
+//! use std::sync::atomic::{AtomicU64, Ordering};
+//!
+//! /// Counts the subproblems as they finish.
+//! struct Finished(AtomicU64);
+//! impl Observer for Finished {
+//!     fn finished(&self, _: usize, _: Tally) {
+//!         self.0.fetch_add(1, Ordering::Relaxed);
+//!     }
+//! }
+//!
+//! let engine = Engine::new(&Options::default()).unwrap();
+//! let plan = engine.plan(12, 2).unwrap();
+//! let seen = Finished(AtomicU64::new(0));
+//! let outcome = Run::new(&plan).observe(&seen).execute(&engine);
+//! assert_eq!(outcome.counts(&plan).solutions, 14200);
+//! assert_eq!(seen.0.into_inner(), plan.subproblems.len() as u64);
+//! ```
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;

@@ -25,6 +25,7 @@
 //! counts one solution when the next row is open: a masked add, no popcount.
 
 use std::ops::ControlFlow;
+use std::sync::OnceLock;
 
 use crate::schedule::{Board, MAX_N, Schedule, State};
 
@@ -48,6 +49,15 @@ pub enum Frame {
 impl Frame {
     /// Every kind, fewest words first.
     pub const ALL: [Frame; 3] = [Frame::Open, Frame::OpenRd, Frame::OpenRdLd];
+
+    /// Its name in `NQUEENS_LANE_FRAME` and `scripts/frames.sh`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Frame::Open => "open",
+            Frame::OpenRd => "open-rd",
+            Frame::OpenRdLd => "open-rd-ld",
+        }
+    }
 
     /// The bit of a lane's word that holds column 0 of an `n`-board.
     fn offset(self, n: u32) -> u32 {
@@ -198,14 +208,28 @@ fn feed<const BOARDS: bool>(
 }
 
 /// The smallest frame whose shallowest start is at most [`SLACK`] levels below `level`,
-/// and the level the lanes start on with it.
+/// and the level the lanes start on with it; or the frame `NQUEENS_LANE_FRAME` forces.
 fn frame_for(s: &Schedule, level: usize) -> (Frame, usize) {
     let pick = |f: Frame| (f, f.shallowest_start(s).max(level));
+    if let Some(f) = forced_frame() {
+        return pick(f);
+    }
     Frame::ALL
         .into_iter()
         .map(pick)
         .find(|&(_, floor)| floor <= level + SLACK)
         .unwrap_or_else(|| pick(Frame::OpenRdLd))
+}
+
+/// The frame the environment variable `NQUEENS_LANE_FRAME` forces (`open`, `open-rd` or
+/// `open-rd-ld`), read once: how `scripts/frames.sh` measures the frames against each other
+/// to choose [`SLACK`]. Any other value, or none, leaves the choice to [`frame_for`].
+fn forced_frame() -> Option<Frame> {
+    static FORCED: OnceLock<Option<Frame>> = OnceLock::new();
+    *FORCED.get_or_init(|| {
+        let name = std::env::var("NQUEENS_LANE_FRAME").ok()?;
+        Frame::ALL.into_iter().find(|f| f.name() == name)
+    })
 }
 
 /// Whether this CPU can run [`count_subtrees`].

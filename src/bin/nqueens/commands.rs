@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::CommandFactory;
-use nqueens::checkpoint::Checkpoint;
+use nqueens::checkpoint::{self, Checkpoint};
 use nqueens::list::{self, ListOptions};
 use nqueens::shard::{self, ShardResult};
 use nqueens::{Counts, Engine, Error, Observer, Run, Tally, board, published};
@@ -18,6 +18,7 @@ use crate::cli::{
     VerifyArgs, check_split_depth, options, split_depth_for,
 };
 use crate::output::{Check, Printer};
+use crate::periodic::{Tick, while_running};
 use crate::progress::Progress;
 
 /// What went wrong, and the exit code it maps to.
@@ -173,10 +174,24 @@ fn long_count(
         run = run.observe(p);
     }
     let selected = run.selected().len();
-    let outcome = match &progress {
-        Some(p) => p.around(Duration::from_secs(2), || run.execute(engine)),
-        None => run.execute(engine),
-    };
+    // Plain progress lines every 2 s; checkpoint records synced at least every second even
+    // while no subproblem finishes.
+    let (line, sync) = (
+        progress.as_ref().map(|p| move || p.tick()),
+        checkpoint.as_ref().map(|c| {
+            move || {
+                let _ = c.flush();
+            }
+        }),
+    );
+    let mut ticks: Vec<Tick> = Vec::new();
+    if let Some(f) = &line {
+        ticks.push((Duration::from_secs(2), f));
+    }
+    if let Some(f) = &sync {
+        ticks.push((checkpoint::SYNC_EVERY, f));
+    }
+    let outcome = while_running(&ticks, || run.execute(engine));
     if let Some(p) = &progress {
         p.finish();
     }

@@ -8,6 +8,7 @@ use clap::Parser;
 mod cli;
 mod commands;
 mod output;
+mod periodic;
 mod progress;
 
 use cli::Cli;

@@ -6,8 +6,8 @@
 //! subproblems.
 
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use nqueens::{Observer, Tally};
@@ -34,7 +34,6 @@ pub struct Progress {
     done_subproblems: AtomicU64,
     start: Instant,
     bar: Option<ProgressBar>,
-    finished: AtomicBool,
 }
 
 impl Progress {
@@ -81,7 +80,6 @@ impl Progress {
             done_subproblems: AtomicU64::new(already.len() as u64),
             start: Instant::now(),
             bar,
-            finished: AtomicBool::new(false),
         };
         p.update_message();
         Some(p)
@@ -135,31 +133,15 @@ impl Progress {
         )
     }
 
-    /// Runs `work` while plain lines (when there is no bar) are printed every `every`.
-    pub fn around<T: Send>(&self, every: Duration, work: impl FnOnce() -> T + Send) -> T {
-        if self.bar.is_some() {
-            return work();
+    /// Prints a plain line, unless a bar shows the progress (for a periodic tick).
+    pub fn tick(&self) {
+        if self.bar.is_none() {
+            let _ = writeln!(std::io::stderr(), "{}", self.line());
         }
-        std::thread::scope(|scope| {
-            scope.spawn(|| {
-                let mut next = Instant::now() + every;
-                while !self.finished.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(50).min(every));
-                    if Instant::now() >= next && !self.finished.load(Ordering::Relaxed) {
-                        let _ = writeln!(std::io::stderr(), "{}", self.line());
-                        next += every;
-                    }
-                }
-            });
-            let out = work();
-            self.finished.store(true, Ordering::Relaxed);
-            out
-        })
     }
 
     /// Ends the display: clears the bar, or prints a last plain line.
     pub fn finish(&self) {
-        self.finished.store(true, Ordering::Relaxed);
         match &self.bar {
             Some(bar) => bar.finish_and_clear(),
             None => {

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The pooled thread efficiency of results/README.md from a scaling.csv: per split depth, the
+# geometric mean over modes and n >= MIN_N of the efficiency at the most threads measured,
+# with the lowest and highest cell. Prints a Markdown table.
+#
+# Usage: scripts/pooled-efficiency.sh [SCALING_CSV] [MIN_N]    (defaults results/scaling.csv, 16)
+set -euo pipefail
+csv=${1:-results/scaling.csv}
+min_n=${2:-16}
+python3 - "$csv" "$min_n" <<'PY'
+import csv, math, sys
+from collections import defaultdict
+
+path, min_n = sys.argv[1], int(sys.argv[2])
+rows = list(csv.DictReader(open(path)))
+top = max(int(r["threads"]) for r in rows)
+cells = defaultdict(list)
+for r in rows:
+    if int(r["n"]) >= min_n and int(r["threads"]) == top:
+        cells[int(r["split_depth"])].append(float(r["efficiency"]))
+print(f"| split depth | cells | geometric mean efficiency at {top} threads | lowest | highest |")
+print("| ---: | ---: | ---: | ---: | ---: |")
+for depth in sorted(cells):
+    e = cells[depth]
+    g = math.exp(sum(math.log(x) for x in e) / len(e))
+    print(f"| {depth} | {len(e)} | {g:.3f} | {min(e):.2f} | {max(e):.2f} |")
+PY

@@ -1,0 +1,41 @@
+//! Work on the caller's thread while a helper thread does small things every so often:
+//! plain progress lines, checkpoint syncs.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Something to do every `.0`.
+pub type Tick<'a> = (Duration, &'a (dyn Fn() + Sync));
+
+/// Runs `work` while a helper thread calls each tick's function every its period (the first
+/// call one period after the start), until `work` returns. The helper wakes every 50 ms at
+/// most, so it ends at most that long after `work`.
+pub fn while_running<T: Send>(ticks: &[Tick<'_>], work: impl FnOnce() -> T + Send) -> T {
+    if ticks.is_empty() {
+        return work();
+    }
+    let finished = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let start = Instant::now();
+            let mut next: Vec<Instant> = ticks.iter().map(|(every, _)| start + *every).collect();
+            let nap = ticks
+                .iter()
+                .map(|(every, _)| *every)
+                .fold(Duration::from_millis(50), Duration::min);
+            while !finished.load(Ordering::Relaxed) {
+                std::thread::sleep(nap);
+                let now = Instant::now();
+                for ((every, tick), at) in ticks.iter().zip(&mut next) {
+                    if now >= *at && !finished.load(Ordering::Relaxed) {
+                        tick();
+                        *at += *every;
+                    }
+                }
+            }
+        });
+        let out = work();
+        finished.store(true, Ordering::Relaxed);
+        out
+    })
+}

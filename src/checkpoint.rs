@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -59,10 +59,31 @@ pub const SYNC_EVERY: Duration = Duration::from_secs(1);
 
 struct Pending {
     file: File,
+    /// The file's length up to its last synced record: where a failed write is cut back to.
+    good: u64,
     lines: Vec<u8>,
     records: usize,
     since: Instant,
     written: usize,
+}
+
+/// Where [`Checkpoint::open`] cut a file at its first damaged record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cut {
+    /// The line (1-based) of the first damaged record.
+    pub line: usize,
+    /// Lines dropped with it (that one included); their subproblems are counted again.
+    pub dropped: usize,
+}
+
+impl std::fmt::Display for Cut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {} was damaged (checksum or format): cut there, {} line(s) dropped and their subproblems counted again",
+            self.line, self.dropped
+        )
+    }
 }
 
 /// An open checkpoint that finished subproblems are appended to.
@@ -74,13 +95,18 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    /// Opens (or creates) the checkpoint of `plan` (and `shard`) at `path`, returning it
-    /// and the subproblems it already holds with their counts.
+    /// Opens (or creates) the checkpoint of `plan` (and `shard`) at `path`, locked for this
+    /// process alone, returning it, the subproblems it already holds with their counts, and
+    /// where it was cut if a record was damaged (the records from there on are dropped:
+    /// each record's own checksum vouches for those before it).
+    ///
+    /// Refuses a file locked by another run, a file of another configuration, and a record
+    /// that does not fit the plan (a subproblem that does not exist or is recorded twice).
     pub fn open(
         path: &Path,
         plan: &Plan,
         shard: Option<Shard>,
-    ) -> Result<(Checkpoint, HashMap<usize, Tally>)> {
+    ) -> Result<(Checkpoint, HashMap<usize, Tally>, Option<Cut>)> {
         let header = Header {
             format: CHECKPOINT_FORMAT.into(),
             version: VERSION,
@@ -88,14 +114,28 @@ impl Checkpoint {
             shard,
         };
         let shown = path.display();
+        let existed = path.exists();
+        // Append mode: every write lands at the end, whatever another handle did.
         let mut file = OpenOptions::new()
             .read(true)
-            .write(true)
+            .append(true)
             .create(true)
-            .truncate(false)
             .open(path)
             .with_context(|| format!("cannot open checkpoint {shown}"))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => bail!(
+                "checkpoint {shown} is in use by another nqueens run; wait for it to finish, or use another file"
+            ),
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("cannot lock checkpoint {shown}"));
+            }
+        }
+        if !existed {
+            sync_parent(path)?;
+        }
         let mut done = HashMap::new();
+        let mut cut = None;
         let len = file.metadata()?.len();
         let mut keep = 0u64;
         if len == 0 {
@@ -176,18 +216,25 @@ impl Checkpoint {
                     }
                     // A torn last record: the crash came mid-write. It is recounted.
                     None if at_end => break,
-                    None => bail!(
-                        "{shown}, line {number}: damaged record (checksum or format); the checkpoint cannot be trusted"
-                    ),
+                    // Damage inside the file: what comes before it is vouched for by each
+                    // record's checksum; it and what follows are dropped and recounted.
+                    None => {
+                        let rest = reader.lines().count();
+                        cut = Some(Cut {
+                            line: number,
+                            dropped: 1 + rest,
+                        });
+                        break;
+                    }
                 }
             }
             // Cut a torn tail so new records start on a line of their own.
             file.set_len(keep)?;
             file.sync_all()?;
         }
-        file.seek(SeekFrom::Start(keep))?;
         let pending = Pending {
             file,
+            good: keep,
             lines: Vec::new(),
             records: 0,
             since: Instant::now(),
@@ -200,6 +247,7 @@ impl Checkpoint {
                 failed: Mutex::new(None),
             },
             done,
+            cut,
         ))
     }
 
@@ -244,11 +292,18 @@ impl Checkpoint {
         }
     }
 
+    /// Appends and syncs the pending records. On a failed write or sync (a full disk, say)
+    /// the file is cut back to its last synced record and the records stay pending, to be
+    /// written again by the next sync: the file never keeps half a record.
     fn sync(p: &mut Pending) -> std::io::Result<()> {
         if !p.lines.is_empty() {
-            let lines = std::mem::take(&mut p.lines);
-            p.file.write_all(&lines)?;
-            p.file.sync_data()?;
+            let wrote = p.file.write_all(&p.lines).and_then(|()| p.file.sync_data());
+            if let Err(e) = wrote {
+                let _ = p.file.set_len(p.good);
+                return Err(e);
+            }
+            p.good += p.lines.len() as u64;
+            p.lines.clear();
             p.written += p.records;
         }
         p.records = 0;
@@ -266,4 +321,14 @@ impl Observer for Checkpoint {
                 .get_or_insert(e);
         }
     }
+}
+
+/// Syncs the directory that holds `path`, so that a file just created (or renamed) there
+/// survives a crash along with its contents.
+pub(crate) fn sync_parent(path: &Path) -> std::io::Result<()> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    File::open(parent)?.sync_all()
 }

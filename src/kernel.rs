@@ -23,8 +23,8 @@ impl Kernel {
         }
     }
 
-    /// Number of ways to complete the board below `start`.
-    pub fn count(self, s: &Schedule, start: State) -> u64 {
+    /// Number of ways to complete the board below `start`, exact at any size.
+    pub fn count(self, s: &Schedule, start: State) -> u128 {
         self.lanes()
             .and_then(|()| simd::count_below(s, start))
             .unwrap_or_else(|| scalar::count(s, start))

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::schedule::Schedule;
 use crate::split::{self, Root, Subproblem};
 use crate::symmetry;
-use crate::types::{Counts, Error, Kernel, Symmetry, Tally, validate};
+use crate::types::{Counts, Error, Kernel, MAX_SUBPROBLEMS, Symmetry, Tally, validate};
 
 /// What a plan is, as checkpoints and shard results record it: equal for equal plans.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,11 +58,22 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The plan of an `n`-board; errors when `n` or the depth is out of range.
+    /// The plan of an `n`-board; errors when `n` or the depth is out of range, or when the
+    /// depth would cut more than [`MAX_SUBPROBLEMS`] subproblems.
     pub fn new(n: u32, symmetry: Symmetry, split_depth: usize) -> Result<Plan, Error> {
         validate(n, split_depth)?;
         let roots = split::roots(n, symmetry);
-        let subproblems = split::subproblems(n, &roots, split_depth.saturating_sub(1));
+        let subproblems: Vec<Subproblem> =
+            split::Subproblems::new(n, &roots, split_depth.saturating_sub(1))
+                .take(MAX_SUBPROBLEMS + 1)
+                .collect();
+        if subproblems.len() > MAX_SUBPROBLEMS {
+            return Err(Error::TooManySubproblems {
+                depth: split_depth,
+                n,
+                limit: MAX_SUBPROBLEMS,
+            });
+        }
         Ok(Plan {
             n,
             symmetry,
@@ -115,7 +126,7 @@ impl Plan {
         let root = &self.roots[sub.root as usize];
         let s = root.schedule(self.n);
         if !root.classifies() {
-            let c = u128::from(kernel.count(&s, sub.state));
+            let c = kernel.count(&s, sub.state);
             return Tally {
                 solutions: u128::from(root.weight) * c,
                 unique8: 8 * c,

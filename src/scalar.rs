@@ -25,19 +25,25 @@ pub trait Leaves {
 }
 
 /// Counts solutions: the open squares of the last row are added up.
-struct Count(u64);
+struct Count(u128);
 
 impl Leaves for Count {
     const RECORD: bool = false;
     #[inline(always)]
     fn last_row(&mut self, open: u32, _: &mut Board) {
-        self.0 += u64::from(open.count_ones());
+        self.0 += u128::from(open.count_ones());
     }
 }
 
-/// Number of ways to complete the board below `start`.
-pub fn count(s: &Schedule, start: State) -> u64 {
-    let mut c = Count(0);
+/// Number of ways to complete the board below `start`, exact at any size (`u128`).
+pub fn count(s: &Schedule, start: State) -> u128 {
+    count_from(s, start, 0)
+}
+
+/// `base` plus the number of ways to complete the board below `start`: [`count`] with the
+/// counter started at `base` (so a test can drive it past `u64::MAX`).
+pub fn count_from(s: &Schedule, start: State, base: u128) -> u128 {
+    let mut c = Count(base);
     search(s, start, &mut [0; MAX_N as usize], &mut c);
     c.0
 }

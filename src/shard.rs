@@ -7,17 +7,18 @@
 //! untouched.
 
 use std::collections::HashMap;
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::VERSION;
+use crate::checkpoint::{VERSION, sync_parent};
 use crate::plan::{Config, Plan};
 use crate::run::Outcome;
-use crate::types::Tally;
+use crate::types::{Error, Tally};
 
 const SHARD_FORMAT: &str = "nqueens-shard";
 
@@ -28,6 +29,21 @@ pub struct Shard {
     pub index: usize,
     /// How many parts.
     pub count: usize,
+}
+
+impl Shard {
+    /// Refuses more parts than `plan` has subproblems (each part must hold one at least).
+    pub fn check(self, plan: &Plan) -> Result<(), Error> {
+        let subproblems = plan.subproblems.len();
+        if self.count > subproblems {
+            return Err(Error::Shards {
+                index: self.index,
+                count: self.count,
+                subproblems,
+            });
+        }
+        Ok(())
+    }
 }
 
 impl std::fmt::Display for Shard {
@@ -53,6 +69,74 @@ pub fn subproblems_of(costs: &[u64], shard: Shard) -> Vec<usize> {
     }
     mine.sort_unstable();
     mine
+}
+
+/// Where a shard result will go: a temporary file created beside the destination when the
+/// run starts (so a missing or unwritable directory fails before any counting), written,
+/// synced and renamed over the destination at the end, the directory synced after. Its name
+/// is unique to this process and output, so shards writing beside each other never share
+/// one. Dropped without [`Output::commit`], it removes the temporary file.
+pub struct Output {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: Option<File>,
+}
+
+impl Output {
+    /// Creates the temporary file for `path`.
+    pub fn create(path: &Path) -> Result<Output> {
+        static SERIAL: AtomicUsize = AtomicUsize::new(0);
+        let name = path
+            .file_name()
+            .with_context(|| format!("--output {}: not a file name", path.display()))?;
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(
+            ".{}-{}.tmp",
+            std::process::id(),
+            SERIAL.fetch_add(1, Ordering::Relaxed)
+        ));
+        let tmp = path.with_file_name(tmp_name);
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .with_context(|| format!("--output {}: cannot write there", path.display()))?;
+        Ok(Output {
+            path: path.to_path_buf(),
+            tmp,
+            file: Some(file),
+        })
+    }
+
+    /// The destination.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `bytes`, syncs them, renames the temporary file over the destination and
+    /// syncs the directory.
+    fn commit(mut self, bytes: &[u8]) -> Result<()> {
+        let shown = self.tmp.display().to_string();
+        let mut file = self.file.take().context("output already written")?;
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .with_context(|| format!("cannot write {shown}"))?;
+        std::fs::rename(&self.tmp, &self.path)
+            .with_context(|| format!("cannot move {shown} to {}", self.path.display()))?;
+        sync_parent(&self.path)
+            .with_context(|| format!("cannot sync the directory of {}", self.path.display()))?;
+        self.tmp = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if !self.tmp.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 /// The partial counts of one shard.
@@ -116,18 +200,11 @@ impl ShardResult {
         )
     }
 
-    /// Writes the result atomically: to a temporary file beside `path`, synced, then renamed.
-    pub fn write(&self, path: &Path) -> Result<()> {
-        let tmp = path.with_extension("tmp");
+    /// Writes the result atomically through `out` (see [`Output`]).
+    pub fn write(&self, out: Output) -> Result<()> {
         let mut text = serde_json::to_vec_pretty(self)?;
         text.push(b'\n');
-        let mut f =
-            File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
-        f.write_all(&text)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("cannot move {} to {}", tmp.display(), path.display()))?;
-        Ok(())
+        out.commit(&text)
     }
 
     /// Reads a shard result and checks its checksum.
@@ -177,6 +254,13 @@ pub fn merge(paths: &[PathBuf]) -> Result<(Plan, Outcome)> {
                 first.shard.count
             );
         }
+        ensure!(
+            r.shard.count <= r.config.subproblems,
+            "{}: shard {} has more parts than its plan has subproblems ({})",
+            path.display(),
+            r.shard,
+            r.config.subproblems
+        );
         ensure!(
             r.shard.index < r.shard.count,
             "{}: shard {} does not exist",

@@ -118,7 +118,7 @@ const SLACK: usize = 5;
 
 /// Number of completions below `start`, searched in the lanes (see [`feed`]); `None`, having
 /// done nothing, where the lanes cannot run.
-pub fn count_below(s: &Schedule, start: State) -> Option<u64> {
+pub fn count_below(s: &Schedule, start: State) -> Option<u128> {
     let mut total = 0;
     let ran = feed::<false>(
         s,
@@ -247,8 +247,19 @@ pub fn available() -> bool {
 /// The number of completions below all of `starts`, which are nodes of `s` on one level,
 /// at least two above the last and no shallower than `frame`'s
 /// [`Frame::shallowest_start`]. `None` when the CPU lacks AVX-512 (see [`available`]).
-pub fn count_subtrees(s: &Schedule, frame: Frame, starts: &[State]) -> Option<u64> {
-    dispatch::<false>(s, frame, starts, &mut Vec::new())
+pub fn count_subtrees(s: &Schedule, frame: Frame, starts: &[State]) -> Option<u128> {
+    count_subtrees_from(s, frame, starts, 0)
+}
+
+/// `base` plus [`count_subtrees`]: the loop's counter started at `base` (so a test can drive
+/// it past `u64::MAX`).
+pub fn count_subtrees_from(
+    s: &Schedule,
+    frame: Frame,
+    starts: &[State],
+    base: u128,
+) -> Option<u128> {
+    dispatch::<false>(s, frame, starts, &mut Vec::new(), base)
 }
 
 /// A completion found by [`walk_subtrees`].
@@ -271,7 +282,7 @@ pub fn walk_subtrees(
     hits: &mut Vec<Hit>,
 ) -> Option<()> {
     let from = hits.len();
-    dispatch::<true>(s, frame, starts, hits)?;
+    dispatch::<true>(s, frame, starts, hits, 0)?;
     // Each start is one lane's, whose hits come in order: a stable counting sort by start
     // puts them in order.
     let mut at = vec![0usize; starts.len() + 1];
@@ -290,13 +301,15 @@ pub fn walk_subtrees(
     Some(())
 }
 
-/// Runs the loop for `frame`, recording completions into `hits` when `RECORD`.
+/// Runs the loop for `frame`, recording completions into `hits` when `RECORD`; returns
+/// `base` plus the number of completions.
 fn dispatch<const RECORD: bool>(
     s: &Schedule,
     frame: Frame,
     starts: &[State],
     hits: &mut Vec<Hit>,
-) -> Option<u64> {
+    base: u128,
+) -> Option<u128> {
     #[cfg(target_arch = "x86_64")]
     {
         if available() {
@@ -308,14 +321,18 @@ fn dispatch<const RECORD: bool>(
             // functions are compiled for.
             return Some(unsafe {
                 match frame {
-                    Frame::Open => avx512::search::<false, false, RECORD>(s, o, starts, hits),
-                    Frame::OpenRd => avx512::search::<true, false, RECORD>(s, o, starts, hits),
-                    Frame::OpenRdLd => avx512::search::<true, true, RECORD>(s, o, starts, hits),
+                    Frame::Open => avx512::search::<false, false, RECORD>(s, o, starts, hits, base),
+                    Frame::OpenRd => {
+                        avx512::search::<true, false, RECORD>(s, o, starts, hits, base)
+                    }
+                    Frame::OpenRdLd => {
+                        avx512::search::<true, true, RECORD>(s, o, starts, hits, base)
+                    }
                 }
             });
         }
     }
-    let _ = (s, frame, starts, hits);
+    let _ = (s, frame, starts, hits, base);
     None
 }
 
@@ -327,16 +344,17 @@ mod avx512 {
 
     /// The loop; frames keep the down-left diagonals when `KEEP_RD`, the down-right ones
     /// when `KEEP_LD`, column 0 of the board is bit `o` of a lane, and each completion is
-    /// appended to `hits` when `RECORD`. Returns the number of completions.
+    /// appended to `hits` when `RECORD`. Returns `base` plus the number of completions.
     #[target_feature(enable = "avx512f")]
     pub(super) fn search<const KEEP_RD: bool, const KEEP_LD: bool, const RECORD: bool>(
         s: &Schedule,
         o: u32,
         starts: &[State],
         hits: &mut Vec<Hit>,
-    ) -> u64 {
+        base: u128,
+    ) -> u128 {
         let Some(first) = starts.first() else {
-            return 0;
+            return base;
         };
         let top = first.level as i32;
         let load16 = |xs: &[u32], o: u32| {
@@ -366,7 +384,7 @@ mod avx512 {
         let mut lane_start = [0u32; LANES];
         let mut next_start = 0usize;
         let mut found = zero;
-        let mut total = 0u64;
+        let mut total = base;
         let mut steps = 0u32;
         // Lanes that need a subtree: all of them at first.
         let mut idle: __mmask16 = 0xffff;
@@ -532,10 +550,10 @@ mod avx512 {
     }
 
     #[target_feature(enable = "avx512f")]
-    fn sum(v: __m512i) -> u64 {
+    fn sum(v: __m512i) -> u128 {
         let mut a = [0u32; 16];
         // SAFETY: `a` is 16 u32, the 64 bytes the store writes; the store is unaligned.
         unsafe { _mm512_storeu_si512(a.as_mut_ptr().cast(), v) };
-        a.iter().map(|&x| u64::from(x)).sum()
+        a.iter().map(|&x| u128::from(x)).sum()
     }
 }

@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 /// Largest board the engine handles: one bit per column in a `u32`.
 pub const MAX_N: u32 = 32;
 
+/// The most subproblems a plan holds (about 200 MB of them): a deeper split is refused
+/// before it is built rather than exhaust memory.
+pub const MAX_SUBPROBLEMS: usize = 1 << 22;
+
 /// Default number of rows placed before the work is split into subproblems.
 pub const DEFAULT_SPLIT_DEPTH: usize = 2;
 
@@ -205,6 +209,30 @@ pub enum Error {
     /// The AVX-512 kernel was asked for on a CPU without it.
     #[error("--kernel avx512: this CPU lacks AVX-512F; use --kernel scalar or auto")]
     Kernel,
+    /// The split depth cuts the board into more subproblems than a plan holds.
+    #[error(
+        "--split-depth {depth} cuts the n = {n} board into more than {limit} subproblems: use a smaller depth"
+    )]
+    TooManySubproblems {
+        /// Requested depth.
+        depth: usize,
+        /// Board size.
+        n: u32,
+        /// The most subproblems a plan holds ([`MAX_SUBPROBLEMS`]).
+        limit: usize,
+    },
+    /// More shards were asked for than the plan has subproblems.
+    #[error(
+        "--shard {index}/{count}: the plan has {subproblems} subproblems, so at most {subproblems} parts (or use a deeper --split-depth)"
+    )]
+    Shards {
+        /// The shard asked for.
+        index: usize,
+        /// The number of parts asked for.
+        count: usize,
+        /// Subproblems in the plan.
+        subproblems: usize,
+    },
     /// The thread pool could not be started.
     #[error("--threads: could not start the worker threads: {0}")]
     ThreadPool(String),

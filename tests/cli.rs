@@ -33,6 +33,17 @@ fn bad_input_exits_2_with_one_line_naming_the_argument() {
         (&["count", "8", "--symmetry", "some"], "--symmetry"),
         (&["count"], "<N>"),
         (&["verify", "--max-n", "28"], "--max-n"),
+        (&["count", "é"], "not a board size"),
+        (&["count", "1é-3"], "not a board size"),
+        (
+            &["count", "8", "--shard", "-1/2", "--output", "x"],
+            "--shard",
+        ),
+        (
+            &["count", "8", "--shard", "0/1000000000000", "--output", "x"],
+            "--shard 0/1000000000000",
+        ),
+        (&["count", "24", "--split-depth", "12"], "--split-depth 12"),
     ];
     for (args, needle) in cases {
         let out = nqueens().args(*args).output().unwrap();
@@ -200,4 +211,27 @@ fn help_and_version_succeed() {
         .success()
         .stdout(predicate::str::contains("count"));
     nqueens().arg("--version").assert().success();
+}
+
+#[test]
+fn no_arguments_print_the_usage_and_exit_2() {
+    let out = nqueens().output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("Usage: nqueens <COMMAND>") && err.contains("count"),
+        "{err}"
+    );
+}
+
+#[test]
+fn completions_and_man_page_are_generated() {
+    let bash = nqueens().args(["completions", "bash"]).output().unwrap();
+    assert!(bash.status.success());
+    let bash = String::from_utf8(bash.stdout).unwrap();
+    assert!(bash.contains("_nqueens") && bash.contains("--split-depth"));
+    let man = nqueens().arg("man").output().unwrap();
+    assert!(man.status.success());
+    let man = String::from_utf8(man.stdout).unwrap();
+    assert!(man.contains(".TH nqueens 1") && man.contains("verify"));
 }

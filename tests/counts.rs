@@ -135,7 +135,7 @@ fn every_lane_frame_agrees_with_the_scalar_loop_at_its_shallowest_start() {
                             Some(st)
                         })
                         .collect();
-                    let scalar: u64 = starts.iter().map(|&st| scalar::count(&s, st)).sum();
+                    let scalar: u128 = starts.iter().map(|&st| scalar::count(&s, st)).sum();
                     let lanes = simd::count_subtrees(&s, frame, &starts).unwrap();
                     assert_eq!(lanes, scalar, "n={n} {symmetry} {frame:?} level {level}");
                     compared += usize::from(!starts.is_empty());
@@ -219,6 +219,50 @@ fn counts_past_u64_are_printed_exactly() {
     let json = serde_json::to_string(&c).unwrap();
     assert!(
         json.contains("\"solutions\":1180591620717411303425"),
+        "{json}"
+    );
+}
+
+/// The loops' own counters run past `u64::MAX` exactly: each is started just below it (no
+/// board small enough to test gets there from zero), and the plan's counts of the result
+/// print exactly.
+#[test]
+fn kernel_counters_run_past_u64_exactly() {
+    use nqueens::scalar;
+    use nqueens::simd::{self, Frame};
+    let plan = Plan::new(12, Symmetry::Mirror, 1).unwrap();
+    let sub = plan.subproblems[2];
+    let s = plan.roots[sub.root as usize].schedule(12);
+    let base = u128::from(u64::MAX) - 5;
+    let alone = scalar::count(&s, sub.state);
+    assert!(alone > 5);
+    let past = scalar::count_from(&s, sub.state, base);
+    assert_eq!(past, base + alone);
+    assert!(past > u128::from(u64::MAX));
+    if simd::available() {
+        let frame = Frame::OpenRdLd;
+        let start = frame.shallowest_start(&s).max(1);
+        let mut starts = Vec::new();
+        let mut board = s.fixed_board;
+        let _ = s.down_to(sub.state, start, &mut board, &mut |st, _| {
+            starts.push(st);
+            std::ops::ControlFlow::Continue(())
+        });
+        let lanes = simd::count_subtrees_from(&s, frame, &starts, base).unwrap();
+        assert_eq!(lanes, past, "the lanes' counter");
+    } else {
+        eprintln!("this CPU lacks AVX-512: only the scalar counter was driven past u64");
+    }
+    let tally = nqueens::Tally {
+        solutions: 2 * past,
+        unique8: 0,
+    };
+    let counts = Plan::new(12, Symmetry::Mirror, 1)
+        .unwrap()
+        .counts(tally, 1, 0.0);
+    let json = serde_json::to_string(&counts).unwrap();
+    assert!(
+        json.contains(&format!("\"solutions\":{}", 2 * past)),
         "{json}"
     );
 }

@@ -136,17 +136,20 @@ fn damaged_or_foreign_checkpoints_are_refused() {
         .unwrap();
     assert_eq!(other.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&other.stderr).contains("was written for n = 13"));
-    // A changed count in a record before the end.
+    // A changed count in a record before the end: the file is cut there (each record's own
+    // checksum vouches for those before it) and the rest is counted again, to the exact total.
     let text = std::fs::read_to_string(&ckpt).unwrap();
     let changed = text.replacen("\"solutions\":", "\"solutions\":1", 3);
     std::fs::write(&ckpt, changed).unwrap();
     let damaged = Command::cargo_bin("nqueens")
         .unwrap()
         .args(args("13"))
+        .args(["--format", "json"])
         .output()
         .unwrap();
-    assert_eq!(damaged.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&damaged.stderr).contains("damaged record"));
+    assert!(String::from_utf8_lossy(&damaged.stderr).contains("line 2 was damaged"));
+    assert_eq!(counts(&damaged)["solutions"], 73712);
+    assert_eq!(counts(&damaged)["unique"], 9233);
     // Not a checkpoint at all.
     std::fs::write(&ckpt, "hello\n").unwrap();
     let foreign = Command::cargo_bin("nqueens")
@@ -198,13 +201,29 @@ fn shards_merge_to_the_full_count() {
             "--symmetry",
             symmetry,
         ]));
-        let tasks = whole["subproblems"].as_u64().unwrap() as usize;
-        for k in [1, 2, 5, tasks + 3] {
+        let subproblems = whole["subproblems"].as_u64().unwrap() as usize;
+        // As many shards as subproblems (one each) is the most there can be.
+        for k in [1, 2, 5, subproblems] {
             let files = shards(&dir, "13", k, &["--symmetry", symmetry]);
             let mut merged = counts(&merge(&files));
             merged["threads"] = whole["threads"].clone();
             assert_eq!(merged, whole, "{symmetry}, {k} shards");
         }
+        let too_many = format!("0/{}", subproblems + 1);
+        let out = nqueens(&[
+            "count",
+            "13",
+            "--symmetry",
+            symmetry,
+            "--shard",
+            &too_many,
+            "--output",
+            "x",
+        ]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(&format!("at most {subproblems} parts"))
+        );
     }
 }
 
@@ -302,6 +321,194 @@ fn progress_leaves_stdout_unchanged() {
         shown.contains("subproblems") && shown.contains("% of estimated work"),
         "{shown}"
     );
+}
+
+/// Starts a long count (n = 16, scalar, one thread) on `ckpt` and waits until it has begun.
+fn long_count_on(ckpt: &Path) -> (std::process::Child, Vec<String>) {
+    let args: Vec<String> = [
+        "count",
+        "--kernel",
+        "scalar",
+        "16",
+        "-j",
+        "1",
+        "--split-depth",
+        "3",
+        "--format",
+        "json",
+        "--checkpoint",
+        path(ckpt),
+    ]
+    .map(String::from)
+    .to_vec();
+    let child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    (child, args)
+}
+
+#[test]
+fn sigint_sigterm_and_sighup_save_the_checkpoint_and_exit_128_plus_the_signal() {
+    for (signal, code) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
+        let dir = scratch(&format!("sig{signal}"));
+        let ckpt = dir.join("c.ckpt");
+        let (child, args) = long_count_on(&ckpt);
+        let status = Std::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "SIG{signal}: {err}");
+        assert!(
+            err.contains(&format!("interrupted by SIG{signal}")),
+            "{err}"
+        );
+        assert!(
+            err.contains("run the same command again to resume"),
+            "{err}"
+        );
+        assert!(
+            std::fs::read_to_string(&ckpt).unwrap().lines().count() > 1,
+            "SIG{signal}: some results were saved"
+        );
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let resumed = counts(&nqueens(&args));
+        assert_eq!(resumed["solutions"], 14772512);
+        assert_eq!(resumed["unique"], 1846955);
+    }
+}
+
+#[test]
+fn a_second_run_on_a_checkpoint_in_use_is_refused() {
+    let dir = scratch("locked");
+    let ckpt = dir.join("c.ckpt");
+    let (mut first, args) = long_count_on(&ckpt);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let second = nqueens(&args);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{err}");
+    assert!(err.contains("in use by another nqueens run"), "{err}");
+    first.kill().unwrap();
+    let _ = first.wait();
+    // Once the first run is gone, the file is free, whole, and resumes to the exact total.
+    let resumed = counts(&nqueens(&args));
+    assert_eq!(resumed["solutions"], 14772512);
+}
+
+#[test]
+fn a_full_disk_never_leaves_half_a_record_and_the_count_is_still_printed() {
+    let dir = scratch("full");
+    let disk = dir.join("disk");
+    std::fs::create_dir_all(&disk).unwrap();
+    let mounted = Std::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=16k", "tmpfs", path(&disk)])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !mounted {
+        eprintln!("cannot mount a small tmpfs here (not root?): the full-disk case is not tested");
+        return;
+    }
+    let ckpt = disk.join("c.ckpt");
+    let args = [
+        "count",
+        "14",
+        "--split-depth",
+        "3",
+        "--format",
+        "json",
+        "--checkpoint",
+        path(&ckpt),
+    ];
+    let whole = counts(&nqueens(&args[..6]));
+    // 16 KiB hold a few hundred of this run's several thousand records.
+    let full = nqueens(&args);
+    let err = String::from_utf8_lossy(&full.stderr).to_string();
+    assert!(err.contains("warning"), "{err}");
+    assert_eq!(
+        counts(&full),
+        whole,
+        "the count is printed whatever the disk did"
+    );
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    assert!(text.lines().count() > 1, "the records that fit were kept");
+    assert!(
+        text.ends_with('\n') && text.lines().all(|l| l.ends_with('}')),
+        "no half record"
+    );
+    // With room again, the same command resumes from the kept records.
+    let kept = text.lines().count();
+    let _ = Std::new("umount").arg(path(&disk)).status();
+    let roomy = dir.join("c.ckpt");
+    std::fs::write(&roomy, &text).unwrap();
+    let again = [&args[..7], &[path(&roomy)]].concat();
+    assert_eq!(counts(&nqueens(&again)), whole);
+    assert!(
+        std::fs::read_to_string(dir.join("c.ckpt"))
+            .unwrap()
+            .lines()
+            .count()
+            > kept
+    );
+}
+
+#[test]
+fn an_output_that_cannot_be_written_is_refused_before_counting() {
+    let dir = scratch("outdir");
+    let out = nqueens(&[
+        "count",
+        "15",
+        "--shard",
+        "0/2",
+        "--output",
+        path(&dir.join("missing").join("s.json")),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--output") && err.contains("cannot write there"),
+        "{err}"
+    );
+}
+
+#[test]
+fn shards_written_side_by_side_at_once_are_all_kept() {
+    let dir = scratch("beside");
+    // All four at once, their outputs side by side in one directory.
+    let children: Vec<_> = (0..4)
+        .map(|i| {
+            Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+                .args(["count", "13", "-j", "1", "--shard", &format!("{i}/4")])
+                .args(["--output", path(&dir.join(format!("x.{i}")))])
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let files: Vec<String> = (0..4)
+        .map(|i| path(&dir.join(format!("x.{i}"))).to_string())
+        .collect();
+    let merged = merge(&files);
+    assert_eq!(counts(&merged)["solutions"], 73712);
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
 }
 
 #[test]

@@ -15,7 +15,13 @@ use crate::progress::When;
 
 /// Exact counts of N-Queens solutions, on every core.
 #[derive(Debug, Parser)]
-#[command(name = "nqueens", version, about, propagate_version = true)]
+#[command(
+    name = "nqueens",
+    version,
+    about,
+    propagate_version = true,
+    arg_required_else_help = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -64,7 +70,7 @@ pub struct LongRunArgs {
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
     /// Count only part I of K disjoint, cost-balanced parts (0 <= I < K; one board size)
-    #[arg(long, value_name = "I/K", value_parser = parse_shard, requires = "output")]
+    #[arg(long, value_name = "I/K", value_parser = parse_shard, requires = "output", allow_hyphen_values = true)]
     pub shard: Option<Shard>,
     /// Where --shard writes its partial counts (JSON, for `nqueens merge`)
     #[arg(long, value_name = "FILE", requires = "shard")]
@@ -209,8 +215,14 @@ fn parse_size(s: &str) -> Result<u32, String> {
 
 /// `N` or `A-B` (inclusive, `A <= B`).
 fn parse_sizes(s: &str) -> Result<RangeInclusive<u32>, String> {
-    // A leading '-' is a sign (a negative size), not a range separator.
-    match s[1.min(s.len())..].find('-').map(|i| i + 1) {
+    // A leading '-' is a sign (a negative size), not a range separator. Byte offsets come
+    // from char_indices, so any text (not only ASCII) is cut on a character boundary.
+    match s
+        .char_indices()
+        .skip(1)
+        .find(|&(_, c)| c == '-')
+        .map(|(i, _)| i)
+    {
         None => parse_size(s).map(|n| n..=n),
         Some(i) => {
             let (a, b) = (parse_size(&s[..i])?, parse_size(&s[i + 1..])?);
@@ -289,5 +301,8 @@ mod tests {
         assert!(parse_sizes("x").unwrap_err().contains("not a board size"));
         assert!(parse_sizes("3-").unwrap_err().contains("not a board size"));
         assert!(parse_sizes("").is_err());
+        for text in ["é", "1é", "é-3", "3-é", "-", "--", "1--2", "٣"] {
+            assert!(parse_sizes(text).is_err(), "{text}");
+        }
     }
 }

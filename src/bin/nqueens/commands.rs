@@ -128,11 +128,24 @@ fn long_count(
     let plan = engine.plan(n, split_depth)?;
     let mut run = Run::new(&plan).started(start);
     if let Some(shard) = long.shard {
+        shard.check(&plan)?;
         run = run.only(shard::subproblems_of(plan.costs(), shard));
     }
+    // The output's directory is checked (a temporary file made there) before any counting.
+    let output = match &long.output {
+        Some(path) => Some(shard::Output::create(path).map_err(Failure::Usage)?),
+        None => None,
+    };
     let checkpoint = match &long.checkpoint {
         Some(path) => {
-            let (c, done) = Checkpoint::open(path, &plan, long.shard).map_err(failed)?;
+            let (c, done, cut) = Checkpoint::open(path, &plan, long.shard).map_err(failed)?;
+            if let Some(cut) = cut {
+                let _ = writeln!(
+                    io::stderr(),
+                    "warning: checkpoint {}: {cut}",
+                    path.display()
+                );
+            }
             run = run.resume(done);
             Some(Arc::new(c))
         }
@@ -156,16 +169,7 @@ fn long_count(
     );
     if let Some(c) = &checkpoint {
         run = run.observe(c.as_ref());
-        let c = Arc::clone(c);
-        let _ = ctrlc::set_handler(move || {
-            let kept = c.flush().unwrap_or(0);
-            let _ = writeln!(
-                io::stderr(),
-                "interrupted: {kept} more subproblem results saved in {}; run the same command again to resume",
-                c.path().display()
-            );
-            std::process::exit(130);
-        });
+        save_on_signals(Arc::clone(c));
     }
     if let Some(a) = &abort {
         run = run.observe(a);
@@ -195,11 +199,18 @@ fn long_count(
     if let Some(p) = &progress {
         p.finish();
     }
-    if let Some(c) = &checkpoint {
-        c.finish().map_err(failed)?;
+    // The count is complete whatever became of the checkpoint: it is printed (or written)
+    // all the same, and a checkpoint that could not keep up is only a warning.
+    if let Some(c) = &checkpoint
+        && let Err(e) = c.finish()
+    {
+        let _ = writeln!(
+            io::stderr(),
+            "warning: {e:#}; the count is complete and does not depend on it"
+        );
     }
-    match (long.shard, &long.output) {
-        (Some(shard), Some(path)) => {
+    match (long.shard, output) {
+        (Some(shard), Some(output)) => {
             let result = ShardResult::new(
                 &plan,
                 shard,
@@ -208,17 +219,49 @@ fn long_count(
                 outcome.threads,
                 outcome.elapsed_s,
             );
-            result.write(path).map_err(failed)?;
+            let path = output.path().display().to_string();
+            result.write(output).map_err(failed)?;
             let _ = writeln!(
                 io::stderr(),
-                "shard {shard}: {selected} of {} subproblems counted; partial counts written to {}",
+                "shard {shard}: {selected} of {} subproblems counted; partial counts written to {path}",
                 plan.subproblems.len(),
-                path.display()
             );
             Ok(None)
         }
         _ => Ok(Some(outcome.counts(&plan))),
     }
+}
+
+/// On SIGINT, SIGTERM (what Slurm sends on preemption and at the time limit) or SIGHUP,
+/// syncs the checkpoint, says how to resume, and exits with 128 + the signal's number.
+fn save_on_signals(checkpoint: Arc<Checkpoint>) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            let name = match signal {
+                SIGINT => "SIGINT",
+                SIGTERM => "SIGTERM",
+                _ => "SIGHUP",
+            };
+            let kept = checkpoint.flush();
+            let mut err = io::stderr().lock();
+            let _ = match kept {
+                Ok(kept) => writeln!(
+                    err,
+                    "interrupted by {name}: {kept} more subproblem results saved in {}; run the same command again to resume",
+                    checkpoint.path().display()
+                ),
+                Err(e) => writeln!(
+                    err,
+                    "interrupted by {name}: {e:#}; the records synced before are kept; run the same command again to resume"
+                ),
+            };
+            std::process::exit(128 + signal);
+        }
+    });
 }
 
 fn merge(args: MergeArgs) -> Result<(), Failure> {
@@ -232,6 +275,9 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     let engine = engine(&args.engine)?;
     let mut out = Printer::new(io::stdout().lock(), args.engine.format);
     let mut bad = Vec::new();
+    // A reader that stops early (`verify | head`) does not stop the check: the exit code
+    // still says whether every count matched.
+    let mut closed = None;
     for n in 0..=args.max_n {
         let counts = engine.count(n, split_depth_for(n, &args.engine))?;
         let published = published::all(n).expect("--max-n is within the published table");
@@ -239,10 +285,15 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
         if !check.ok {
             bad.push(n);
         }
-        out.print(&check)?;
+        if closed.is_none() {
+            match out.print(&check) {
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => closed = Some(e),
+                other => other?,
+            }
+        }
     }
     if bad.is_empty() {
-        return Ok(());
+        return closed.map_or(Ok(()), |e| Err(e.into()));
     }
     let _ = writeln!(
         io::stderr(),

@@ -17,6 +17,11 @@ use commands::Failure;
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // `nqueens` alone: the whole usage, on stderr, and the usage error's code.
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
         Err(e) if !e.use_stderr() => {
             // --help and --version: print and succeed.
             let _ = e.print();

@@ -23,11 +23,12 @@ use serde::{Deserialize, Serialize};
 use crate::plan::{Config, Plan};
 use crate::run::Observer;
 use crate::shard::Shard;
-use crate::types::Tally;
+use crate::types::{Residues, Tally};
 
 const CHECKPOINT_FORMAT: &str = "nqueens-checkpoint";
-/// File format version of checkpoints and shard results.
-pub(crate) const VERSION: u32 = 1;
+/// File format version of checkpoints and shard results (2: records and shards carry
+/// residues, shards list their subproblems, the configuration names version and method).
+pub(crate) const VERSION: u32 = 2;
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 struct Header {
@@ -39,15 +40,46 @@ struct Header {
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Record {
-    #[serde(alias = "task")]
     subproblem: usize,
     solutions: u128,
     unique8: u128,
+    /// [`Residues::of`] the counts.
+    residues: Residues,
     crc: u32,
 }
 
-fn record_crc(subproblem: usize, t: Tally) -> u32 {
-    crc32fast::hash(format!("{subproblem} {} {}", t.solutions, t.unique8).as_bytes())
+impl Record {
+    fn new(subproblem: usize, t: Tally) -> Record {
+        let residues = Residues::of(t);
+        Record {
+            subproblem,
+            solutions: t.solutions,
+            unique8: t.unique8,
+            residues,
+            crc: record_crc(subproblem, t, residues),
+        }
+    }
+
+    fn tally(&self) -> Tally {
+        Tally {
+            solutions: self.solutions,
+            unique8: self.unique8,
+        }
+    }
+
+    /// Whether the checksum and the residues both agree with the counts.
+    fn sound(&self) -> bool {
+        let t = self.tally();
+        self.residues == Residues::of(t)
+            && self.crc == record_crc(self.subproblem, t, self.residues)
+    }
+}
+
+fn record_crc(subproblem: usize, t: Tally, r: Residues) -> u32 {
+    let [a, b, c, d] = r.0;
+    crc32fast::hash(
+        format!("{subproblem} {} {} {a} {b} {c} {d}", t.solutions, t.unique8).as_bytes(),
+    )
 }
 
 /// Records written and not yet synced are flushed when this many have gathered.
@@ -185,17 +217,9 @@ impl Checkpoint {
                     keep += read as u64;
                     continue;
                 }
-                let record = serde_json::from_slice::<Record>(&line).ok().filter(|r| {
-                    complete
-                        && r.crc
-                            == record_crc(
-                                r.subproblem,
-                                Tally {
-                                    solutions: r.solutions,
-                                    unique8: r.unique8,
-                                },
-                            )
-                });
+                let record = serde_json::from_slice::<Record>(&line)
+                    .ok()
+                    .filter(|r| complete && r.sound());
                 match record {
                     Some(r) => {
                         ensure!(
@@ -203,12 +227,8 @@ impl Checkpoint {
                             "{shown}, line {number}: subproblem {} does not exist",
                             r.subproblem
                         );
-                        let t = Tally {
-                            solutions: r.solutions,
-                            unique8: r.unique8,
-                        };
                         ensure!(
-                            done.insert(r.subproblem, t).is_none(),
+                            done.insert(r.subproblem, r.tally()).is_none(),
                             "{shown}, line {number}: subproblem {} is recorded twice",
                             r.subproblem
                         );
@@ -258,12 +278,7 @@ impl Checkpoint {
 
     /// Records a finished subproblem; syncs the file every few records or every second.
     pub fn record(&self, subproblem: usize, tally: Tally) -> Result<()> {
-        let record = Record {
-            subproblem,
-            solutions: tally.solutions,
-            unique8: tally.unique8,
-            crc: record_crc(subproblem, tally),
-        };
+        let record = Record::new(subproblem, tally);
         let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         serde_json::to_writer(&mut p.lines, &record)?;
         p.lines.push(b'\n');

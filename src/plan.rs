@@ -14,9 +14,20 @@ use crate::split::{self, Root, Subproblem};
 use crate::symmetry;
 use crate::types::{Counts, Error, Kernel, MAX_SUBPROBLEMS, Symmetry, Tally, validate};
 
+/// The counting method: backtracking search (the only one so far). Files record it.
+pub const METHOD: &str = "search";
+
+/// The cost model of [`Plan::costs`] (it decides which subproblems a shard gets), named so
+/// that files made under another one are refused: it goes into [`Plan::fingerprint`].
+pub const COST_MODEL: &str = "nodes-4-levels-below";
+
 /// What a plan is, as checkpoints and shard results record it: equal for equal plans.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
+    /// The nqueens version that made the file (files of other versions are refused).
+    pub nqueens: String,
+    /// The counting method ([`METHOD`]).
+    pub method: String,
     /// Board size.
     pub n: u32,
     /// Symmetry mode.
@@ -24,7 +35,6 @@ pub struct Config {
     /// Split depth.
     pub split_depth: usize,
     /// Number of subproblems in the whole plan.
-    #[serde(alias = "tasks")]
     pub subproblems: usize,
     /// [`Plan::fingerprint`] of the plan.
     pub fingerprint: u32,
@@ -34,8 +44,14 @@ impl Config {
     /// The configuration in words, for messages.
     pub fn describe(&self) -> String {
         format!(
-            "n = {}, symmetry {}, split depth {}, {} subproblems (fingerprint {:08x})",
-            self.n, self.symmetry, self.split_depth, self.subproblems, self.fingerprint
+            "n = {}, symmetry {}, split depth {}, {} subproblems (fingerprint {:08x}; nqueens {}, method {})",
+            self.n,
+            self.symmetry,
+            self.split_depth,
+            self.subproblems,
+            self.fingerprint,
+            self.nqueens,
+            self.method
         )
     }
 }
@@ -93,11 +109,24 @@ impl Plan {
         }
     }
 
-    /// A checksum of the subproblem list: equal plans have equal fingerprints.
+    /// A checksum of what the plan counts and how it is cut: the board, the mode, each root
+    /// (the queens it fixes, the squares it closes, its weight), the cost model and the
+    /// subproblem list. Equal plans have equal fingerprints.
     pub fn fingerprint(&self) -> u32 {
         let mut h = crc32fast::Hasher::new();
         h.update(&self.n.to_le_bytes());
         h.update(self.symmetry.name().as_bytes());
+        h.update(COST_MODEL.as_bytes());
+        for root in &self.roots {
+            let (queens, forbid) = root.layout(self.n);
+            h.update(&[root.weight, queens.len() as u8]);
+            for (r, c) in queens {
+                h.update(&[r, c]);
+            }
+            for row in forbid {
+                h.update(&row.to_le_bytes());
+            }
+        }
         for t in &self.subproblems {
             let st = t.state;
             h.update(&t.root.to_le_bytes());
@@ -112,6 +141,8 @@ impl Plan {
     /// What the plan is, as files record it.
     pub fn config(&self) -> Config {
         Config {
+            nqueens: env!("CARGO_PKG_VERSION").to_string(),
+            method: METHOD.to_string(),
             n: self.n,
             symmetry: self.symmetry,
             split_depth: self.split_depth,

@@ -28,6 +28,7 @@
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -96,7 +97,7 @@ pub trait Observer: Sync {
 }
 
 /// What a run counted.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
     /// The sum over the run's subproblems, those resumed from earlier runs included.
     pub tally: Tally,
@@ -104,6 +105,9 @@ pub struct Outcome {
     pub threads: usize,
     /// Wall-clock seconds of this run.
     pub elapsed_s: f64,
+    /// Each selected subproblem's counts (those resumed included), when the run was asked
+    /// to keep them ([`Run::keep_each`]); empty otherwise.
+    pub each: Vec<(usize, Tally)>,
 }
 
 impl Outcome {
@@ -120,6 +124,7 @@ pub struct Run<'a> {
     selected: Vec<usize>,
     done: HashMap<usize, Tally>,
     observers: Vec<&'a dyn Observer>,
+    keep_each: bool,
 }
 
 impl<'a> Run<'a> {
@@ -131,6 +136,7 @@ impl<'a> Run<'a> {
             selected: (0..plan.subproblems.len()).collect(),
             done: HashMap::new(),
             observers: Vec::new(),
+            keep_each: false,
         }
     }
 
@@ -151,6 +157,12 @@ impl<'a> Run<'a> {
     /// are added to the total and not counted again. Those outside the selection are ignored.
     pub fn resume(mut self, done: HashMap<usize, Tally>) -> Run<'a> {
         self.done = done;
+        self
+    }
+
+    /// Keeps each subproblem's counts in the [`Outcome`] (a shard result lists them).
+    pub fn keep_each(mut self) -> Run<'a> {
+        self.keep_each = true;
         self
     }
 
@@ -193,11 +205,20 @@ impl<'a> Run<'a> {
             .selected
             .iter()
             .partition(|i| self.done.contains_key(i));
+        let kept = Mutex::new(Vec::new());
+        if self.keep_each {
+            kept.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend(prior.iter().map(|&i| (i, self.done[&i])));
+        }
         let prior: Tally = prior.iter().map(|i| self.done[i]).sum();
         let one = |&i: &usize| {
             let t = plan.count(i, engine.kernel);
             for o in &self.observers {
                 o.finished(i, t);
+            }
+            if self.keep_each {
+                kept.lock().unwrap_or_else(|e| e.into_inner()).push((i, t));
             }
             t
         };
@@ -217,6 +238,7 @@ impl<'a> Run<'a> {
             tally: prior + tally,
             threads: engine.threads(),
             elapsed_s: self.start.elapsed().as_secs_f64(),
+            each: kept.into_inner().unwrap_or_else(|e| e.into_inner()),
         }
     }
 }

@@ -17,8 +17,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{VERSION, sync_parent};
 use crate::plan::{Config, Plan};
-use crate::run::Outcome;
-use crate::types::{Error, Tally};
+use rayon::prelude::*;
+
+use crate::run::{Engine, Outcome};
+use crate::types::{Error, Kernel, Residues, Tally};
 
 const SHARD_FORMAT: &str = "nqueens-shard";
 
@@ -139,24 +141,27 @@ impl Drop for Output {
     }
 }
 
-/// The partial counts of one shard.
+/// The partial counts of one shard: its subproblems each with its counts, and the sums.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShardResult {
     /// Always "nqueens-shard".
     pub format: String,
     /// File format version.
     pub version: u32,
-    /// What was counted.
+    /// What was counted (with the nqueens version and method).
     pub config: Config,
     /// Which part.
     pub shard: Shard,
-    /// Number of subproblems in this part.
-    #[serde(alias = "shard_tasks")]
-    pub shard_subproblems: usize,
+    /// The counting loop that ran (an audit recounts with the other one).
+    pub kernel: Kernel,
+    /// Each subproblem of this part, in increasing order: `[index, solutions, unique8]`.
+    pub subproblems: Vec<(usize, u128, u128)>,
     /// Solutions in this part.
     pub solutions: u128,
     /// Eight times the fundamental solutions in this part (full mode).
     pub unique8: u128,
+    /// The part's counts modulo two primes, summed subproblem by subproblem.
+    pub residues: Residues,
     /// Worker threads used.
     pub threads: usize,
     /// Seconds this part took (its last run, when resumed).
@@ -166,29 +171,58 @@ pub struct ShardResult {
 }
 
 impl ShardResult {
-    /// A shard result with its checksum.
+    /// A shard result with its checksum, from each subproblem's counts (in any order).
     pub fn new(
         plan: &Plan,
         shard: Shard,
-        shard_subproblems: usize,
-        tally: Tally,
+        kernel: Kernel,
+        mut each: Vec<(usize, Tally)>,
         threads: usize,
         elapsed_s: f64,
     ) -> ShardResult {
+        each.sort_unstable_by_key(|&(i, _)| i);
+        let tally: Tally = each.iter().map(|&(_, t)| t).sum();
         let mut r = ShardResult {
             format: SHARD_FORMAT.into(),
             version: VERSION,
             config: plan.config(),
             shard,
-            shard_subproblems,
+            kernel,
+            residues: each.iter().map(|&(_, t)| Residues::of(t)).sum(),
+            subproblems: each
+                .iter()
+                .map(|&(i, t)| (i, t.solutions, t.unique8))
+                .collect(),
             solutions: tally.solutions,
             unique8: tally.unique8,
             threads,
             elapsed_s,
             checksum: String::new(),
         };
-        r.checksum = r.computed_checksum();
+        r.seal();
         r
+    }
+
+    /// Sets the checksum to the content's: after a change, the file reads as untouched to a
+    /// checksum alone (which is why the residues and `merge --audit` exist; the tests forge
+    /// shards with it).
+    pub fn seal(&mut self) {
+        self.checksum = self.computed_checksum();
+    }
+
+    /// The part's summed counts.
+    pub fn tally(&self) -> Tally {
+        Tally {
+            solutions: self.solutions,
+            unique8: self.unique8,
+        }
+    }
+
+    /// Each subproblem's index and counts.
+    pub fn each(&self) -> impl Iterator<Item = (usize, Tally)> + '_ {
+        self.subproblems
+            .iter()
+            .map(|&(i, solutions, unique8)| (i, Tally { solutions, unique8 }))
     }
 
     fn computed_checksum(&self) -> String {
@@ -202,12 +236,13 @@ impl ShardResult {
 
     /// Writes the result atomically through `out` (see [`Output`]).
     pub fn write(&self, out: Output) -> Result<()> {
-        let mut text = serde_json::to_vec_pretty(self)?;
+        let mut text = serde_json::to_vec(self)?;
         text.push(b'\n');
         out.commit(&text)
     }
 
-    /// Reads a shard result and checks its checksum.
+    /// Reads a shard result and checks it: its checksum, that this nqueens made it, and that
+    /// its subproblems, sums and residues agree with each other.
     pub fn read(path: &Path) -> Result<ShardResult> {
         let shown = path.display();
         let text =
@@ -215,7 +250,7 @@ impl ShardResult {
         let r: ShardResult = serde_json::from_slice(&text)
             .ok()
             .filter(|r: &ShardResult| r.format == SHARD_FORMAT)
-            .with_context(|| format!("{shown} is not an nqueens shard result"))?;
+            .with_context(|| format!("{shown} is not an nqueens shard result of this version"))?;
         ensure!(
             r.version == VERSION,
             "{shown} is a version {} shard result; this nqueens reads version {VERSION}",
@@ -226,18 +261,49 @@ impl ShardResult {
             "{shown} (shard {}): its checksum does not match its content; it was changed or damaged",
             r.shard
         );
+        let this = env!("CARGO_PKG_VERSION");
+        ensure!(
+            r.config.nqueens == this,
+            "{shown} (shard {}) was made by nqueens {}; this is nqueens {this}: merge with the version that made it",
+            r.shard,
+            r.config.nqueens
+        );
+        let increasing = r.subproblems.windows(2).all(|w| w[0].0 < w[1].0);
+        let inside = r.subproblems.iter().all(|e| e.0 < r.config.subproblems);
+        ensure!(
+            increasing && inside,
+            "{shown} (shard {}): its subproblem list is out of order or out of the plan",
+            r.shard
+        );
+        let sum: Tally = r.each().map(|(_, t)| t).sum();
+        let residues: Residues = r.each().map(|(_, t)| Residues::of(t)).sum();
+        ensure!(
+            sum == r.tally() && residues == r.residues && Residues::of(sum) == r.residues,
+            "{shown} (shard {}): its sums or residues disagree with its subproblems; it was changed",
+            r.shard
+        );
         Ok(r)
     }
 }
 
+/// Shard results checked and added up by [`merge`].
+pub struct Merged {
+    /// The plan the shards divide, rebuilt by this nqueens.
+    pub plan: Plan,
+    /// The summed counts, the most threads any shard used and the longest shard time.
+    pub outcome: Outcome,
+    /// The shard results, in the order of the files given.
+    pub shards: Vec<(PathBuf, ShardResult)>,
+}
+
 /// Adds up shard results after checking that they are shards `0..K` of one configuration,
-/// each exactly once, and that this binary makes the same plan for it. Returns the plan
-/// and the summed counts, with the most threads any shard used and the longest shard time.
-pub fn merge(paths: &[PathBuf]) -> Result<(Plan, Outcome)> {
+/// each exactly once, that this binary makes the same plan for it, and that together they
+/// cover every subproblem of the plan exactly once.
+pub fn merge(paths: &[PathBuf]) -> Result<Merged> {
     ensure!(!paths.is_empty(), "merge needs at least one shard result");
-    let results: Vec<(&PathBuf, ShardResult)> = paths
+    let results: Vec<(PathBuf, ShardResult)> = paths
         .iter()
-        .map(|p| ShardResult::read(p).map(|r| (p, r)))
+        .map(|p| ShardResult::read(p).map(|r| (p.clone(), r)))
         .collect::<Result<_>>()?;
     let (first_path, first) = &results[0];
     let mut seen: HashMap<usize, &PathBuf> = HashMap::new();
@@ -295,19 +361,83 @@ pub fn merge(paths: &[PathBuf]) -> Result<(Plan, Outcome)> {
         config.describe(),
         plan.config().describe()
     );
-    let tally = results
-        .iter()
-        .map(|(_, r)| Tally {
-            solutions: r.solutions,
-            unique8: r.unique8,
-        })
-        .sum();
+    // Every subproblem of the plan exactly once.
+    let mut owner: Vec<Option<&PathBuf>> = vec![None; plan.subproblems.len()];
+    for (path, r) in &results {
+        for (i, _) in r.each() {
+            if let Some(other) = owner[i].replace(path) {
+                bail!(
+                    "subproblem {i} is counted in both {} and {}: the shards overlap",
+                    other.display(),
+                    path.display()
+                );
+            }
+        }
+    }
+    let uncovered = owner.iter().filter(|o| o.is_none()).count();
+    ensure!(
+        uncovered == 0,
+        "the shards leave {uncovered} of the plan's {} subproblems uncounted (the first is {})",
+        plan.subproblems.len(),
+        owner.iter().position(Option::is_none).unwrap_or(0)
+    );
     let outcome = Outcome {
-        tally,
+        tally: results.iter().map(|(_, r)| r.tally()).sum(),
         threads: results.iter().map(|(_, r)| r.threads).max().unwrap_or(1),
         elapsed_s: results.iter().map(|(_, r)| r.elapsed_s).fold(0.0, f64::max),
+        each: Vec::new(),
     };
-    Ok((plan, outcome))
+    Ok(Merged {
+        plan,
+        outcome,
+        shards: results,
+    })
+}
+
+/// Recounts about `percent`% of the merged subproblems (at least one), picked at random from
+/// `seed`, on `engine`, and fails on the first that differs from its shard's record. Returns
+/// how many were recounted.
+pub fn audit(merged: &Merged, engine: &Engine, percent: f64, seed: u64) -> Result<usize> {
+    let all: Vec<(&PathBuf, usize, Tally)> = merged
+        .shards
+        .iter()
+        .flat_map(|(p, r)| r.each().map(move |(i, t)| (p, i, t)))
+        .collect();
+    let mut state = seed | 1;
+    let mut next = || {
+        // xorshift64*: a fixed sequence for a given seed.
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let want = ((all.len() as f64 * percent / 100.0).ceil() as usize).clamp(1, all.len());
+    // A partial Fisher-Yates shuffle: the first `want` entries are the sample.
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    for k in 0..want {
+        let j = k + (next() % (all.len() - k) as u64) as usize;
+        order.swap(k, j);
+    }
+    let sample = &order[..want];
+    let recounted: Vec<Tally> = engine.pool().install(|| {
+        sample
+            .par_iter()
+            .map(|&k| merged.plan.count(all[k].1, engine.kernel()))
+            .collect()
+    });
+    for (&k, again) in sample.iter().zip(&recounted) {
+        let (path, i, recorded) = all[k];
+        ensure!(
+            *again == recorded,
+            "audit: subproblem {i} of {} recounts to {} solutions ({} x8 fundamental), but the shard records {} ({}): the shard is wrong",
+            path.display(),
+            again.solutions,
+            again.unique8,
+            recorded.solutions,
+            recorded.unique8
+        );
+    }
+    Ok(want)
 }
 
 #[cfg(test)]

@@ -164,6 +164,49 @@ impl std::ops::Add for Tally {
     }
 }
 
+/// The two primes [`Residues`] are taken modulo.
+pub const RESIDUE_PRIMES: [u128; 2] = [65_521, 65_519];
+
+/// A tally's solutions and `unique8` modulo two small primes ([`RESIDUE_PRIMES`]): files
+/// carry them beside the exact counts, and sums of residues are added modulo the primes,
+/// apart from the `u128` sums, so that a total or a record changed without them (even with
+/// its checksum recomputed) no longer agrees with them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Residues(pub [u32; 4]);
+
+impl Residues {
+    /// The residues of one tally.
+    pub fn of(t: Tally) -> Residues {
+        let [p, q] = RESIDUE_PRIMES;
+        Residues(
+            [
+                t.solutions % p,
+                t.solutions % q,
+                t.unique8 % p,
+                t.unique8 % q,
+            ]
+            .map(|r| r as u32),
+        )
+    }
+}
+
+impl std::ops::Add for Residues {
+    type Output = Residues;
+    fn add(self, o: Residues) -> Residues {
+        let [p, q] = RESIDUE_PRIMES;
+        let m = [p, q, p, q];
+        Residues(std::array::from_fn(|i| {
+            ((u128::from(self.0[i]) + u128::from(o.0[i])) % m[i]) as u32
+        }))
+    }
+}
+
+impl std::iter::Sum for Residues {
+    fn sum<I: Iterator<Item = Residues>>(iter: I) -> Residues {
+        iter.fold(Residues::default(), |a, b| a + b)
+    }
+}
+
 impl std::iter::Sum for Tally {
     fn sum<I: Iterator<Item = Tally>>(iter: I) -> Tally {
         iter.fold(Tally::default(), |a, b| a + b)

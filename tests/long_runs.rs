@@ -5,6 +5,9 @@ use std::process::{Command as Std, Output};
 use std::time::Duration;
 
 use assert_cmd::Command;
+use nqueens::Tally;
+use nqueens::shard::ShardResult;
+use nqueens::types::Residues;
 
 fn nqueens(args: &[&str]) -> Output {
     Command::cargo_bin("nqueens")
@@ -250,7 +253,7 @@ fn merge_refuses_missing_duplicate_mismatched_and_tampered_shards() {
     let text = std::fs::read_to_string(&files[2]).unwrap();
     std::fs::write(
         &files[2],
-        text.replacen("\"solutions\": ", "\"solutions\": 9", 1),
+        text.replacen("\"solutions\":", "\"solutions\":9", 1),
     )
     .unwrap();
     refused(&files, "checksum does not match");
@@ -351,6 +354,7 @@ fn long_count_on(ckpt: &Path) -> (std::process::Child, Vec<String>) {
     (child, args)
 }
 
+/// (Ctrl-C is SIGINT.)
 #[test]
 fn sigint_sigterm_and_sighup_save_the_checkpoint_and_exit_128_plus_the_signal() {
     for (signal, code) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
@@ -511,15 +515,111 @@ fn shards_written_side_by_side_at_once_are_all_kept() {
     assert!(left.is_empty(), "temporary files left: {left:?}");
 }
 
+/// Rewrites the shard result at `file` through `edit`; with `consistent`, its sums and
+/// residues are made to agree with its subproblems again; then it is sealed with a valid
+/// checksum: a forger who knows the file format.
+fn forge(file: &str, consistent: bool, edit: impl FnOnce(&mut ShardResult)) {
+    let mut r: ShardResult = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    edit(&mut r);
+    if consistent {
+        let each: Vec<Tally> = r.each().map(|(_, t)| t).collect();
+        let sum: Tally = each.iter().copied().sum();
+        r.solutions = sum.solutions;
+        r.unique8 = sum.unique8;
+        r.residues = each.into_iter().map(Residues::of).sum();
+    }
+    r.seal();
+    std::fs::write(file, serde_json::to_string(&r).unwrap()).unwrap();
+}
+
 #[test]
-fn ctrl_c_saves_the_checkpoint_and_exits_130() {
-    let dir = scratch("sigint");
+fn merge_refuses_forged_overlapping_partial_and_foreign_shards_and_audits_catch_the_rest() {
+    let dir = scratch("forged");
+    let fresh = |name: &str| {
+        let sub = dir.join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        shards(&sub, "12", 3, &[])
+    };
+    let refused = |files: &[String], needle: &str| {
+        let out = merge(files);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{needle}: {err}");
+        assert!(err.contains(needle), "{err}");
+    };
+    // A forged total with the checksum recomputed (issue 12 printed 2^100).
+    let files = fresh("total");
+    forge(&files[1], false, |r| r.solutions = 1 << 100);
+    refused(&files, "sums or residues disagree");
+    // One subproblem's count and the totals changed, the checksum recomputed: the residues
+    // still hold the old counts.
+    let files = fresh("one");
+    forge(&files[1], false, |r| {
+        r.subproblems[0].1 += 1;
+        r.solutions += 1;
+    });
+    refused(&files, "sums or residues disagree");
+    // A subproblem in two shards, and one in none.
+    let files = fresh("overlap");
+    let stolen = {
+        let r: ShardResult =
+            serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+        r.subproblems[0]
+    };
+    forge(&files[1], true, |r| {
+        r.subproblems.push(stolen);
+        r.subproblems.sort_unstable();
+    });
+    refused(&files, "the shards overlap");
+    let files = fresh("partial");
+    forge(&files[2], true, |r| {
+        r.subproblems.pop();
+    });
+    refused(&files, "leave 1 of the plan's");
+    // Made by another version of nqueens.
+    let files = fresh("version");
+    forge(&files[0], false, |r| r.config.nqueens = "0.0.9".into());
+    refused(&files, "was made by nqueens 0.0.9");
+    // A forgery consistent in every way merges (nothing in the files can tell); recounting
+    // every subproblem finds it.
+    let files = fresh("audit");
+    let honest = counts(&merge(&files));
+    let out = nqueens(
+        &[
+            &["merge", "--audit", "100", "--format", "json"][..],
+            &files.iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat(),
+    );
+    assert_eq!(counts(&out), honest, "an honest audit passes");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("all equal to the shards' records"));
+    forge(&files[2], true, |r| r.subproblems[1].1 += 8);
+    let forged = merge(&files);
+    assert_eq!(
+        counts(&forged)["solutions"],
+        honest["solutions"].as_u64().unwrap() + 8
+    );
+    let audited = nqueens(
+        &[
+            &["merge", "--audit", "100"][..],
+            &files.iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat(),
+    );
+    let err = String::from_utf8_lossy(&audited.stderr);
+    assert_eq!(audited.status.code(), Some(1), "{err}");
+    assert!(err.contains("the shard is wrong"), "{err}");
+    assert!(audited.stdout.is_empty(), "no total from a failed audit");
+}
+
+#[test]
+fn kill_9_at_twenty_moments_still_ends_with_the_exact_total() {
+    let dir = scratch("kill9");
     let ckpt = dir.join("c.ckpt");
     let args = [
         "count",
+        "15",
         "--kernel",
         "scalar",
-        "16",
         "-j",
         "1",
         "--split-depth",
@@ -529,31 +629,41 @@ fn ctrl_c_saves_the_checkpoint_and_exits_130() {
         "--checkpoint",
         path(&ckpt),
     ];
-    let child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(700));
-    let status = Std::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = child.wait_with_output().unwrap();
+    // A fixed sequence of moments, 20 to 400 ms into each run.
+    let mut seed = 0x9e37_79b9_u64;
+    let mut finished_early = 0;
+    for _ in 0..20 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let wait = 20 + (seed >> 33) % 380;
+        let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(wait));
+        if child.try_wait().unwrap().is_some() {
+            finished_early += 1;
+            continue;
+        }
+        child.kill().unwrap(); // SIGKILL: nothing is flushed, nothing can run
+        let _ = child.wait();
+        let text = std::fs::read_to_string(&ckpt).unwrap_or_default();
+        let whole_lines = text
+            .split_inclusive('\n')
+            .filter(|l| l.ends_with('\n'))
+            .count();
+        assert!(
+            whole_lines >= 1,
+            "the header is written before any counting"
+        );
+    }
+    let out = counts(&nqueens(&args));
     assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        out["solutions"], 2279184,
+        "{finished_early} runs finished before their kill"
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("run the same command again to resume"));
-    assert!(
-        std::fs::read_to_string(&ckpt).unwrap().lines().count() > 1,
-        "some results were saved"
-    );
-    let resumed = counts(&nqueens(&args));
-    assert_eq!(resumed["solutions"], 14772512);
-    assert_eq!(resumed["unique"], 1846955);
+    assert_eq!(out["unique"], 285053);
 }

@@ -58,6 +58,16 @@ pub struct MergeArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Recount about P% of the subproblems (at least one), picked at random, with the other
+    /// counting loop where there is one, and fail on any difference
+    #[arg(long, value_name = "P", value_parser = parse_percent)]
+    pub audit: Option<f64>,
+    /// Seed of the audit's random pick (printed with the audit), to repeat it
+    #[arg(long, value_name = "S", requires = "audit")]
+    pub seed: Option<u64>,
+    /// Worker threads for the audit [default: the number of logical CPUs]
+    #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
+    pub threads: Option<NonZeroUsize>,
 }
 
 /// Flags for runs that last hours.
@@ -176,6 +186,13 @@ fn parse_split_depth(s: &str) -> Result<usize, String> {
 fn parse_limit(s: &str) -> Result<u64, String> {
     s.parse::<u64>()
         .map_err(|_| format!("the limit must be a whole number from 0 to {}", u64::MAX))
+}
+
+fn parse_percent(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|p| (0.0..=100.0).contains(p) && *p > 0.0)
+        .ok_or_else(|| "the audit share must be a percentage above 0 and at most 100".to_string())
 }
 
 fn parse_shard(s: &str) -> Result<Shard, String> {

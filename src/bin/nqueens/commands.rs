@@ -11,7 +11,9 @@ use clap::CommandFactory;
 use nqueens::checkpoint::{self, Checkpoint};
 use nqueens::list::{self, ListOptions};
 use nqueens::shard::{self, ShardResult};
-use nqueens::{Counts, Engine, Error, Observer, Run, Tally, board, published};
+use nqueens::{
+    Counts, Engine, Error, Kernel, Observer, Options, Run, Tally, board, published, simd,
+};
 
 use crate::cli::{
     BoardFormat, Cli, Command, CountArgs, EngineArgs, LongRunArgs, MergeArgs, SolveArgs,
@@ -129,7 +131,9 @@ fn long_count(
     let mut run = Run::new(&plan).started(start);
     if let Some(shard) = long.shard {
         shard.check(&plan)?;
-        run = run.only(shard::subproblems_of(plan.costs(), shard));
+        run = run
+            .only(shard::subproblems_of(plan.costs(), shard))
+            .keep_each();
     }
     // The output's directory is checked (a temporary file made there) before any counting.
     let output = match &long.output {
@@ -211,11 +215,12 @@ fn long_count(
     }
     match (long.shard, output) {
         (Some(shard), Some(output)) => {
+            debug_assert_eq!(outcome.each.len(), selected);
             let result = ShardResult::new(
                 &plan,
                 shard,
-                selected,
-                outcome.tally,
+                engine.kernel(),
+                outcome.each,
                 outcome.threads,
                 outcome.elapsed_s,
             );
@@ -265,8 +270,34 @@ fn save_on_signals(checkpoint: Arc<Checkpoint>) {
 }
 
 fn merge(args: MergeArgs) -> Result<(), Failure> {
-    let (plan, outcome) = shard::merge(&args.files).map_err(Failure::Failed)?;
-    Printer::new(io::stdout().lock(), args.format).print(&outcome.counts(&plan))?;
+    let merged = shard::merge(&args.files).map_err(Failure::Failed)?;
+    if let Some(percent) = args.audit {
+        // Recount with the other loop where there is one: a kernel bug then shows as a
+        // difference rather than repeating itself.
+        let used = merged.shards[0].1.kernel;
+        let other = match used {
+            Kernel::Avx512 => Kernel::Scalar,
+            _ if simd::available() => Kernel::Avx512,
+            _ => Kernel::Scalar,
+        };
+        let engine = Engine::new(&Options {
+            threads: args.threads,
+            kernel: other,
+            ..Options::default()
+        })?;
+        let seed = args.seed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        });
+        let recounted = shard::audit(&merged, &engine, percent, seed).map_err(Failure::Failed)?;
+        let _ = writeln!(
+            io::stderr(),
+            "audit: {recounted} subproblems recounted with the {} loop (seed {seed}), all equal to the shards' records",
+            engine.kernel().name()
+        );
+    }
+    Printer::new(io::stdout().lock(), args.format).print(&merged.outcome.counts(&merged.plan))?;
     Ok(())
 }
 

@@ -23,7 +23,7 @@ fn kernels() -> Vec<Kernel> {
     if nqueens::simd::available() {
         k.push(Kernel::Avx512);
     } else {
-        eprintln!("this CPU lacks AVX-512: only the scalar loop is tested");
+        common::untested("this CPU lacks AVX-512: only the scalar loop is tested");
     }
     k
 }
@@ -69,7 +69,7 @@ fn picker(mut seed: u64) -> impl FnMut(usize) -> usize {
 #[test]
 fn kernels_agree_subproblem_by_subproblem_on_random_sets() {
     if !nqueens::simd::available() {
-        eprintln!("this CPU lacks AVX-512: nothing to compare the scalar loop with");
+        common::untested("this CPU lacks AVX-512: nothing to compare the scalar loop with");
         return;
     }
     let mut pick = picker(0x2545_f491_4f6c_dd1d);
@@ -96,7 +96,7 @@ fn every_lane_frame_agrees_with_the_scalar_loop_at_its_shallowest_start() {
     use nqueens::schedule::State;
     use nqueens::simd::{self, Frame};
     if !simd::available() {
-        eprintln!("this CPU lacks AVX-512: no lane frames to compare");
+        common::untested("this CPU lacks AVX-512: no lane frames to compare");
         return;
     }
     let mut pick = picker(0x9e37_79b9_7f4a_7c15);
@@ -183,7 +183,7 @@ fn naive_oracle_agrees_up_to_10() {
 #[test]
 fn compiled_table_matches_the_shared_file() {
     let Some(rows) = common::published_tsv() else {
-        eprintln!("shared/sequences/published.tsv not found beside the checkout; skipped");
+        common::untested("shared/sequences/published.tsv not found beside the checkout; skipped");
         return;
     };
     assert_eq!(rows.len(), published::A000170.len());
@@ -251,7 +251,7 @@ fn kernel_counters_run_past_u64_exactly() {
         let lanes = simd::count_subtrees_from(&s, frame, &starts, base).unwrap();
         assert_eq!(lanes, past, "the lanes' counter");
     } else {
-        eprintln!("this CPU lacks AVX-512: only the scalar counter was driven past u64");
+        common::untested("this CPU lacks AVX-512: only the scalar counter was driven past u64");
     }
     let tally = nqueens::Tally {
         solutions: 2 * past,

@@ -101,3 +101,39 @@ pub fn published_tsv() -> Option<Vec<(u32, u128, Option<u128>)>> {
             .collect(),
     )
 }
+
+/// Says on the test run's own stderr (not the captured output a passing test hides) that a
+/// case was not tested here, and why: `cargo test` shows it even when everything passes.
+pub fn untested(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "NOT TESTED HERE: {why}");
+}
+
+/// The first `k` solutions of an `n`-board in lexicographic order, found square by square
+/// (a depth-first search that stops at the `k`-th), apart from the engine.
+pub fn first_solutions(n: usize, k: usize) -> Vec<Vec<u8>> {
+    fn place(n: usize, k: usize, board: &mut Vec<u8>, out: &mut Vec<Vec<u8>>) {
+        if out.len() == k {
+            return;
+        }
+        if board.len() == n {
+            out.push(board.clone());
+            return;
+        }
+        let row = board.len();
+        for col in 0..n {
+            let safe = board.iter().enumerate().all(|(r, &c)| {
+                let c = c as usize;
+                c != col && row - r != c.abs_diff(col)
+            });
+            if safe {
+                board.push(col as u8);
+                place(n, k, board, out);
+                board.pop();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    place(n, k, &mut Vec::new(), &mut out);
+    out
+}

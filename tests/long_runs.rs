@@ -671,3 +671,49 @@ fn kill_9_at_twenty_moments_still_ends_with_the_exact_total() {
     );
     assert_eq!(out["unique"], 285053);
 }
+
+#[test]
+fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_cut_and_recounted() {
+    let dir = scratch("forged-record");
+    let ckpt = dir.join("c.ckpt");
+    let args = [
+        "count",
+        "13",
+        "--split-depth",
+        "3",
+        "--format",
+        "json",
+        "--checkpoint",
+        path(&ckpt),
+    ];
+    let whole = counts(&nqueens(&args[..6]));
+    crash_after(&args, "30");
+    // Line 3's count raised by 1000 and its CRC-32 recomputed over the record's fields, as
+    // the format is documented; its residues still hold the true count.
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut record: serde_json::Value = serde_json::from_str(&lines[2]).unwrap();
+    let forged = record["solutions"].as_u64().unwrap() + 1000;
+    record["solutions"] = forged.into();
+    let r: Vec<u64> = record["residues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    let fields = format!(
+        "{} {} {} {} {} {} {}",
+        record["subproblem"], forged, record["unique8"], r[0], r[1], r[2], r[3]
+    );
+    record["crc"] = crc32fast::hash(fields.as_bytes()).into();
+    lines[2] = serde_json::to_string(&record).unwrap();
+    std::fs::write(&ckpt, lines.join("\n") + "\n").unwrap();
+    let resumed = nqueens(&args);
+    let err = String::from_utf8_lossy(&resumed.stderr);
+    assert!(err.contains("line 3 was damaged"), "{err}");
+    assert_eq!(
+        counts(&resumed),
+        whole,
+        "the forged count is not in the total"
+    );
+}

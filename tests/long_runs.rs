@@ -84,11 +84,11 @@ fn killed_run_resumes_to_the_uninterrupted_counts() {
     }
 }
 
-#[test]
-fn torn_last_record_is_recounted() {
-    let dir = scratch("torn");
-    let ckpt = dir.join("c.ckpt");
-    let args = [
+/// A checkpoint of `count 13 --split-depth 3` left by a crash after 30 records: its path,
+/// the command that resumes it, and the counts of an uninterrupted run.
+fn crashed_checkpoint(name: &str) -> (PathBuf, Vec<String>, serde_json::Value) {
+    let ckpt = scratch(name).join("c.ckpt");
+    let args: Vec<String> = [
         "count",
         "13",
         "--split-depth",
@@ -97,9 +97,19 @@ fn torn_last_record_is_recounted() {
         "json",
         "--checkpoint",
         path(&ckpt),
-    ];
-    let whole = counts(&nqueens(&args[..6]));
+    ]
+    .map(String::from)
+    .to_vec();
+    let plain: Vec<&str> = args[..6].iter().map(String::as_str).collect();
+    let whole = counts(&nqueens(&plain));
     crash_after(&args, "30");
+    (ckpt, args, whole)
+}
+
+#[test]
+fn torn_last_record_is_recounted() {
+    let (ckpt, args, whole) = crashed_checkpoint("torn");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     // A crash mid-write leaves part of a line; so does a record cut anywhere.
     let mut text = std::fs::read_to_string(&ckpt).unwrap();
     let last = text.trim_end().lines().last().unwrap().to_string();
@@ -674,20 +684,8 @@ fn kill_9_at_twenty_moments_still_ends_with_the_exact_total() {
 
 #[test]
 fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_cut_and_recounted() {
-    let dir = scratch("forged-record");
-    let ckpt = dir.join("c.ckpt");
-    let args = [
-        "count",
-        "13",
-        "--split-depth",
-        "3",
-        "--format",
-        "json",
-        "--checkpoint",
-        path(&ckpt),
-    ];
-    let whole = counts(&nqueens(&args[..6]));
-    crash_after(&args, "30");
+    let (ckpt, args, whole) = crashed_checkpoint("forged-record");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     // Line 3's count raised by 1000 and its CRC-32 recomputed over the record's fields, as
     // the format is documented; its residues still hold the true count.
     let text = std::fs::read_to_string(&ckpt).unwrap();

@@ -131,9 +131,9 @@ fn long_count(
     let mut run = Run::new(&plan).started(start);
     if let Some(shard) = long.shard {
         shard.check(&plan)?;
-        run = run
-            .only(shard::subproblems_of(plan.costs(), shard))
-            .keep_each();
+        // Costs are estimated on the engine's threads, as -j asks, not rayon's global pool.
+        let costs = engine.pool().install(|| plan.costs());
+        run = run.only(shard::subproblems_of(costs, shard)).keep_each();
     }
     // The output's directory is checked (a temporary file made there) before any counting.
     let output = match &long.output {
@@ -167,7 +167,7 @@ fn long_count(
     let progress = Progress::new(
         long.progress,
         format!("n={n}"),
-        plan.costs().to_vec(),
+        || engine.pool().install(|| plan.costs().to_vec()),
         run.selected(),
         &run.already_done(),
     );

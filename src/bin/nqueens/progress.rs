@@ -37,12 +37,13 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Progress over `subproblems` (indices into `costs`), of which `already` are done;
-    /// `None` when it is not to be shown.
+    /// Progress over `subproblems` (indices into the estimated costs, which `costs` gives
+    /// only when progress is shown), of which `already` are done; `None` when it is not to
+    /// be shown.
     pub fn new(
         when: When,
         label: String,
-        costs: Vec<u64>,
+        costs: impl FnOnce() -> Vec<u64>,
         subproblems: &[usize],
         already: &[usize],
     ) -> Option<Progress> {
@@ -55,6 +56,7 @@ impl Progress {
         if !shown {
             return None;
         }
+        let costs = costs();
         let total_cost = subproblems.iter().map(|&i| costs[i]).sum();
         let start_cost = already.iter().map(|&i| costs[i]).sum();
         let bar = terminal.then(|| {

@@ -11,11 +11,10 @@ const MODES: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
 
 /// The loops this CPU can run.
 fn kernels() -> Vec<Kernel> {
-    let mut k = vec![Kernel::Scalar];
-    if nqueens::simd::available() {
-        k.push(Kernel::Avx512);
-    }
-    k
+    [Kernel::Scalar, Kernel::Avx512, Kernel::Avx2]
+        .into_iter()
+        .filter(|k| k.resolve().is_ok())
+        .collect()
 }
 
 /// A loop alone: every mirror root of the board, one after another on this thread.

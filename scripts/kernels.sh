@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The counting loops side by side: scalar and AVX-512 (where the CPU has it), full symmetry,
-# one thread and all threads, median of REPS alternating runs.
+# The counting loops side by side: scalar, AVX2 and AVX-512 (those the CPU has), full
+# symmetry, one thread and all threads, median of REPS alternating runs.
 #
 # Usage: scripts/kernels.sh [MIN_N] [MAX_N] [OUT_DIR]     (defaults 14, 17, results/; REPS [3])
 # Writes OUT_DIR/kernels.csv.
@@ -12,6 +12,7 @@ out=${3:-results}
 reps=${REPS:-3}
 mkdir -p "$out"
 kernels=(scalar)
+grep -qw avx2 /proc/cpuinfo && kernels+=(avx2)
 grep -qw avx512f /proc/cpuinfo && kernels+=(avx512)
 echo "cpu_model,logical_cpus,commit,n,symmetry,kernel,threads,repetitions,median_s,speedup_over_scalar" >"$out/kernels.csv"
 for ((n = min_n; n <= max_n; n++)); do

@@ -4,29 +4,46 @@
 //!
 //! The engine ([`crate::plan`]) and listing ([`crate::list`]) call only these. Each loop's
 //! own feeding, how it is handed subtrees, lives beside it: [`crate::scalar`] searches one
-//! subtree at a time, [`crate::simd`] cuts a subtree into batches for its sixteen lanes and
-//! declines (the scalar loop then runs) where the CPU or the subtree does not suit them.
+//! subtree at a time, [`crate::simd`] cuts a subtree into batches for its lanes (sixteen
+//! with AVX-512, eight with AVX2) and declines (the scalar loop then runs) where the CPU or
+//! the subtree does not suit them.
 
 use crate::schedule::{Schedule, State};
+use crate::simd::Lanes;
 use crate::types::{Error, Kernel};
 use crate::{scalar, simd};
 
 impl Kernel {
-    /// The loop that will actually run: `Auto` resolved for this CPU; `Avx512` on a CPU
-    /// without it is an error.
+    /// The loop that will actually run: `Auto` resolved for this CPU; a SIMD loop on a CPU
+    /// without its instructions is an error.
     pub fn resolve(self) -> Result<Kernel, Error> {
         match self {
-            Kernel::Auto if simd::available() => Ok(Kernel::Avx512),
+            // Widest first: on the Zen 4 measured (results/kernels.csv) AVX-512 beats AVX2 and
+            // AVX2 beats the scalar loop, each by about 1.5-2x.
+            Kernel::Auto if Lanes::Avx512.available() => Ok(Kernel::Avx512),
+            Kernel::Auto if Lanes::Avx2.available() => Ok(Kernel::Avx2),
             Kernel::Auto => Ok(Kernel::Scalar),
-            Kernel::Avx512 if !simd::available() => Err(Error::Kernel),
-            k => Ok(k),
+            k => match k.lanes() {
+                Some(lanes) if !lanes.available() => Err(Error::Kernel(k)),
+                _ => Ok(k),
+            },
+        }
+    }
+
+    /// The SIMD lanes this choice runs, if any (`Auto` as [`Kernel::resolve`] picks).
+    pub fn lanes(self) -> Option<Lanes> {
+        match self {
+            Kernel::Avx512 => Some(Lanes::Avx512),
+            Kernel::Avx2 => Some(Lanes::Avx2),
+            Kernel::Scalar => None,
+            Kernel::Auto => self.resolve().ok().and_then(Kernel::lanes),
         }
     }
 
     /// Number of ways to complete the board below `start`, exact at any size.
     pub fn count(self, s: &Schedule, start: State) -> u128 {
         self.lanes()
-            .and_then(|()| simd::count_below(s, start))
+            .and_then(|lanes| simd::count_below(s, start, lanes))
             .unwrap_or_else(|| scalar::count(s, start))
     }
 
@@ -41,15 +58,11 @@ impl Kernel {
         prefix: &[u8],
         visit: &mut F,
     ) {
-        let lanes = self.lanes().is_some() && simd::walk_below(s, start, prefix, visit);
-        if !lanes {
+        let in_lanes = self
+            .lanes()
+            .is_some_and(|lanes| simd::walk_below(s, start, prefix, visit, lanes));
+        if !in_lanes {
             scalar::walk(s, start, prefix, visit);
         }
-    }
-
-    /// `Some` when this choice may run the SIMD lanes (they still decline where the CPU
-    /// lacks them).
-    fn lanes(self) -> Option<()> {
-        matches!(self, Kernel::Avx512 | Kernel::Auto).then_some(())
     }
 }

@@ -29,8 +29,54 @@ use std::sync::OnceLock;
 
 use crate::schedule::{Board, MAX_N, Schedule, State};
 
-/// Lanes per step.
+/// Lanes per step of the AVX-512 loop.
 pub const LANES: usize = 16;
+
+/// Lanes per step of the AVX2 loop.
+pub const AVX2_LANES: usize = 8;
+
+/// Which SIMD loop searches: sixteen lanes with AVX-512, or eight with AVX2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lanes {
+    /// Sixteen lanes, AVX-512F (gathers and scatters).
+    Avx512,
+    /// Eight lanes, AVX2 (gathers; stores lane by lane).
+    Avx2,
+}
+
+impl Lanes {
+    /// Both, widest first.
+    pub const ALL: [Lanes; 2] = [Lanes::Avx512, Lanes::Avx2];
+
+    /// Whether this CPU runs them.
+    pub fn available(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match self {
+                Lanes::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+                Lanes::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = self;
+            false
+        }
+    }
+
+    /// Subtrees searched side by side.
+    pub fn width(self) -> usize {
+        match self {
+            Lanes::Avx512 => LANES,
+            Lanes::Avx2 => AVX2_LANES,
+        }
+    }
+
+    /// The lanes this CPU runs, widest first.
+    pub fn here() -> Vec<Lanes> {
+        Lanes::ALL.into_iter().filter(|l| l.available()).collect()
+    }
+}
 
 /// What a lane's frame keeps, fewest words first; what it does not keep is rebuilt when
 /// the lane climbs back.
@@ -103,11 +149,12 @@ impl Frame {
     }
 }
 
-/// Subtrees per SIMD call: enough that the lanes stay busy while the last ones finish.
-const SUBTREES: usize = 16 * LANES;
+/// Subtrees per SIMD call, per lane: enough that the lanes stay busy while the last ones
+/// finish.
+const SUBTREES_PER_LANE: usize = 16;
 
-/// Most subtrees per SIMD call when the lanes start below the natural frontier.
-const BATCH: usize = 4 * SUBTREES;
+/// Most subtrees per SIMD call when the lanes start below the natural frontier, per lane.
+const BATCH_PER_LANE: usize = 4 * SUBTREES_PER_LANE;
 
 /// Levels the scalar feeding may descend below the natural frontier to let the lanes use a
 /// smaller frame. Measured on full-symmetry counts (results/README.md, "Lane frames"): the
@@ -116,16 +163,17 @@ const BATCH: usize = 4 * SUBTREES;
 /// 13%).
 const SLACK: usize = 5;
 
-/// Number of completions below `start`, searched in the lanes (see [`feed`]); `None`, having
-/// done nothing, where the lanes cannot run.
-pub fn count_below(s: &Schedule, start: State) -> Option<u128> {
+/// Number of completions below `start`, searched in `lanes` (see [`feed`]); `None`, having
+/// done nothing, where they cannot run.
+pub fn count_below(s: &Schedule, start: State, lanes: Lanes) -> Option<u128> {
     let mut total = 0;
     let ran = feed::<false>(
         s,
         start,
+        lanes,
         &mut s.fixed_board.clone(),
         &mut |frame, starts, _| {
-            total += count_subtrees(s, frame, starts).unwrap_or(0);
+            total += count_subtrees(s, lanes, frame, starts).unwrap_or(0);
             ControlFlow::Continue(())
         },
     );
@@ -133,19 +181,20 @@ pub fn count_below(s: &Schedule, start: State) -> Option<u128> {
 }
 
 /// Calls `visit` with each completed board below `start` in increasing lexicographic order
-/// until it returns false, as [`crate::scalar::walk`] does, searched in the lanes (see
-/// [`feed`]). Returns false, visiting nothing, where the lanes cannot run.
+/// until it returns false, as [`crate::scalar::walk`] does, searched in `lanes` (see
+/// [`feed`]). Returns false, visiting nothing, where they cannot run.
 pub fn walk_below<F: FnMut(&[u8]) -> bool>(
     s: &Schedule,
     start: State,
     prefix: &[u8],
     visit: &mut F,
+    lanes: Lanes,
 ) -> bool {
     let mut board = s.board_above(start.level, prefix);
     let mut hits = Vec::new();
-    feed::<true>(s, start, &mut board, &mut |frame, starts, boards| {
+    feed::<true>(s, start, lanes, &mut board, &mut |frame, starts, boards| {
         hits.clear();
-        if walk_subtrees(s, frame, starts, &mut hits).is_none() {
+        if walk_subtrees(s, lanes, frame, starts, &mut hits).is_none() {
             return ControlFlow::Break(());
         }
         for h in &hits {
@@ -161,39 +210,43 @@ pub fn walk_below<F: FnMut(&[u8]) -> bool>(
     })
 }
 
-/// Hands the subtrees below `start` to `batch` for the lanes, in order, at most [`BATCH`] at
-/// a time, each with the board above it (`board` holds the rows above `start`).
+/// Hands the subtrees below `start` to `batch` for `lanes`, in order, at most
+/// [`BATCH_PER_LANE`] per lane at a time, each with the board above it (`board` holds the
+/// rows above `start`).
 ///
-/// The lanes start on the *natural frontier*, the first level with at least [`SUBTREES`]
-/// nodes below `start` (or the deepest they may start on), or deeper where the frame picked
-/// by [`frame_for`] needs it. Returns false, calling nothing, where the lanes cannot run:
-/// the CPU lacks them or the subtree is too shallow. The boards are left empty unless
-/// `BOARDS`.
+/// The lanes start on the *natural frontier*, the first level with at least
+/// [`SUBTREES_PER_LANE`] nodes per lane below `start` (or the deepest they may start on), or
+/// deeper where the frame picked by [`frame_for`] needs it. Returns false, calling nothing,
+/// where the lanes cannot run: the CPU lacks them or the subtree is too shallow. The boards
+/// are left empty unless `BOARDS`.
 fn feed<const BOARDS: bool>(
     s: &Schedule,
     start: State,
+    lanes: Lanes,
     board: &mut Board,
     batch: &mut impl FnMut(Frame, &[State], &[Board]) -> ControlFlow<()>,
 ) -> bool {
-    if start.level + 2 > s.levels || !available() {
+    if start.level + 2 > s.levels || !lanes.available() {
         return false;
     }
+    let subtrees = SUBTREES_PER_LANE * lanes.width();
+    let most = BATCH_PER_LANE * lanes.width();
     let mut natural = start.level;
     let mut width = 1;
     let mut frontier = vec![start];
-    while width < SUBTREES && natural + 3 <= s.levels && !frontier.is_empty() {
+    while width < subtrees && natural + 3 <= s.levels && !frontier.is_empty() {
         frontier = frontier.iter().flat_map(|&st| s.children(st)).collect();
         width = frontier.len();
         natural += 1;
     }
     let (frame, floor) = frame_for(s, natural);
-    let (mut starts, mut boards) = (Vec::with_capacity(BATCH), Vec::with_capacity(BATCH));
+    let (mut starts, mut boards) = (Vec::with_capacity(most), Vec::with_capacity(most));
     let flow = s.down_to(start, floor, board, &mut |st, b| {
         starts.push(st);
         if BOARDS {
             boards.push(*b);
         }
-        if starts.len() < BATCH {
+        if starts.len() < most {
             return ControlFlow::Continue(());
         }
         let flow = batch(frame, &starts, &boards);
@@ -232,34 +285,28 @@ fn forced_frame() -> Option<Frame> {
     })
 }
 
-/// Whether this CPU can run [`count_subtrees`].
+/// Whether this CPU runs the AVX-512 lanes.
 pub fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    Lanes::Avx512.available()
 }
 
 /// The number of completions below all of `starts`, which are nodes of `s` on one level,
 /// at least two above the last and no shallower than `frame`'s
-/// [`Frame::shallowest_start`]. `None` when the CPU lacks AVX-512 (see [`available`]).
-pub fn count_subtrees(s: &Schedule, frame: Frame, starts: &[State]) -> Option<u128> {
-    count_subtrees_from(s, frame, starts, 0)
+/// [`Frame::shallowest_start`], searched in `lanes`. `None` when the CPU lacks them.
+pub fn count_subtrees(s: &Schedule, lanes: Lanes, frame: Frame, starts: &[State]) -> Option<u128> {
+    count_subtrees_from(s, lanes, frame, starts, 0)
 }
 
 /// `base` plus [`count_subtrees`]: the loop's counter started at `base` (so a test can drive
 /// it past `u64::MAX`).
 pub fn count_subtrees_from(
     s: &Schedule,
+    lanes: Lanes,
     frame: Frame,
     starts: &[State],
     base: u128,
 ) -> Option<u128> {
-    dispatch::<false>(s, frame, starts, &mut Vec::new(), base)
+    dispatch::<false>(s, lanes, frame, starts, &mut Vec::new(), base)
 }
 
 /// A completion found by [`walk_subtrees`].
@@ -277,12 +324,13 @@ pub struct Hit {
 /// `None` when the CPU lacks AVX-512.
 pub fn walk_subtrees(
     s: &Schedule,
+    lanes: Lanes,
     frame: Frame,
     starts: &[State],
     hits: &mut Vec<Hit>,
 ) -> Option<()> {
     let from = hits.len();
-    dispatch::<true>(s, frame, starts, hits, 0)?;
+    dispatch::<true>(s, lanes, frame, starts, hits, 0)?;
     // Each start is one lane's, whose hits come in order: a stable counting sort by start
     // puts them in order.
     let mut at = vec![0usize; starts.len() + 1];
@@ -305,6 +353,7 @@ pub fn walk_subtrees(
 /// `base` plus the number of completions.
 fn dispatch<const RECORD: bool>(
     s: &Schedule,
+    lanes: Lanes,
     frame: Frame,
     starts: &[State],
     hits: &mut Vec<Hit>,
@@ -312,46 +361,47 @@ fn dispatch<const RECORD: bool>(
 ) -> Option<u128> {
     #[cfg(target_arch = "x86_64")]
     {
-        if available() {
+        if lanes.available() {
             debug_assert!(starts.iter().all(|t| t.level == starts[0].level
                 && t.level + 2 <= s.levels
                 && t.level >= frame.shallowest_start(s)));
             let o = frame.offset(s.n);
-            // SAFETY: the CPU has AVX-512F (checked just above), the only feature these
-            // functions are compiled for.
+            let args = (s, o, starts, hits, base);
+            // SAFETY: the CPU has the feature these functions are compiled for (AVX-512F,
+            // or AVX2), checked just above.
             return Some(unsafe {
-                match frame {
-                    Frame::Open => avx512::search::<false, false, RECORD>(s, o, starts, hits, base),
-                    Frame::OpenRd => {
-                        avx512::search::<true, false, RECORD>(s, o, starts, hits, base)
-                    }
-                    Frame::OpenRdLd => {
-                        avx512::search::<true, true, RECORD>(s, o, starts, hits, base)
-                    }
+                match (lanes, frame) {
+                    (Lanes::Avx512, Frame::Open) => avx512::search::<false, false, RECORD>(args),
+                    (Lanes::Avx512, Frame::OpenRd) => avx512::search::<true, false, RECORD>(args),
+                    (Lanes::Avx512, Frame::OpenRdLd) => avx512::search::<true, true, RECORD>(args),
+                    (Lanes::Avx2, Frame::Open) => avx2::search::<false, false, RECORD>(args),
+                    (Lanes::Avx2, Frame::OpenRd) => avx2::search::<true, false, RECORD>(args),
+                    (Lanes::Avx2, Frame::OpenRdLd) => avx2::search::<true, true, RECORD>(args),
                 }
             });
         }
     }
-    let _ = (s, frame, starts, hits, base);
+    let _ = (s, lanes, frame, starts, hits, base);
     None
 }
+
+/// What both loops take: the schedule, the bit of column 0, the starts, where hits go, and
+/// the count to start from.
+#[cfg(target_arch = "x86_64")]
+type Args<'a> = (&'a Schedule, u32, &'a [State], &'a mut Vec<Hit>, u128);
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::{Hit, LANES, MAX_N, Schedule, State};
+    use super::{Args, Hit, LANES, MAX_N};
 
     /// The loop; frames keep the down-left diagonals when `KEEP_RD`, the down-right ones
     /// when `KEEP_LD`, column 0 of the board is bit `o` of a lane, and each completion is
     /// appended to `hits` when `RECORD`. Returns `base` plus the number of completions.
     #[target_feature(enable = "avx512f")]
     pub(super) fn search<const KEEP_RD: bool, const KEEP_LD: bool, const RECORD: bool>(
-        s: &Schedule,
-        o: u32,
-        starts: &[State],
-        hits: &mut Vec<Hit>,
-        base: u128,
+        (s, o, starts, hits, base): Args<'_>,
     ) -> u128 {
         let Some(first) = starts.first() else {
             return base;
@@ -554,6 +604,272 @@ mod avx512 {
         let mut a = [0u32; 16];
         // SAFETY: `a` is 16 u32, the 64 bytes the store writes; the store is unaligned.
         unsafe { _mm512_storeu_si512(a.as_mut_ptr().cast(), v) };
+        a.iter().map(|&x| u128::from(x)).sum()
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    use super::{Args, Hit, MAX_N};
+
+    /// Lanes per step.
+    const LANES: usize = super::AVX2_LANES;
+
+    /// Frames on the stack, and 8 more: where the lanes that do not push write, so that
+    /// every step stores all eight lanes without a branch (AVX2 has no scatter).
+    const SLOTS: usize = MAX_N as usize * LANES + LANES;
+
+    /// The AVX2 form of [`super::avx512::search`]: eight lanes, the same frames and steps.
+    /// Masks are vectors (all ones in a lane that is in); the per-level tables are gathered
+    /// from memory; pushes store every lane's value at its own address (the frame for a
+    /// pushing lane, a slot of its own otherwise), one scalar store each.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn search<const KEEP_RD: bool, const KEEP_LD: bool, const RECORD: bool>(
+        (s, o, starts, hits, base): Args<'_>,
+    ) -> u128 {
+        let Some(first) = starts.first() else {
+            return base;
+        };
+        let top = first.level as i32;
+        // The per-level tables, each indexed by the lane's own level: the shift down from
+        // it, the squares the fixed queens close one level below, the shift down to it.
+        let m = MAX_N as usize;
+        let shift: [u32; 32] = std::array::from_fn(|l| s.shift[l]);
+        let pre_below: [u32; 32] =
+            std::array::from_fn(|l| if l + 1 < m { s.pre[l + 1] << o } else { 0 });
+        let shift_above: [u32; 32] =
+            std::array::from_fn(|l| if l > 0 { s.shift[l - 1] } else { 0 });
+        let (shift, pre_below, shift_above) =
+            (table(&shift), table(&pre_below), table(&shift_above));
+        let lane_ids = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+        let spare = _mm256_add_epi32(lane_ids, _mm256_set1_epi32((MAX_N as usize * LANES) as i32));
+        let (zero, one, ones) = (
+            _mm256_setzero_si256(),
+            _mm256_set1_epi32(1),
+            _mm256_set1_epi32(-1),
+        );
+        let full = _mm256_set1_epi32((s.full << o) as i32);
+        let top_v = _mm256_set1_epi32(top);
+        let before_last = _mm256_set1_epi32(s.levels as i32 - 2);
+
+        let mut stack = [0i32; SLOTS];
+        let mut stack_rd = [0i32; SLOTS];
+        let mut stack_ld = [0i32; SLOTS];
+        let (mut open, mut cols, mut ld, mut rd, mut level) = (zero, zero, zero, zero, top_v);
+        let mut busy = zero;
+        let mut lane_start = [0u32; LANES];
+        let mut next_start = 0usize;
+        let mut found = zero;
+        let mut total = base;
+        let mut steps = 0u32;
+        let mut idle: u32 = 0xff;
+        loop {
+            while idle != 0 {
+                let lane = idle.trailing_zeros() as usize;
+                idle &= idle - 1;
+                let Some(t) = starts.get(next_start) else {
+                    break;
+                };
+                next_start += 1;
+                lane_start[lane] = next_start as u32 - 1;
+                let k = _mm256_cmpeq_epi32(lane_ids, _mm256_set1_epi32(lane as i32));
+                let put =
+                    |v: __m256i, x: u32| _mm256_blendv_epi8(v, _mm256_set1_epi32(x as i32), k);
+                open = put(open, s.open(t) << o);
+                cols = put(cols, (t.cols & s.full) << o);
+                ld = put(ld, (t.ld & s.full) << o);
+                rd = put(rd, (t.rd & s.full) << o);
+                level = put(level, top as u32);
+                busy = _mm256_or_si256(busy, k);
+            }
+            if _mm256_testz_si256(busy, busy) != 0 {
+                break;
+            }
+            let empty = _mm256_and_si256(busy, _mm256_cmpeq_epi32(open, zero));
+            let go = _mm256_andnot_si256(empty, busy);
+            let done = _mm256_and_si256(empty, _mm256_cmpeq_epi32(level, top_v));
+            let pop = _mm256_andnot_si256(done, empty);
+
+            let here = _mm256_add_epi32(_mm256_slli_epi32::<3>(level), lane_ids);
+            let up = _mm256_sub_epi32(here, _mm256_set1_epi32(LANES as i32));
+            let above = _mm256_sub_epi32(level, one);
+            // SAFETY: for the lanes in `pop`, `up` is `(level - 1) * 8 + lane` with
+            // `top <= level - 1 < 32` and `lane < 8`, inside the stacks; other lanes are
+            // not read. Scale 4 is i32.
+            let parent = unsafe { _mm256_mask_i32gather_epi32::<4>(zero, stack.as_ptr(), up, pop) };
+            let kept_rd = if KEEP_RD {
+                // SAFETY: as above.
+                unsafe { _mm256_mask_i32gather_epi32::<4>(zero, stack_rd.as_ptr(), up, pop) }
+            } else {
+                zero
+            };
+            let kept_ld = if KEEP_LD {
+                // SAFETY: as above.
+                unsafe { _mm256_mask_i32gather_epi32::<4>(zero, stack_ld.as_ptr(), up, pop) }
+            } else {
+                zero
+            };
+            // Levels are below 32: bits 3 and 4 of the level pick the table's quarter.
+            let (b3, b4) = (
+                _mm256_slli_epi32::<28>(level),
+                _mm256_slli_epi32::<27>(level),
+            );
+            let (sh, pre_below, psh) = (
+                lookup(&shift, level, b3, b4),
+                lookup(&pre_below, level, b3, b4),
+                lookup(&shift_above, level, b3, b4),
+            );
+
+            let bit = _mm256_and_si256(open, _mm256_sub_epi32(zero, open));
+            let ncols = _mm256_or_si256(cols, bit);
+            let nld = _mm256_sllv_epi32(_mm256_or_si256(ld, bit), sh);
+            let nrd = _mm256_srlv_epi32(_mm256_or_si256(rd, bit), sh);
+            let taken =
+                _mm256_or_si256(_mm256_or_si256(ncols, nld), _mm256_or_si256(nrd, pre_below));
+            let next = _mm256_andnot_si256(taken, full);
+            let some_next = _mm256_xor_si256(_mm256_cmpeq_epi32(next, zero), ones);
+            let last = _mm256_and_si256(go, _mm256_cmpeq_epi32(level, before_last));
+            let hit = _mm256_and_si256(last, some_next);
+            found = _mm256_sub_epi32(found, hit);
+            if RECORD {
+                let hit_bits = _mm256_movemask_ps(_mm256_castsi256_ps(hit)) as u32;
+                if hit_bits != 0 {
+                    let levels = [top as usize, s.levels - 2];
+                    record(hit_bits, &stack, levels, o, [bit, next], &lane_start, hits);
+                }
+            }
+            let push = _mm256_and_si256(_mm256_andnot_si256(last, go), some_next);
+            // Every lane stores: a pushing lane its frame, the others their spare slot.
+            let at = _mm256_blendv_epi8(spare, here, push);
+            let mut idx = [0i32; LANES];
+            let mut vals = [[0i32; LANES]; 3];
+            // SAFETY: each array is 8 i32, the 32 bytes a store writes; stores are unaligned.
+            unsafe {
+                _mm256_storeu_si256(idx.as_mut_ptr().cast(), at);
+                _mm256_storeu_si256(vals[0].as_mut_ptr().cast(), open);
+                if KEEP_RD {
+                    _mm256_storeu_si256(vals[1].as_mut_ptr().cast(), rd);
+                }
+                if KEEP_LD {
+                    _mm256_storeu_si256(vals[2].as_mut_ptr().cast(), ld);
+                }
+            }
+            for lane in 0..LANES {
+                // Masked so the compiler sees every index is inside the stacks.
+                let i = idx[lane] as usize % SLOTS;
+                stack[i] = vals[0][lane];
+                if KEEP_RD {
+                    stack_rd[i] = vals[1][lane];
+                }
+                if KEEP_LD {
+                    stack_ld[i] = vals[2][lane];
+                }
+            }
+
+            let pbit = _mm256_and_si256(parent, _mm256_sub_epi32(zero, parent));
+            let pcols = _mm256_xor_si256(cols, pbit);
+            let pld = if KEEP_LD {
+                kept_ld
+            } else {
+                _mm256_andnot_si256(pbit, _mm256_srlv_epi32(ld, psh))
+            };
+            let prd = if KEEP_RD {
+                kept_rd
+            } else {
+                _mm256_andnot_si256(pbit, _mm256_sllv_epi32(rd, psh))
+            };
+
+            let rest = _mm256_xor_si256(open, bit);
+            open = _mm256_blendv_epi8(rest, next, push);
+            open = _mm256_blendv_epi8(open, _mm256_xor_si256(parent, pbit), pop);
+            cols = _mm256_blendv_epi8(cols, ncols, push);
+            cols = _mm256_blendv_epi8(cols, pcols, pop);
+            ld = _mm256_blendv_epi8(ld, nld, push);
+            ld = _mm256_blendv_epi8(ld, pld, pop);
+            rd = _mm256_blendv_epi8(rd, nrd, push);
+            rd = _mm256_blendv_epi8(rd, prd, pop);
+            level = _mm256_sub_epi32(level, push);
+            level = _mm256_blendv_epi8(level, above, pop);
+            busy = _mm256_andnot_si256(done, busy);
+            idle = _mm256_movemask_ps(_mm256_castsi256_ps(done)) as u32;
+
+            steps += 1;
+            if steps == 1 << 30 {
+                total += sum(found);
+                found = zero;
+                steps = 0;
+            }
+        }
+        total + sum(found)
+    }
+
+    /// Appends the boards of the lanes in `hit` (bits), as [`super::avx512`]'s `record`
+    /// does for sixteen lanes.
+    #[target_feature(enable = "avx2")]
+    fn record(
+        hit: u32,
+        stack: &[i32; SLOTS],
+        [top, before_last]: [usize; 2],
+        o: u32,
+        [bit, next]: [__m256i; 2],
+        lane_start: &[u32; LANES],
+        hits: &mut Vec<Hit>,
+    ) {
+        let (mut bits, mut nexts) = ([0u32; LANES], [0u32; LANES]);
+        // SAFETY: each array is 8 u32, the 32 bytes a store writes; stores are unaligned.
+        unsafe {
+            _mm256_storeu_si256(bits.as_mut_ptr().cast(), bit);
+            _mm256_storeu_si256(nexts.as_mut_ptr().cast(), next);
+        }
+        let mut lanes = hit;
+        while lanes != 0 {
+            let lane = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let mut h = Hit {
+                start: lane_start[lane],
+                cols: [0; MAX_N as usize],
+            };
+            let column = |mask: u32| (mask.trailing_zeros() - o) as u8;
+            let mut k = 0;
+            for level in top..before_last {
+                h.cols[k] = column(stack[level * LANES + lane] as u32);
+                k += 1;
+            }
+            h.cols[k] = column(bits[lane]);
+            h.cols[k + 1] = column(nexts[lane]);
+            hits.push(h);
+        }
+    }
+
+    /// A 32-entry table as four vectors of eight.
+    #[target_feature(enable = "avx2")]
+    fn table(t: &[u32; 32]) -> [__m256i; 4] {
+        // SAFETY: each load reads 8 u32 (32 bytes) from within `t`; loads are unaligned.
+        std::array::from_fn(|q| unsafe { _mm256_loadu_si256(t[8 * q..].as_ptr().cast()) })
+    }
+
+    /// Each lane's entry of `t` at its `level` (below 32): a permute within each quarter,
+    /// then blends on bit 3 (`b3`, the level shifted to the sign bit) and bit 4 (`b4`).
+    #[target_feature(enable = "avx2")]
+    fn lookup(t: &[__m256i; 4], level: __m256i, b3: __m256i, b4: __m256i) -> __m256i {
+        let q = t.map(|v| _mm256_permutevar8x32_epi32(v, level));
+        let pick = |a: __m256i, b: __m256i, on: __m256i| {
+            _mm256_castps_si256(_mm256_blendv_ps(
+                _mm256_castsi256_ps(a),
+                _mm256_castsi256_ps(b),
+                _mm256_castsi256_ps(on),
+            ))
+        };
+        pick(pick(q[0], q[1], b3), pick(q[2], q[3], b3), b4)
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn sum(v: __m256i) -> u128 {
+        let mut a = [0u32; LANES];
+        // SAFETY: `a` is 8 u32, the 32 bytes the store writes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(a.as_mut_ptr().cast(), v) };
         a.iter().map(|&x| u128::from(x)).sum()
     }
 }

@@ -61,18 +61,20 @@ impl Symmetry {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kernel {
-    /// AVX-512 where the CPU has it, scalar otherwise.
+    /// AVX-512 where the CPU has it, else AVX2, else scalar.
     #[default]
     Auto,
     /// The scalar loop, on any CPU.
     Scalar,
     /// Sixteen subtrees in AVX-512 lanes (an error where the CPU lacks AVX-512F).
     Avx512,
+    /// Eight subtrees in AVX2 lanes (an error where the CPU lacks AVX2).
+    Avx2,
 }
 
 impl Kernel {
     /// Every choice, in the order the command line lists them.
-    pub const ALL: [Kernel; 3] = [Kernel::Auto, Kernel::Scalar, Kernel::Avx512];
+    pub const ALL: [Kernel; 4] = [Kernel::Auto, Kernel::Scalar, Kernel::Avx512, Kernel::Avx2];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
@@ -80,15 +82,17 @@ impl Kernel {
             Kernel::Auto => "auto",
             Kernel::Scalar => "scalar",
             Kernel::Avx512 => "avx512",
+            Kernel::Avx2 => "avx2",
         }
     }
 
     /// One line on what the choice runs (the command line's help).
     pub fn about(self) -> &'static str {
         match self {
-            Kernel::Auto => "AVX-512 where the CPU has it, scalar otherwise",
+            Kernel::Auto => "AVX-512 where the CPU has it, else AVX2, else the scalar loop",
             Kernel::Scalar => "The scalar loop, on any CPU",
             Kernel::Avx512 => "Sixteen subtrees in AVX-512 lanes (an error where the CPU lacks it)",
+            Kernel::Avx2 => "Eight subtrees in AVX2 lanes (an error where the CPU lacks it)",
         }
     }
 }
@@ -249,9 +253,9 @@ pub enum Error {
         /// Board size.
         n: u32,
     },
-    /// The AVX-512 kernel was asked for on a CPU without it.
-    #[error("--kernel avx512: this CPU lacks AVX-512F; use --kernel scalar or auto")]
-    Kernel,
+    /// A SIMD kernel was asked for on a CPU without its instructions.
+    #[error("--kernel {0}: this CPU lacks its instructions; use --kernel scalar or auto")]
+    Kernel(Kernel),
     /// The split depth cuts the board into more subproblems than a plan holds.
     #[error(
         "--split-depth {depth} cuts the n = {n} board into more than {limit} subproblems: use a smaller depth"

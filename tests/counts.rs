@@ -19,11 +19,16 @@ fn options(threads: usize, split_depth: usize, symmetry: Symmetry) -> Options {
 
 /// Every counting loop this CPU can run.
 fn kernels() -> Vec<Kernel> {
-    let mut k = vec![Kernel::Scalar];
-    if nqueens::simd::available() {
-        k.push(Kernel::Avx512);
-    } else {
-        common::untested("this CPU lacks AVX-512: only the scalar loop is tested");
+    let k: Vec<Kernel> = [Kernel::Scalar, Kernel::Avx512, Kernel::Avx2]
+        .into_iter()
+        .filter(|k| k.resolve().is_ok())
+        .collect();
+    for missing in [Kernel::Avx512, Kernel::Avx2] {
+        if !k.contains(&missing) {
+            common::untested(&format!(
+                "this CPU lacks {missing}: that loop is not tested"
+            ));
+        }
     }
     k
 }
@@ -68,8 +73,9 @@ fn picker(mut seed: u64) -> impl FnMut(usize) -> usize {
 
 #[test]
 fn kernels_agree_subproblem_by_subproblem_on_random_sets() {
-    if !nqueens::simd::available() {
-        common::untested("this CPU lacks AVX-512: nothing to compare the scalar loop with");
+    let loops = kernels();
+    if loops.len() == 1 {
+        common::untested("this CPU has no SIMD lanes: nothing to compare the scalar loop with");
         return;
     }
     let mut pick = picker(0x2545_f491_4f6c_dd1d);
@@ -79,11 +85,14 @@ fn kernels_agree_subproblem_by_subproblem_on_random_sets() {
                 let plan = Plan::new(n, symmetry, depth).unwrap();
                 let chosen: Vec<usize> = (0..12).map(|_| pick(plan.subproblems.len())).collect();
                 for &i in &chosen {
-                    assert_eq!(
-                        plan.count(i, Kernel::Scalar),
-                        plan.count(i, Kernel::Avx512),
-                        "n={n} {symmetry} depth {depth} subproblem {i}"
-                    );
+                    let scalar = plan.count(i, Kernel::Scalar);
+                    for &k in &loops[1..] {
+                        assert_eq!(
+                            scalar,
+                            plan.count(i, k),
+                            "n={n} {symmetry} depth {depth} subproblem {i} {k}"
+                        );
+                    }
                 }
             }
         }
@@ -94,9 +103,10 @@ fn kernels_agree_subproblem_by_subproblem_on_random_sets() {
 fn every_lane_frame_agrees_with_the_scalar_loop_at_its_shallowest_start() {
     use nqueens::scalar;
     use nqueens::schedule::State;
-    use nqueens::simd::{self, Frame};
-    if !simd::available() {
-        common::untested("this CPU lacks AVX-512: no lane frames to compare");
+    use nqueens::simd::{self, Frame, Lanes};
+    let lanes_here = Lanes::here();
+    if lanes_here.is_empty() {
+        common::untested("this CPU has no SIMD lanes: no lane frames to compare");
         return;
     }
     let mut pick = picker(0x9e37_79b9_7f4a_7c15);
@@ -136,8 +146,13 @@ fn every_lane_frame_agrees_with_the_scalar_loop_at_its_shallowest_start() {
                         })
                         .collect();
                     let scalar: u128 = starts.iter().map(|&st| scalar::count(&s, st)).sum();
-                    let lanes = simd::count_subtrees(&s, frame, &starts).unwrap();
-                    assert_eq!(lanes, scalar, "n={n} {symmetry} {frame:?} level {level}");
+                    for &l in &lanes_here {
+                        let lanes = simd::count_subtrees(&s, l, frame, &starts).unwrap();
+                        assert_eq!(
+                            lanes, scalar,
+                            "n={n} {symmetry} {frame:?} {l:?} level {level}"
+                        );
+                    }
                     compared += usize::from(!starts.is_empty());
                 }
             }
@@ -229,7 +244,7 @@ fn counts_past_u64_are_printed_exactly() {
 #[test]
 fn kernel_counters_run_past_u64_exactly() {
     use nqueens::scalar;
-    use nqueens::simd::{self, Frame};
+    use nqueens::simd::{self, Frame, Lanes};
     let plan = Plan::new(12, Symmetry::Mirror, 1).unwrap();
     let sub = plan.subproblems[2];
     let s = plan.roots[sub.root as usize].schedule(12);
@@ -239,7 +254,7 @@ fn kernel_counters_run_past_u64_exactly() {
     let past = scalar::count_from(&s, sub.state, base);
     assert_eq!(past, base + alone);
     assert!(past > u128::from(u64::MAX));
-    if simd::available() {
+    for lanes in Lanes::here() {
         let frame = Frame::OpenRdLd;
         let start = frame.shallowest_start(&s).max(1);
         let mut starts = Vec::new();
@@ -248,10 +263,11 @@ fn kernel_counters_run_past_u64_exactly() {
             starts.push(st);
             std::ops::ControlFlow::Continue(())
         });
-        let lanes = simd::count_subtrees_from(&s, frame, &starts, base).unwrap();
-        assert_eq!(lanes, past, "the lanes' counter");
-    } else {
-        common::untested("this CPU lacks AVX-512: only the scalar counter was driven past u64");
+        let counted = simd::count_subtrees_from(&s, lanes, frame, &starts, base).unwrap();
+        assert_eq!(counted, past, "the {lanes:?} lanes' counter");
+    }
+    if Lanes::here().is_empty() {
+        common::untested("this CPU has no SIMD lanes: only the scalar counter was driven past u64");
     }
     let tally = nqueens::Tally {
         solutions: 2 * past,

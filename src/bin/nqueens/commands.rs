@@ -11,9 +11,7 @@ use clap::CommandFactory;
 use nqueens::checkpoint::{self, Checkpoint};
 use nqueens::list::{self, ListOptions};
 use nqueens::shard::{self, ShardResult};
-use nqueens::{
-    Counts, Engine, Error, Kernel, Observer, Options, Run, Tally, board, published, simd,
-};
+use nqueens::{Counts, Engine, Error, Kernel, Observer, Options, Run, Tally, board, published};
 
 use crate::cli::{
     BoardFormat, Cli, Command, CountArgs, EngineArgs, LongRunArgs, MergeArgs, SolveArgs,
@@ -276,9 +274,8 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
         // difference rather than repeating itself.
         let used = merged.shards[0].1.kernel;
         let other = match used {
-            Kernel::Avx512 => Kernel::Scalar,
-            _ if simd::available() => Kernel::Avx512,
-            _ => Kernel::Scalar,
+            Kernel::Avx512 | Kernel::Avx2 => Kernel::Scalar,
+            _ => Kernel::Auto.resolve()?,
         };
         let engine = Engine::new(&Options {
             threads: args.threads,

@@ -4,8 +4,9 @@
 //! backtracking rayon work-steals across threads; symmetry cuts the work (the mirror image
 //! on the first row halves it, the eight symmetries of the square cut it to about an
 //! eighth) and the per-subproblem counts are reduced, exactly, into totals. Where the CPU
-//! has AVX-512, sixteen subtrees at a time are searched in lockstep in SIMD lanes
-//! ([`simd`]); the scalar loop ([`scalar`]) runs everywhere and gives the same counts.
+//! has AVX-512, sixteen subtrees at a time are searched in lockstep in SIMD lanes, eight
+//! where it has AVX2 ([`simd`]); the scalar loop ([`scalar`]) runs everywhere and gives the
+//! same counts.
 //!
 //! ```
 //! use nqueens::{count, Options, Symmetry};

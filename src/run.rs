@@ -2,8 +2,8 @@
 //! who hears about each as it finishes.
 //!
 //! Every way of counting goes through here: [`crate::count`], and on the command line
-//! `count` (with its progress, checkpoint and shard output as [`Observer`]s), `verify`, and
-//! the benches. An [`Engine`] holds what is decided once for a whole command: the worker
+//! `count` (with its progress, checkpoint and shard output as [`Observer`]s), `verify`,
+//! `merge --audit` (a run over a random sample of the plan), and the benches. An [`Engine`] holds what is decided once for a whole command: the worker
 //! threads and the counting loop.
 //!
 //! ```

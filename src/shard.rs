@@ -17,9 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{VERSION, sync_parent};
 use crate::plan::{Config, Plan};
-use rayon::prelude::*;
-
-use crate::run::{Engine, Outcome};
+use crate::run::{Engine, Outcome, Run};
 use crate::types::{Error, Kernel, Residues, Tally};
 
 const SHARD_FORMAT: &str = "nqueens-shard";
@@ -418,17 +416,22 @@ pub fn audit(merged: &Merged, engine: &Engine, percent: f64, seed: u64) -> Resul
         let j = k + (next() % (all.len() - k) as u64) as usize;
         order.swap(k, j);
     }
-    let sample = &order[..want];
-    let recounted: Vec<Tally> = engine.pool().install(|| {
-        sample
-            .par_iter()
-            .map(|&k| merged.plan.count(all[k].1, engine.kernel()))
-            .collect()
-    });
-    for (&k, again) in sample.iter().zip(&recounted) {
-        let (path, i, recorded) = all[k];
+    // The sample's subproblems (each is in one shard: merge checked) recounted as a run.
+    let recorded: HashMap<usize, (&PathBuf, Tally)> = order[..want]
+        .iter()
+        .map(|&k| (all[k].1, (all[k].0, all[k].2)))
+        .collect();
+    let mut sample: Vec<usize> = recorded.keys().copied().collect();
+    sample.sort_unstable();
+    let recounted = Run::new(&merged.plan)
+        .only(sample)
+        .keep_each()
+        .execute(engine)
+        .each;
+    for (i, again) in recounted {
+        let (path, recorded) = recorded[&i];
         ensure!(
-            *again == recorded,
+            again == recorded,
             "audit: subproblem {i} of {} recounts to {} solutions ({} x8 fundamental), but the shard records {} ({}): the shard is wrong",
             path.display(),
             again.solutions,

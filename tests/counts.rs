@@ -60,6 +60,26 @@ fn every_kernel_mode_thread_count_and_split_depth_matches_the_published_table_up
     }
 }
 
+#[test]
+fn every_kernel_and_mode_matches_the_published_table_at_15() {
+    for kernel in kernels() {
+        for symmetry in MODES {
+            let c = count(
+                15,
+                &Options {
+                    kernel,
+                    ..options(2, 2, symmetry)
+                },
+            )
+            .unwrap();
+            assert_eq!(Some(c.solutions), published::all(15), "{symmetry} {kernel}");
+            if symmetry == Symmetry::Full {
+                assert_eq!(c.unique, published::fundamental(15), "{kernel}");
+            }
+        }
+    }
+}
+
 /// A fixed linear congruential sequence of indices below the bound asked for: the same
 /// picks every run.
 fn picker(mut seed: u64) -> impl FnMut(usize) -> usize {

@@ -48,8 +48,8 @@ impl From<Error> for Failure {
     }
 }
 
-/// Runs a parsed command line.
-pub fn run(cli: Cli) -> Result<(), Failure> {
+/// Carries out a parsed command line.
+pub fn dispatch(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Count(args) => count(args),
         Command::Verify(args) => verify(args),

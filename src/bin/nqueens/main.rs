@@ -41,7 +41,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match commands::run(cli) {
+    match commands::dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(e)) => {
             let _ = writeln!(std::io::stderr(), "error: {e:#}");

@@ -53,6 +53,7 @@ fn engine(c: &mut Criterion) {
                     split_depth: 2,
                     symmetry,
                     kernel,
+                    ..Options::default()
                 };
                 let engine = Engine::new(&options).unwrap();
                 for n in 8..=13u32 {

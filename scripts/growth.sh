@@ -3,7 +3,7 @@
 # over the one before (the growth per n; backtracking grows about 8-9x per n).
 #
 # Usage: scripts/growth.sh MIN MAX [OUT_CSV]   (default results/growth.csv; THREADS [2],
-#        KERNEL [auto]). Needs GNU time (/usr/bin/time).
+#        KERNEL [auto], METHOD [auto]). Needs GNU time (/usr/bin/time).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 min=${1:?MIN}
@@ -11,14 +11,15 @@ max=${2:?MAX}
 out=${3:-$root/results/growth.csv}
 threads=${THREADS:-2}
 kernel=${KERNEL:-auto}
+method=${METHOD:-auto}
 rss=$(mktemp)
 echo "cpu_model,commit,n,method,kernel,threads,seconds,growth_over_n_minus_1,max_rss_kb,solutions,unique" >"$out"
 prev=""
 for ((n = min; n <= max; n++)); do
-  line=$(/usr/bin/time -f %M -o "$rss" "$bin" count "$n" -j "$threads" --kernel "$kernel" --format json)
+  line=$(/usr/bin/time -f %M -o "$rss" "$bin" count "$n" -j "$threads" --method "$method" --kernel "$kernel" --format json)
   IFS=, read -r s solutions unique <<<"$(json_fields elapsed_s solutions unique <<<"$line")"
   growth=$([ -n "$prev" ] && awk -v a="$prev" -v b="$s" 'BEGIN {printf "%.2f", b / a}' || echo "")
-  echo "\"$cpu_model\",$commit,$n,search,$kernel,$threads,$s,$growth,$(cat "$rss"),$solutions,$unique" | tee -a "$out"
+  echo "\"$cpu_model\",$commit,$n,$method,$kernel,$threads,$s,$growth,$(cat "$rss"),$solutions,$unique" | tee -a "$out"
   prev=$s
 done
 rm -f "$rss"

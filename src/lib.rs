@@ -30,6 +30,7 @@
 
 pub mod board;
 pub mod checkpoint;
+pub mod join;
 pub mod kernel;
 pub mod list;
 pub mod plan;
@@ -45,7 +46,10 @@ pub mod types;
 
 pub use plan::Plan;
 pub use run::{Engine, Observer, Outcome, Run};
-pub use types::{Counts, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Options, Symmetry, Tally};
+pub use types::{
+    Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Method, Options, Symmetry,
+    Tally,
+};
 
 /// Counts the solutions of the `n`-queens problem.
 ///

@@ -11,11 +11,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::schedule::Schedule;
 use crate::split::{self, Root, Subproblem};
-use crate::symmetry;
-use crate::types::{Counts, Error, Kernel, MAX_SUBPROBLEMS, Symmetry, Tally, validate};
-
-/// The counting method: backtracking search (the only one so far). Files record it.
-pub const METHOD: &str = "search";
+use crate::types::{
+    Counts, DEFAULT_MEMORY, Error, Kernel, MAX_SUBPROBLEMS, Method, Symmetry, Tally, validate,
+};
+use crate::{join, symmetry};
 
 /// The cost model of [`Plan::costs`] (it decides which subproblems a shard gets), named so
 /// that files made under another one are refused: it goes into [`Plan::fingerprint`].
@@ -26,7 +25,7 @@ pub const COST_MODEL: &str = "nodes-4-levels-below";
 pub struct Config {
     /// The nqueens version that made the file (files of other versions are refused).
     pub nqueens: String,
-    /// The counting method ([`METHOD`]).
+    /// The counting method (`search` or `join`).
     pub method: String,
     /// Board size.
     pub n: u32,
@@ -69,6 +68,10 @@ pub struct Plan {
     pub roots: Vec<Root>,
     /// The subproblems, in order.
     pub subproblems: Vec<Subproblem>,
+    /// How each subproblem is counted (`Search` or `Join`, resolved for `n`).
+    pub method: Method,
+    /// Bytes one subproblem's join may use (one thread's share of the budget).
+    pub join_budget: usize,
     /// [`Plan::costs`], computed once when first asked for.
     costs: OnceLock<Vec<u64>>,
 }
@@ -96,8 +99,27 @@ impl Plan {
             split_depth,
             roots,
             subproblems,
+            method: Method::Search,
+            join_budget: DEFAULT_MEMORY,
             costs: OnceLock::new(),
         })
+    }
+
+    /// The same plan counted with `method` (`Auto` resolved for the board: `Join` from
+    /// n = 16 to [`join::MAX_N`], where it was measured faster, `Search` otherwise).
+    pub fn with_method(mut self, method: Method) -> Plan {
+        self.method = match method {
+            Method::Auto if (16..=join::MAX_N).contains(&self.n) => Method::Join,
+            Method::Auto => Method::Search,
+            m => m,
+        };
+        self
+    }
+
+    /// The same plan with `bytes` for each subproblem's join.
+    pub fn with_join_budget(mut self, bytes: usize) -> Plan {
+        self.join_budget = bytes;
+        self
     }
 
     /// Number of independent subproblems reported for the plan: 1 when not split.
@@ -142,7 +164,7 @@ impl Plan {
     pub fn config(&self) -> Config {
         Config {
             nqueens: env!("CARGO_PKG_VERSION").to_string(),
-            method: METHOD.to_string(),
+            method: self.method.name().to_string(),
             n: self.n,
             symmetry: self.symmetry,
             split_depth: self.split_depth,
@@ -151,13 +173,18 @@ impl Plan {
         }
     }
 
-    /// Counts subproblem `i` with `kernel`.
+    /// Counts subproblem `i` with the plan's method and `kernel` (the loop of the search,
+    /// and of the join where it searches). Subproblems whose boards are classified one by
+    /// one are always searched.
     pub fn count(&self, i: usize, kernel: Kernel) -> Tally {
         let sub = &self.subproblems[i];
         let root = &self.roots[sub.root as usize];
         let s = root.schedule(self.n);
         if !root.classifies() {
-            let c = kernel.count(&s, sub.state);
+            let c = match self.method {
+                Method::Join => join::count(&s, sub.state, self.join_budget, kernel),
+                _ => kernel.count(&s, sub.state),
+            };
             return Tally {
                 solutions: u128::from(root.weight) * c,
                 unique8: 8 * c,

@@ -34,13 +34,15 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::plan::Plan;
-use crate::types::{Counts, Error, Kernel, Options, Symmetry, Tally};
+use crate::types::{Counts, Error, Kernel, Method, Options, Symmetry, Tally};
 
 /// The worker threads and the counting loop, decided once.
 pub struct Engine {
     pool: rayon::ThreadPool,
     kernel: Kernel,
     symmetry: Symmetry,
+    method: Method,
+    memory: usize,
 }
 
 impl Engine {
@@ -59,6 +61,8 @@ impl Engine {
             pool,
             kernel,
             symmetry: options.symmetry,
+            method: options.method,
+            memory: options.memory,
         })
     }
 
@@ -77,9 +81,33 @@ impl Engine {
         &self.pool
     }
 
-    /// The plan of an `n`-board split `split_depth` rows down, in this engine's mode.
+    /// The plan of an `n`-board split `split_depth` rows down, in this engine's mode and
+    /// method, each thread's join given an equal share of the memory budget. Where the
+    /// join cannot keep within the budget at all, `auto` searches instead and an explicit
+    /// `join` is an error.
     pub fn plan(&self, n: u32, split_depth: usize) -> Result<Plan, Error> {
-        Plan::new(n, self.symmetry, split_depth)
+        let share = self.memory / self.threads();
+        let plan = Plan::new(n, self.symmetry, split_depth)?
+            .with_method(self.method)
+            .with_join_budget(share);
+        // The least a join needs: its indexes and a few hundred placements per thread.
+        let need = (crate::join::fixed_bytes(n) + (64 << 10)) * self.threads();
+        if plan.method == Method::Join && need > self.memory {
+            if self.method == Method::Auto {
+                return Ok(plan.with_method(Method::Search));
+            }
+            return Err(Error::Memory {
+                n,
+                need,
+                limit: self.memory,
+            });
+        }
+        Ok(plan)
+    }
+
+    /// How each subproblem is counted, as asked (`Auto` is resolved per board).
+    pub fn method(&self) -> Method {
+        self.method
     }
 
     /// Counts a whole `n`-board split `split_depth` rows down.
@@ -227,7 +255,19 @@ impl<'a> Run<'a> {
         } else {
             engine.pool.install(|| {
                 let costs = plan.costs();
-                todo.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
+                if plan.method == Method::Join {
+                    // A join builds a root's lower half once for its subproblems in a row
+                    // on one thread: keep each root's subproblems together, costliest
+                    // roots first.
+                    let mut root_cost = vec![0u64; plan.roots.len()];
+                    for (i, sub) in plan.subproblems.iter().enumerate() {
+                        root_cost[sub.root as usize] += costs[i];
+                    }
+                    let root = |i: usize| plan.subproblems[i].root as usize;
+                    todo.sort_by_key(|&i| (std::cmp::Reverse(root_cost[root(i)]), root(i), i));
+                } else {
+                    todo.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
+                }
                 todo.par_iter()
                     .with_max_len(1)
                     .map(one)

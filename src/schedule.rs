@@ -19,7 +19,7 @@ use std::ops::ControlFlow;
 pub use crate::types::MAX_N;
 
 /// The free rows of a partial board and what the fixed queens leave open on each.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
     /// Board size.
     pub n: u32,

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::checkpoint::{VERSION, sync_parent};
 use crate::plan::{Config, Plan};
 use crate::run::{Engine, Outcome, Run};
-use crate::types::{Error, Kernel, Residues, Tally};
+use crate::types::{Error, Kernel, Method, Residues, Tally};
 
 const SHARD_FORMAT: &str = "nqueens-shard";
 
@@ -351,8 +351,13 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged> {
         first.shard.count
     );
     let config = &first.config;
+    let method: Method = config
+        .method
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("{}: {e}", first_path.display()))?;
     let plan = Plan::new(config.n, config.symmetry, config.split_depth)
-        .with_context(|| format!("{}: {}", first_path.display(), config.describe()))?;
+        .with_context(|| format!("{}: {}", first_path.display(), config.describe()))?
+        .with_method(method);
     ensure!(
         plan.config() == *config,
         "the shards are for {}, but this nqueens plans {}: merge them with the nqueens that made them",
@@ -393,9 +398,15 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged> {
 }
 
 /// Recounts about `percent`% of the merged subproblems (at least one), picked at random from
-/// `seed`, on `engine`, and fails on the first that differs from its shard's record. Returns
-/// how many were recounted.
-pub fn audit(merged: &Merged, engine: &Engine, percent: f64, seed: u64) -> Result<usize> {
+/// `seed`, on `engine` with `method`, and fails on the first that differs from its shard's
+/// record. Returns how many were recounted.
+pub fn audit(
+    merged: &Merged,
+    engine: &Engine,
+    method: Method,
+    percent: f64,
+    seed: u64,
+) -> Result<usize> {
     let all: Vec<(&PathBuf, usize, Tally)> = merged
         .shards
         .iter()
@@ -423,7 +434,11 @@ pub fn audit(merged: &Merged, engine: &Engine, percent: f64, seed: u64) -> Resul
         .collect();
     let mut sample: Vec<usize> = recorded.keys().copied().collect();
     sample.sort_unstable();
-    let recounted = Run::new(&merged.plan)
+    let p = &merged.plan;
+    let plan = Plan::new(p.n, p.symmetry, p.split_depth)?
+        .with_method(method)
+        .with_join_budget(p.join_budget);
+    let recounted = Run::new(&plan)
         .only(sample)
         .keep_each()
         .execute(engine)

@@ -97,6 +97,48 @@ impl Kernel {
     }
 }
 
+/// How each subproblem is counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// `join` from n = 16 to 24 (where it was measured faster), `search` otherwise.
+    #[default]
+    Auto,
+    /// Backtracking to the leaves, in the counting loop the kernel picks.
+    Search,
+    /// The rows below are cut in two halves whose placements are enumerated once and
+    /// matched by columns and diagonals (see `join.rs`).
+    Join,
+}
+
+impl Method {
+    /// Every choice, in the order the command line lists them.
+    pub const ALL: [Method; 3] = [Method::Auto, Method::Search, Method::Join];
+
+    /// The name used on the command line and in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Auto => "auto",
+            Method::Search => "search",
+            Method::Join => "join",
+        }
+    }
+
+    /// One line on what the choice does (the command line's help).
+    pub fn about(self) -> &'static str {
+        match self {
+            Method::Auto => "join from n = 16 to 24 (measured faster there), search otherwise",
+            Method::Search => "Backtracking to the leaves in the loop --kernel picks",
+            Method::Join => {
+                "Enumerate the upper and lower halves once and match them by columns and diagonals"
+            }
+        }
+    }
+}
+
+/// Default memory budget of a run (all threads together), in bytes: 2 GiB.
+pub const DEFAULT_MEMORY: usize = 2 << 30;
+
 macro_rules! named {
     ($t:ty) => {
         impl std::fmt::Display for $t {
@@ -121,6 +163,7 @@ macro_rules! named {
 }
 named!(Symmetry);
 named!(Kernel);
+named!(Method);
 
 /// How to count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,6 +179,10 @@ pub struct Options {
     pub symmetry: Symmetry,
     /// Which counting loop runs (every loop gives the same counts).
     pub kernel: Kernel,
+    /// How each subproblem is counted (every method gives the same counts).
+    pub method: Method,
+    /// Bytes the run may use, all threads together (the join keeps within it).
+    pub memory: usize,
 }
 
 impl Default for Options {
@@ -145,6 +192,8 @@ impl Default for Options {
             split_depth: DEFAULT_SPLIT_DEPTH,
             symmetry: Symmetry::Full,
             kernel: Kernel::Auto,
+            method: Method::Auto,
+            memory: DEFAULT_MEMORY,
         }
     }
 }
@@ -279,6 +328,18 @@ pub enum Error {
         count: usize,
         /// Subproblems in the plan.
         subproblems: usize,
+    },
+    /// The join cannot keep within the memory budget.
+    #[error(
+        "--memory: the join over n = {n} needs at least {need} bytes with these threads, more than the {limit} allowed; raise --memory, use fewer --threads or --method search"
+    )]
+    Memory {
+        /// Board size.
+        n: u32,
+        /// Bytes needed at least.
+        need: usize,
+        /// Bytes allowed.
+        limit: usize,
     },
     /// The thread pool could not be started.
     #[error("--threads: could not start the worker threads: {0}")]

@@ -44,6 +44,12 @@ fn bad_input_exits_2_with_one_line_naming_the_argument() {
             "--shard 0/1000000000000",
         ),
         (&["count", "24", "--split-depth", "12"], "--split-depth 12"),
+        (&["count", "8", "--method", "fast"], "--method"),
+        (&["count", "8", "--memory", "2T"], "--memory"),
+        (
+            &["count", "16", "--method", "join", "--memory", "64K"],
+            "--memory",
+        ),
     ];
     for (args, needle) in cases {
         let out = nqueens().args(*args).output().unwrap();
@@ -234,4 +240,22 @@ fn completions_and_man_page_are_generated() {
     assert!(man.status.success());
     let man = String::from_utf8(man.stdout).unwrap();
     assert!(man.contains(".TH nqueens 1") && man.contains("verify"));
+}
+
+#[test]
+fn verify_passes_with_the_join() {
+    let out = nqueens()
+        .args([
+            "verify", "--max-n", "14", "--method", "join", "--format", "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 16, "{text}");
+    assert!(text.lines().skip(1).all(|l| l.contains(",ok,")), "{text}");
 }

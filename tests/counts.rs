@@ -4,7 +4,7 @@ mod common;
 
 use std::num::NonZeroUsize;
 
-use nqueens::{Kernel, Options, Plan, Symmetry, count, published};
+use nqueens::{Kernel, Method, Options, Plan, Symmetry, count, published};
 
 const MODES: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
 
@@ -14,6 +14,7 @@ fn options(threads: usize, split_depth: usize, symmetry: Symmetry) -> Options {
         split_depth,
         symmetry,
         kernel: Kernel::Scalar,
+        ..Options::default()
     }
 }
 
@@ -57,6 +58,65 @@ fn every_kernel_mode_thread_count_and_split_depth_matches_the_published_table_up
                 }
             }
         }
+    }
+}
+
+#[test]
+fn the_join_matches_the_published_table_up_to_15_in_every_mode() {
+    for symmetry in MODES {
+        for depth in [1, 2] {
+            for n in 0..=15u32 {
+                let o = Options {
+                    method: Method::Join,
+                    kernel: Kernel::Auto,
+                    ..options(2, depth.min(n as usize), symmetry)
+                };
+                let c = count(n, &o).unwrap();
+                assert_eq!(
+                    Some(c.solutions),
+                    published::all(n),
+                    "n={n} {symmetry} depth {depth}"
+                );
+                if symmetry == Symmetry::Full && n >= 1 {
+                    assert_eq!(c.unique, published::fundamental(n), "n={n} depth {depth}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn methods_agree_subproblem_by_subproblem_on_random_samples_up_to_18() {
+    let mut pick = picker(0x51f1_5eed_u64);
+    for (n, samples) in [(9u32, 12), (12, 12), (14, 12), (16, 6), (18, 2)] {
+        for symmetry in MODES {
+            let search = Plan::new(n, symmetry, 2).unwrap();
+            let join = Plan::new(n, symmetry, 2).unwrap().with_method(Method::Join);
+            for _ in 0..samples {
+                let i = pick(search.subproblems.len());
+                assert_eq!(
+                    search.count(i, Kernel::Auto),
+                    join.count(i, Kernel::Auto),
+                    "n={n} {symmetry} subproblem {i}"
+                );
+            }
+        }
+    }
+}
+
+/// A join held to a budget too small for its lower half at the middle row moves the split
+/// down (or searches) and still counts exactly.
+#[test]
+fn a_tight_join_budget_changes_the_split_not_the_count() {
+    for budget in [1 << 20, 4 << 20, 64 << 20] {
+        let plan = Plan::new(15, Symmetry::Full, 1)
+            .unwrap()
+            .with_method(Method::Join)
+            .with_join_budget(budget);
+        let total: nqueens::Tally = (0..plan.subproblems.len())
+            .map(|i| plan.count(i, Kernel::Auto))
+            .sum();
+        assert_eq!(Some(total.solutions), published::all(15), "budget {budget}");
     }
 }
 

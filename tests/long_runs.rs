@@ -260,6 +260,18 @@ fn merge_refuses_missing_duplicate_mismatched_and_tampered_shards() {
         &[files[0].clone(), files[1].clone(), other[2].clone()],
         "is for n = 11",
     );
+    // The same board counted by the other method: not mixed.
+    let joined = dir.join("joined");
+    std::fs::create_dir_all(&joined).unwrap();
+    let by_join = shards(&joined, "12", 3, &["--method", "join"]);
+    refused(
+        &[files[0].clone(), files[1].clone(), by_join[2].clone()],
+        "method join",
+    );
+    let mut whole_join = counts(&merge(&by_join));
+    let whole_search = counts(&merge(&files));
+    whole_join["threads"] = whole_search["threads"].clone();
+    assert_eq!(whole_join, whole_search, "either method, the same counts");
     let text = std::fs::read_to_string(&files[2]).unwrap();
     std::fs::write(
         &files[2],

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use nqueens::shard::Shard;
-use nqueens::{DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Options, Symmetry, published};
+use nqueens::{DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Method, Options, Symmetry, published};
 
 use crate::output::Format;
 use crate::progress::When;
@@ -140,6 +140,12 @@ pub struct EngineArgs {
     /// Counting loop: auto picks AVX-512 where the CPU has it (all give the same counts)
     #[arg(long, value_parser = choice(&Kernel::ALL, Kernel::name, Kernel::about), default_value_t = Kernel::Auto)]
     pub kernel: Kernel,
+    /// How each subproblem is counted (all give the same counts)
+    #[arg(long, value_parser = choice(&Method::ALL, Method::name, Method::about), default_value_t = Method::Auto)]
+    pub method: Method,
+    /// Memory the join may use, all threads together: bytes, or with K, M, G (powers of 1024)
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory, default_value = "2G")]
+    pub memory: usize,
 }
 
 #[derive(Debug, Args)]
@@ -186,6 +192,31 @@ fn parse_split_depth(s: &str) -> Result<usize, String> {
 fn parse_limit(s: &str) -> Result<u64, String> {
     s.parse::<u64>()
         .map_err(|_| format!("the limit must be a whole number from 0 to {}", u64::MAX))
+}
+
+fn parse_memory(s: &str) -> Result<usize, String> {
+    let bad = || {
+        format!("'{s}' is not a size: expected bytes, or a number with K, M or G, e.g. 512M or 2G")
+    };
+    let t = s.trim();
+    let (digits, scale) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let scale: u64 = match c.to_ascii_uppercase() {
+                'K' => 1 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                _ => return Err(bad()),
+            };
+            (&t[..i], scale)
+        }
+        _ => (t, 1),
+    };
+    let value: f64 = digits.parse().map_err(|_| bad())?;
+    let bytes = value * scale as f64;
+    if !(1.0..=(1u64 << 50) as f64).contains(&bytes) {
+        return Err(bad());
+    }
+    Ok(bytes as usize)
 }
 
 fn parse_percent(s: &str) -> Result<f64, String> {
@@ -294,6 +325,8 @@ pub fn options(engine: &EngineArgs) -> Options {
         split_depth: DEFAULT_SPLIT_DEPTH,
         symmetry: engine.symmetry,
         kernel: engine.kernel,
+        method: engine.method,
+        memory: engine.memory,
     }
 }
 
@@ -320,6 +353,17 @@ mod tests {
         assert!(parse_sizes("").is_err());
         for text in ["é", "1é", "é-3", "3-é", "-", "--", "1--2", "٣"] {
             assert!(parse_sizes(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn memory_sizes_parse_with_units() {
+        assert_eq!(parse_memory("2G"), Ok(2 << 30));
+        assert_eq!(parse_memory("512m"), Ok(512 << 20));
+        assert_eq!(parse_memory("1.5G"), Ok(3 << 29));
+        assert_eq!(parse_memory("4096"), Ok(4096));
+        for bad in ["", "G", "2T", "-1G", "0", "é", "1e30"] {
+            assert!(parse_memory(bad).is_err(), "{bad}");
         }
     }
 }

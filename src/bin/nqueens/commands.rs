@@ -11,7 +11,9 @@ use clap::CommandFactory;
 use nqueens::checkpoint::{self, Checkpoint};
 use nqueens::list::{self, ListOptions};
 use nqueens::shard::{self, ShardResult};
-use nqueens::{Counts, Engine, Error, Kernel, Observer, Options, Run, Tally, board, published};
+use nqueens::{
+    Counts, Engine, Error, Kernel, Method, Observer, Options, Run, Tally, board, published,
+};
 
 use crate::cli::{
     BoardFormat, Cli, Command, CountArgs, EngineArgs, LongRunArgs, MergeArgs, SolveArgs,
@@ -270,12 +272,13 @@ fn save_on_signals(checkpoint: Arc<Checkpoint>) {
 fn merge(args: MergeArgs) -> Result<(), Failure> {
     let merged = shard::merge(&args.files).map_err(Failure::Failed)?;
     if let Some(percent) = args.audit {
-        // Recount with the other loop where there is one: a kernel bug then shows as a
-        // difference rather than repeating itself.
+        // Recount with the other method, or the other loop: a bug in what counted the
+        // shards then shows as a difference rather than repeating itself.
         let used = merged.shards[0].1.kernel;
-        let other = match used {
-            Kernel::Avx512 | Kernel::Avx2 => Kernel::Scalar,
-            _ => Kernel::Auto.resolve()?,
+        let (method, other) = match (merged.plan.method, used) {
+            (Method::Join, k) => (Method::Search, k),
+            (_, Kernel::Avx512 | Kernel::Avx2) => (Method::Search, Kernel::Scalar),
+            _ => (Method::Search, Kernel::Auto.resolve()?),
         };
         let engine = Engine::new(&Options {
             threads: args.threads,
@@ -287,10 +290,12 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(1, |d| d.as_nanos() as u64)
         });
-        let recounted = shard::audit(&merged, &engine, percent, seed).map_err(Failure::Failed)?;
+        let recounted =
+            shard::audit(&merged, &engine, method, percent, seed).map_err(Failure::Failed)?;
         let _ = writeln!(
             io::stderr(),
-            "audit: {recounted} subproblems recounted with the {} loop (seed {seed}), all equal to the shards' records",
+            "audit: {recounted} subproblems recounted by {} with the {} loop (seed {seed}), all equal to the shards' records",
+            method.name(),
             engine.kernel().name()
         );
     }

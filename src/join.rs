@@ -13,9 +13,11 @@
 //! of the 64-bit words in a group that share no bit with the upper placement's word:
 //! sixteen words per step with AVX-512, eight with AVX2.
 //!
-//! Only the lower part is stored (the upper part streams past it), and the split row is
-//! moved down until the lower part fits the memory budget. Where even two rows would not
-//! fit, or the part below the node is too shallow to split, the node is searched instead.
+//! The lower part is stored within half the memory budget, the split row moving down until
+//! it fits; the upper part is matched a chunk at a time within the other half. Where even
+//! two lower rows would not fit, or the part below the node is too shallow to split, the
+//! node is searched instead. A thread keeps the last lower part it built: the subproblems of
+//! one root (which a join run takes together) share it.
 
 use crate::schedule::{Schedule, State};
 use crate::types::Kernel;
@@ -24,8 +26,9 @@ use crate::types::Kernel;
 /// or up-left (lower part) lines in the high half, the other direction in the low half.
 type Packed = u64;
 
-/// Bytes per stored placement: its key and word as found (12), and its word grouped (8).
-const BYTES_PER_PLACEMENT: usize = 20;
+/// Bytes per stored placement: its key and word as found (12, up to twice that while the
+/// vectors grow by doubling), and its word grouped (8).
+const BYTES_PER_PLACEMENT: usize = 32;
 
 /// Boards the join handles: a direct index of every column set (`2^n` entries) groups the
 /// placements; larger boards are searched.

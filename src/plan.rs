@@ -16,6 +16,11 @@ use crate::types::{
 };
 use crate::{join, symmetry};
 
+/// The boards `auto` joins: measured on Zen 4 with 2 threads (results/README.md), the join
+/// took 12.0-12.4 s at n = 18 against 15.7-18.8 s searching, but tied at n = 16 and 19 and
+/// lost at n = 17 (its pairs grow faster than the search's tree: 9.3x from 18 to 19).
+pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 18..=18;
+
 /// The cost model of [`Plan::costs`] (it decides which subproblems a shard gets), named so
 /// that files made under another one are refused: it goes into [`Plan::fingerprint`].
 pub const COST_MODEL: &str = "nodes-4-levels-below";
@@ -105,11 +110,11 @@ impl Plan {
         })
     }
 
-    /// The same plan counted with `method` (`Auto` resolved for the board: `Join` from
-    /// n = 16 to [`join::MAX_N`], where it was measured faster, `Search` otherwise).
+    /// The same plan counted with `method` (`Auto` resolved for the board: `Join` where it
+    /// was measured faster, [`JOIN_FASTER`], `Search` otherwise).
     pub fn with_method(mut self, method: Method) -> Plan {
         self.method = match method {
-            Method::Auto if (16..=join::MAX_N).contains(&self.n) => Method::Join,
+            Method::Auto if JOIN_FASTER.contains(&self.n) => Method::Join,
             Method::Auto => Method::Search,
             m => m,
         };

@@ -101,7 +101,7 @@ impl Kernel {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
-    /// `join` from n = 16 to 24 (where it was measured faster), `search` otherwise.
+    /// `join` where it was measured faster (n = 18), `search` otherwise.
     #[default]
     Auto,
     /// Backtracking to the leaves, in the counting loop the kernel picks.
@@ -127,7 +127,7 @@ impl Method {
     /// One line on what the choice does (the command line's help).
     pub fn about(self) -> &'static str {
         match self {
-            Method::Auto => "join from n = 16 to 24 (measured faster there), search otherwise",
+            Method::Auto => "join where it was measured faster (n = 18), search otherwise",
             Method::Search => "Backtracking to the leaves in the loop --kernel picks",
             Method::Join => {
                 "Enumerate the upper and lower halves once and match them by columns and diagonals"

@@ -285,6 +285,50 @@ fn forced_frame() -> Option<Frame> {
     })
 }
 
+/// One step's lanes, as [`record_hits`] reads them: their frames (`level * width + lane`),
+/// the queen each placed on the row before the last, the last row's open square, and the
+/// start each is below.
+#[cfg(target_arch = "x86_64")]
+struct Step<'a> {
+    width: usize,
+    stack: &'a [i32],
+    bits: &'a [u32],
+    nexts: &'a [u32],
+    lane_start: &'a [u32],
+}
+
+/// Appends the boards of the lanes in `hit` (one bit per lane), which stand on level
+/// `before_last` with a queen on their bit and the last row's square open. The queens above
+/// are the lowest squares of the lane's frames from level `top` down; column 0 is bit `o`.
+/// Shared by both loops.
+#[cfg(target_arch = "x86_64")]
+fn record_hits(
+    hit: u32,
+    lanes: &Step<'_>,
+    [top, before_last]: [usize; 2],
+    o: u32,
+    hits: &mut Vec<Hit>,
+) {
+    let column = |mask: u32| (mask.trailing_zeros() - o) as u8;
+    let mut left = hit;
+    while left != 0 {
+        let lane = left.trailing_zeros() as usize;
+        left &= left - 1;
+        let mut h = Hit {
+            start: lanes.lane_start[lane],
+            cols: [0; MAX_N as usize],
+        };
+        let mut k = 0;
+        for level in top..before_last {
+            h.cols[k] = column(lanes.stack[level * lanes.width + lane] as u32);
+            k += 1;
+        }
+        h.cols[k] = column(lanes.bits[lane]);
+        h.cols[k + 1] = column(lanes.nexts[lane]);
+        hits.push(h);
+    }
+}
+
 /// Whether this CPU runs the AVX-512 lanes.
 pub fn available() -> bool {
     Lanes::Avx512.available()
@@ -394,7 +438,7 @@ type Args<'a> = (&'a Schedule, u32, &'a [State], &'a mut Vec<Hit>, u128);
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::{Args, Hit, LANES, MAX_N};
+    use super::{Args, Hit, LANES, MAX_N, Step};
 
     /// The loop; frames keep the down-left diagonals when `KEEP_RD`, the down-right ones
     /// when `KEEP_LD`, column 0 of the board is bit `o` of a lane, and each completion is
@@ -579,24 +623,14 @@ mod avx512 {
             _mm512_storeu_si512(bits.as_mut_ptr().cast(), bit);
             _mm512_storeu_si512(nexts.as_mut_ptr().cast(), next);
         }
-        let mut lanes = hit;
-        while lanes != 0 {
-            let lane = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
-            let mut h = Hit {
-                start: lane_start[lane],
-                cols: [0; MAX_N as usize],
-            };
-            let column = |mask: u32| (mask.trailing_zeros() - o) as u8;
-            let mut k = 0;
-            for level in top..before_last {
-                h.cols[k] = column(stack[level * LANES + lane] as u32);
-                k += 1;
-            }
-            h.cols[k] = column(bits[lane]);
-            h.cols[k + 1] = column(nexts[lane]);
-            hits.push(h);
-        }
+        let lanes = Step {
+            width: LANES,
+            stack,
+            bits: &bits,
+            nexts: &nexts,
+            lane_start,
+        };
+        super::record_hits(u32::from(hit), &lanes, [top, before_last], o, hits);
     }
 
     #[target_feature(enable = "avx512f")]
@@ -612,7 +646,7 @@ mod avx512 {
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{Args, Hit, MAX_N};
+    use super::{Args, Hit, MAX_N, Step};
 
     /// Lanes per step.
     const LANES: usize = super::AVX2_LANES;
@@ -823,24 +857,14 @@ mod avx2 {
             _mm256_storeu_si256(bits.as_mut_ptr().cast(), bit);
             _mm256_storeu_si256(nexts.as_mut_ptr().cast(), next);
         }
-        let mut lanes = hit;
-        while lanes != 0 {
-            let lane = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
-            let mut h = Hit {
-                start: lane_start[lane],
-                cols: [0; MAX_N as usize],
-            };
-            let column = |mask: u32| (mask.trailing_zeros() - o) as u8;
-            let mut k = 0;
-            for level in top..before_last {
-                h.cols[k] = column(stack[level * LANES + lane] as u32);
-                k += 1;
-            }
-            h.cols[k] = column(bits[lane]);
-            h.cols[k + 1] = column(nexts[lane]);
-            hits.push(h);
-        }
+        let lanes = Step {
+            width: LANES,
+            stack,
+            bits: &bits,
+            nexts: &nexts,
+            lane_start,
+        };
+        super::record_hits(hit, &lanes, [top, before_last], o, hits);
     }
 
     /// A 32-entry table as four vectors of eight.

@@ -9,9 +9,10 @@
 //! included). A diagonal that crosses row `r` is one line through both parts, and one that
 //! misses row `r` (it leaves the board at a side first) meets no queen of the other part;
 //! so an upper and a lower placement make a solution exactly when their columns are
-//! complementary and their diagonal masks on row `r` are disjoint. Matching is then a count
-//! of the 64-bit words in a group that share no bit with the upper placement's word:
-//! sixteen words per step with AVX-512, eight with AVX2.
+//! complementary and their diagonal masks on row `r` are disjoint. Matching two groups is
+//! then a count of the pairs of 64-bit words that share no bit: with AVX-512 each lower word
+//! is loaded once, eight to a register, and tested against every upper word of its group;
+//! with AVX2 each upper word is tested against the lower group eight words a step.
 //!
 //! The lower part is stored within half the memory budget, the split row moving down until
 //! it fits; the upper part is matched a chunk at a time within the other half. Where even
@@ -50,9 +51,9 @@ pub fn count(s: &Schedule, start: State, budget: usize, kernel: Kernel) -> u128 
     }
     let half = budget.saturating_sub(fixed_bytes(s.n)) / 2 / BYTES_PER_PLACEMENT;
     let room = half.max(1);
-    // The lower part takes the bottom half of the rows below the node (measured best at
-    // n = 17 and 18 on Zen 4, results/README.md); fewer where that would not fit. It keeps
-    // two rows at least, and the upper part one.
+    // The lower part takes the bottom half of the rows below the node (on Zen 4 at n = 17
+    // and 18, a split one row lower was slower and one row higher no faster); fewer rows
+    // where that would not fit. It keeps two rows at least, and the upper part one.
     let mut m = start.level + (levels - start.level).div_ceil(2);
     SCRATCH.with_borrow_mut(|scratch| {
         if scratch.n != s.n {
@@ -364,14 +365,11 @@ fn pairs(lower: &[Packed], upper: &[Packed]) -> u64 {
     upper.iter().map(|&u| disjoint(lower, u)).sum()
 }
 
-/// How many words of `group` share no bit with `word`.
+/// How many words of `group` share no bit with `word` (for [`pairs`] on CPUs without
+/// AVX-512).
 fn disjoint(group: &[Packed], word: Packed) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        if crate::simd::Lanes::Avx512.available() {
-            // SAFETY: the CPU has AVX-512F, checked just above.
-            return unsafe { wide::disjoint512(group, word) };
-        }
         if crate::simd::Lanes::Avx2.available() {
             // SAFETY: the CPU has AVX2, checked just above.
             return unsafe { wide::disjoint256(group, word) };
@@ -383,44 +381,6 @@ fn disjoint(group: &[Packed], word: Packed) -> u64 {
 #[cfg(target_arch = "x86_64")]
 mod wide {
     use std::arch::x86_64::*;
-
-    /// [`super::disjoint`] sixteen words a step with AVX-512.
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn disjoint512(group: &[u64], word: u64) -> u64 {
-        let w = _mm512_set1_epi64(word as i64);
-        let one = _mm512_set1_epi64(1);
-        let (mut a, mut b) = (_mm512_setzero_si512(), _mm512_setzero_si512());
-        let mut chunks = group.chunks_exact(16);
-        for c in &mut chunks {
-            // SAFETY: each load reads 8 u64 (64 bytes) inside the 16 of `c`; unaligned.
-            let (x, y) = unsafe {
-                (
-                    _mm512_loadu_si512(c.as_ptr().cast()),
-                    _mm512_loadu_si512(c[8..].as_ptr().cast()),
-                )
-            };
-            a = _mm512_mask_add_epi64(a, _mm512_testn_epi64_mask(x, w), a, one);
-            b = _mm512_mask_add_epi64(b, _mm512_testn_epi64_mask(y, w), b, one);
-        }
-        let rest = chunks.remainder();
-        // The last few words: a masked load of what is left (at most 15).
-        let (k1, k2) = (
-            (1u16 << rest.len().min(8)) as u8,
-            (1u16 << rest.len().saturating_sub(8)) as u8,
-        );
-        let (k1, k2) = (k1.wrapping_sub(1), k2.wrapping_sub(1));
-        // SAFETY: the masks cover only the `rest.len()` words of `rest`; masked-off lanes
-        // are not read.
-        let (x, y) = unsafe {
-            (
-                _mm512_maskz_loadu_epi64(k1, rest.as_ptr().cast()),
-                _mm512_maskz_loadu_epi64(k2, rest.as_ptr().wrapping_add(8).cast()),
-            )
-        };
-        a = _mm512_mask_add_epi64(a, _mm512_mask_testn_epi64_mask(k1, x, w), a, one);
-        b = _mm512_mask_add_epi64(b, _mm512_mask_testn_epi64_mask(k2, y, w), b, one);
-        _mm512_reduce_add_epi64(_mm512_add_epi64(a, b)) as u64
-    }
 
     /// [`super::pairs`] with AVX-512: eight lower words loaded once, tested against every
     /// upper word (broadcast).
@@ -478,5 +438,50 @@ mod wide {
             .filter(|&&x| x & word == 0)
             .count() as u64;
         lanes.iter().sum::<u64>() + rest
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every matching path this CPU has agrees with the plain count, whatever the lengths
+    /// (full steps and every remainder).
+    #[test]
+    fn every_matching_path_counts_disjoint_pairs_exactly() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // About a quarter of the bits set, so that some pairs are disjoint.
+            x & x.rotate_left(21)
+        };
+        for len in [0usize, 1, 3, 7, 8, 9, 15, 16, 17, 40, 131] {
+            let lower: Vec<u64> = (0..len).map(|_| next()).collect();
+            let upper: Vec<u64> = (0..len % 7 + 1).map(|_| next()).collect();
+            let plain: u64 = upper
+                .iter()
+                .map(|&u| lower.iter().filter(|&&l| l & u == 0).count() as u64)
+                .sum();
+            assert_eq!(pairs(&lower, &upper), plain, "len {len}");
+            #[cfg(target_arch = "x86_64")]
+            {
+                use crate::simd::Lanes;
+                if Lanes::Avx2.available() {
+                    // SAFETY: the CPU has AVX2, checked just above.
+                    let avx2: u64 = upper
+                        .iter()
+                        .map(|&u| unsafe { wide::disjoint256(&lower, u) })
+                        .sum();
+                    assert_eq!(avx2, plain, "AVX2, len {len}");
+                }
+                if Lanes::Avx512.available() {
+                    // SAFETY: the CPU has AVX-512F, checked just above.
+                    let avx512 = unsafe { wide::pairs512(&lower, &upper) };
+                    assert_eq!(avx512, plain, "AVX-512, len {len}");
+                }
+            }
+        }
     }
 }

@@ -14,11 +14,18 @@
 //! is loaded once, eight to a register, and tested against every upper word of its group;
 //! with AVX2 each upper word is tested against the lower group eight words a step.
 //!
+//! Most pairs share a bit. A large lower group is therefore ordered by two of its bits (the
+//! ones its placements set most often near the middle of the row), and each upper placement
+//! is grouped under its own values of those bits, so that an upper placement with one of
+//! them set skips the lower placements that have it set too: at n = 18 that skips 40% of
+//! the pairs.
+//!
 //! The lower part is stored within half the memory budget, the split row moving down until
 //! it fits; the upper part is matched a chunk at a time within the other half. Where even
 //! two lower rows would not fit, or the part below the node is too shallow to split, the
-//! node is searched instead. A thread keeps the last lower part it built: the subproblems of
-//! one root (which a join run takes together) share it.
+//! node is searched instead. A thread keeps the last lower part it built, with its index
+//! of column sets and its buffers: the subproblems of one root (which a join run takes
+//! together) share it, and the next root's part reuses the memory.
 
 use crate::schedule::{Schedule, State};
 use crate::types::Kernel;
@@ -45,6 +52,17 @@ pub fn fixed_bytes(n: u32) -> usize {
 /// Where the join does not apply (a board over [`MAX_N`], a node too near the bottom) or
 /// the lower part would not fit even with two rows, the node is searched with `kernel`.
 pub fn count(s: &Schedule, start: State, budget: usize, kernel: Kernel) -> u128 {
+    count_split(s, start, budget, kernel, MIN_SPLIT)
+}
+
+/// [`count`], the lower groups of `min_split` placements or more split on their bits.
+fn count_split(
+    s: &Schedule,
+    start: State,
+    budget: usize,
+    kernel: Kernel,
+    min_split: usize,
+) -> u128 {
     let levels = s.levels;
     if s.n > MAX_N || start.level + 4 > levels {
         return kernel.count(s, start);
@@ -60,36 +78,74 @@ pub fn count(s: &Schedule, start: State, budget: usize, kernel: Kernel) -> u128 
             let size = 1usize << s.n;
             *scratch = Scratch {
                 n: s.n,
-                lower: vec![0; size],
-                upper: vec![0; size],
-                last: None,
+                lookup: vec![0; size],
+                slot: vec![0; size],
+                lower: Lower::default(),
+                kept: None,
+                found: Found::default(),
+                chunk: Grouped::default(),
             };
         }
         // The lower part depends on the schedule alone: the subproblems of one root, which
         // a join run counts one after another, build it once.
-        let reuse = matches!(&scratch.last, Some((schedule, lower, fit))
-            if schedule == s && lower.m >= m && *fit == room);
+        let reuse = matches!(&scratch.kept, Some((schedule, fit, split))
+            if schedule == s && scratch.lower.m >= m && *fit == room && *split == min_split);
         if !reuse {
-            scratch.last = None;
+            if scratch.kept.take().is_some() {
+                for &k in &scratch.lower.grouped.keys {
+                    scratch.lookup[k as usize] = 0;
+                }
+            }
             while m + 2 <= levels {
-                if let Some(lower) = Lower::build(s, m, room, &mut scratch.upper) {
-                    scratch.last = Some((s.clone(), lower, room));
+                let Scratch {
+                    lower, slot, found, ..
+                } = scratch;
+                if lower.build(s, m, room, min_split, slot, found) {
+                    // lookup[cols] = 1 + the lower group of those columns, while it is kept.
+                    for (g, &k) in lower.grouped.keys.iter().enumerate() {
+                        scratch.lookup[k as usize] = g as u32 + 1;
+                    }
+                    // The upper chunks are grouped by group and pattern.
+                    let keys = lower.grouped.keys.len() * PARTS;
+                    if slot.len() < keys {
+                        slot.resize(keys, 0);
+                    }
+                    scratch.kept = Some((s.clone(), room, min_split));
                     break;
                 }
                 m += 1;
             }
         }
-        match &scratch.last {
-            Some((_, lower, _)) if lower.m > start.level => {
-                lower.join(s, start, room, &mut scratch.lower, &mut scratch.upper)
-            }
-            _ => kernel.count(s, start),
+        let Scratch {
+            kept,
+            lower,
+            lookup,
+            slot,
+            found,
+            chunk,
+            ..
+        } = scratch;
+        if kept.is_some() && lower.m > start.level {
+            lower.join(
+                s,
+                start,
+                room,
+                Tables {
+                    lookup,
+                    slot,
+                    found,
+                    chunk,
+                },
+            )
+        } else {
+            kernel.count(s, start)
         }
     })
 }
 
 /// Placements grouped by their columns: `masks[ranges[g].0..ranges[g].1]` are those of
 /// column set `keys[g]`.
+#[derive(Default)]
 struct Grouped {
     keys: Vec<u32>,
     ranges: Vec<(u32, u32)>,
@@ -97,10 +153,16 @@ struct Grouped {
 }
 
 impl Grouped {
-    /// Groups `found` with a counting sort on the column set, using `slot` (one entry per
-    /// column set of the board, all zero; left all zero) as its counters.
-    fn new(found: &Found, slot: &mut [u32]) -> Grouped {
-        let mut keys = Vec::new();
+    /// Groups `found` by key into `self` (its vectors reused) with a counting sort, using
+    /// `slot` (an entry per key, all zero; left all zero) as its counters.
+    fn fill(&mut self, found: &Found, slot: &mut [u32]) {
+        let Grouped {
+            keys,
+            ranges,
+            masks,
+        } = self;
+        keys.clear();
+        ranges.clear();
         for &c in &found.keys {
             let n = &mut slot[c as usize];
             if *n == 0 {
@@ -108,27 +170,21 @@ impl Grouped {
             }
             *n += 1;
         }
-        let mut ranges = Vec::with_capacity(keys.len());
         let mut at = 0u32;
-        for &k in &keys {
+        for &k in keys.iter() {
             let len = slot[k as usize];
             ranges.push((at, at + len));
             slot[k as usize] = at;
             at += len;
         }
-        let mut masks = vec![0; found.len()];
+        masks.resize(found.len(), 0);
         for (&c, &p) in found.keys.iter().zip(&found.words) {
             let i = &mut slot[c as usize];
             masks[*i as usize] = p;
             *i += 1;
         }
-        for &k in &keys {
+        for &k in keys.iter() {
             slot[k as usize] = 0;
-        }
-        Grouped {
-            keys,
-            ranges,
-            masks,
         }
     }
 
@@ -140,80 +196,219 @@ impl Grouped {
 }
 
 /// Per-thread scratch: two tables with an entry per column set of the board, all zero
-/// between uses.
+/// between uses, and the upper part's chunk buffers, kept from one join to the next.
 struct Scratch {
     n: u32,
-    lower: Vec<u32>,
-    upper: Vec<u32>,
-    /// The last lower part built: its schedule, itself, and the room it was built in.
-    last: Option<(Schedule, Lower, usize)>,
+    /// `1 +` the group of the kept lower part that has a column set, 0 where none has.
+    lookup: Vec<u32>,
+    /// Counters for [`Grouped::fill`].
+    slot: Vec<u32>,
+    /// The last lower part built (its buffers reused for the next)...
+    lower: Lower,
+    /// ... and, while it is whole, its schedule, the room it was built in and the
+    /// smallest group it split.
+    kept: Option<(Schedule, usize, usize)>,
+    found: Found,
+    chunk: Grouped,
 }
 
 thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = const {
-        std::cell::RefCell::new(Scratch { n: 0, lower: Vec::new(), upper: Vec::new(), last: None })
+        std::cell::RefCell::new(Scratch {
+            n: 0,
+            lookup: Vec::new(),
+            slot: Vec::new(),
+            lower: Lower {
+                m: 0,
+                grouped: Grouped { keys: Vec::new(), ranges: Vec::new(), masks: Vec::new() },
+                split: Vec::new(),
+                bounds: Vec::new(),
+                sorted: Vec::new(),
+            },
+            kept: None,
+            found: Found { keys: Vec::new(), words: Vec::new() },
+            chunk: Grouped { keys: Vec::new(), ranges: Vec::new(), masks: Vec::new() },
+        })
     };
 }
 
+/// The scratch a join works in: [`Lower::join`]'s lookup table, the grouping counters,
+/// and the upper part's chunk as found and as grouped.
+struct Tables<'a> {
+    lookup: &'a [u32],
+    slot: &'a mut [u32],
+    found: &'a mut Found,
+    chunk: &'a mut Grouped,
+}
+
 /// The lower part's placements, grouped by their columns.
+#[derive(Default)]
 struct Lower {
     /// The first level of the lower part.
     m: usize,
     grouped: Grouped,
+    /// Each group's placements are ordered by their bits at these positions (the group's
+    /// *pattern*), bit `i` of the pattern from `split[g][i]`.
+    split: Vec<[u8; SPLIT_BITS]>,
+    /// Each group's placements of pattern `a` are `grouped.masks[bounds[g][a]..bounds[g][a + 1]]`.
+    bounds: Vec<[u32; PARTS + 1]>,
+    /// Scratch for ordering a group.
+    sorted: Vec<Packed>,
+}
+
+/// Bits each lower group is split on: an upper placement with one of them set is matched
+/// only with the lower placements that have it clear.
+const SPLIT_BITS: usize = 2;
+/// Patterns of the split bits.
+const PARTS: usize = 1 << SPLIT_BITS;
+/// Groups smaller than this are not split: each pair of parts is matched with its own
+/// pass, and on small parts a pass costs more than the pairs it skips (on Zen 4, n = 17:
+/// no gain at any size; n = 18: 10% less time with groups from 64 placements split).
+const MIN_SPLIT: usize = 64;
+
+/// A word's bits at the positions `at`, as a pattern.
+#[inline(always)]
+fn pattern(word: Packed, at: &[u8; SPLIT_BITS]) -> usize {
+    let mut p = 0;
+    for (i, &b) in at.iter().enumerate() {
+        p |= (((word >> b) & 1) as usize) << i;
+    }
+    p
 }
 
 impl Lower {
-    /// Enumerates levels `m..levels` of `s` from the bottom up and groups them; `None` if
-    /// there are more than `room` placements.
-    fn build(s: &Schedule, m: usize, room: usize, slot: &mut [u32]) -> Option<Lower> {
-        let mut found = Found::default();
-        if !walk_lower(s, m, room, &mut found) {
-            return None;
+    /// Enumerates levels `m..levels` of `s` from the bottom up into `self` (its buffers
+    /// reused), grouped, each group of `min_split` placements or more ordered by its split
+    /// bits, with `found` as scratch; false if there are more than `room` placements
+    /// (`self` is then not a lower part).
+    fn build(
+        &mut self,
+        s: &Schedule,
+        m: usize,
+        room: usize,
+        min_split: usize,
+        slot: &mut [u32],
+        found: &mut Found,
+    ) -> bool {
+        found.clear();
+        if !walk_lower(s, m, room, found) {
+            return false;
         }
-        Some(Lower {
-            m,
-            grouped: Grouped::new(&found, slot),
-        })
+        let Lower {
+            m: at_level,
+            grouped,
+            split,
+            bounds,
+            sorted,
+        } = self;
+        *at_level = m;
+        grouped.fill(found, slot);
+        let groups = grouped.keys.len();
+        split.clear();
+        bounds.clear();
+        for g in 0..groups {
+            let (lo, hi) = grouped.ranges[g];
+            let words = &mut grouped.masks[lo as usize..hi as usize];
+            let at = split_bits(s.n, words, min_split);
+            let mut count = [0u32; PARTS + 1];
+            for &w in words.iter() {
+                count[pattern(w, &at) + 1] += 1;
+            }
+            let mut b = [lo; PARTS + 1];
+            for a in 0..PARTS {
+                b[a + 1] = b[a] + count[a + 1];
+            }
+            let mut next = b;
+            sorted.clear();
+            sorted.resize(words.len(), 0);
+            for &w in words.iter() {
+                let i = &mut next[pattern(w, &at)];
+                sorted[(*i - lo) as usize] = w;
+                *i += 1;
+            }
+            words.copy_from_slice(sorted);
+            split.push(at);
+            bounds.push(b);
+        }
+        true
     }
 
     /// Matches the upper part's placements below `start` with the groups, `room` of them
-    /// at a time: the number of completions below `start`. Each chunk of upper placements
-    /// is grouped by its columns too, so each pair of groups is matched in one pass: every
-    /// lower word is loaded once and tested against each upper word of its group.
-    /// `lookup` and `slot` are scratch tables as [`Grouped::new`] takes them.
-    fn join(
-        &self,
-        s: &Schedule,
-        start: State,
-        room: usize,
-        lookup: &mut [u32],
-        slot: &mut [u32],
-    ) -> u128 {
-        // lookup[cols] = 1 + the lower group of those columns.
-        for (g, &k) in self.grouped.keys.iter().enumerate() {
-            lookup[k as usize] = g as u32 + 1;
-        }
+    /// at a time: the number of completions below `start`. An upper placement is kept only
+    /// where a lower group has the columns it leaves, under that group's number; each
+    /// chunk is grouped by those numbers, so each pair of groups is matched in one pass:
+    /// every lower word is loaded once and tested against each upper word of its group.
+    fn join(&self, s: &Schedule, start: State, room: usize, t: Tables) -> u128 {
+        let Tables {
+            lookup,
+            slot,
+            found,
+            chunk: upper,
+        } = t;
         let mut total = 0u128;
         let mut walk = Upper::new(s, start, self.m);
-        let mut found = Found::default();
         loop {
             found.clear();
-            let more = walk.fill(&mut found, room);
-            let upper = Grouped::new(&found, slot);
-            for (g, &k) in upper.keys.iter().enumerate() {
-                if let Some(l) = lookup[k as usize].checked_sub(1) {
-                    total += u128::from(pairs(self.grouped.group(l as usize), upper.group(g)));
+            let more = walk.fill(found, room, lookup, &self.split);
+            upper.fill(found, slot);
+            for (i, &k) in upper.keys.iter().enumerate() {
+                let (g, b) = (k as usize / PARTS, k as usize % PARTS);
+                let bounds = &self.bounds[g];
+                let u = upper.group(i);
+                // The lower patterns that share no split bit with `b`, as runs.
+                let mut a = 0;
+                while a < PARTS {
+                    if a & b != 0 {
+                        a += 1;
+                        continue;
+                    }
+                    let first = a;
+                    while a < PARTS && a & b == 0 {
+                        a += 1;
+                    }
+                    let l = &self.grouped.masks[bounds[first] as usize..bounds[a] as usize];
+                    total += u128::from(pairs(l, u));
                 }
             }
             if !more {
                 break;
             }
         }
-        for &k in &self.grouped.keys {
-            lookup[k as usize] = 0;
-        }
         total
     }
+}
+
+/// The bits a lower group of `min_split` placements or more is split on: those its
+/// placements set most often, weighted towards the middle of the row, where the upper
+/// part's lines are thickest (judged on the group's first 64 placements). A smaller group
+/// is "split" on bit 63, which no placement sets (`n <= 24`): it stays one part.
+fn split_bits(n: u32, words: &[Packed], min_split: usize) -> [u8; SPLIT_BITS] {
+    if words.len() < min_split {
+        return [63; SPLIT_BITS];
+    }
+    let mut count = [0u32; 64];
+    for &w in words.iter().take(64) {
+        let mut w = w;
+        while w != 0 {
+            count[w.trailing_zeros() as usize] += 1;
+            w &= w - 1;
+        }
+    }
+    let score = |b: usize| {
+        let c = (b % 32) as u32;
+        count[b] * (c + 1).min(n.saturating_sub(c))
+    };
+    let mut at = [0u8; SPLIT_BITS];
+    let mut taken = 0u64;
+    for slot in at.iter_mut() {
+        let best = (0..64)
+            .filter(|&b| taken >> b & 1 == 0)
+            .max_by_key(|&b| score(b))
+            .unwrap_or(0);
+        taken |= 1 << best;
+        *slot = best as u8;
+    }
+    at
 }
 
 /// Placements as they are found: the column sets they leave or take, and their packed
@@ -270,7 +465,13 @@ impl<'a> Upper<'a> {
 
     /// Appends placements to `out` until it holds `cap` or more; false once every one has
     /// been found.
-    fn fill(&mut self, out: &mut Found, cap: usize) -> bool {
+    fn fill(
+        &mut self,
+        out: &mut Found,
+        cap: usize,
+        lookup: &[u32],
+        split: &[[u8; SPLIT_BITS]],
+    ) -> bool {
         let s = self.s;
         let full = s.full;
         let (mut l, (mut open, mut cols, mut ld, mut rd)) = (self.l, self.node);
@@ -281,7 +482,12 @@ impl<'a> Upper<'a> {
                     let bit = open & open.wrapping_neg();
                     open ^= bit;
                     let (d, a) = (((ld | bit) << sh) & full, (rd | bit) >> sh);
-                    out.push(full & !(cols | bit), u64::from(d) << 32 | u64::from(a));
+                    let g = lookup[(full & !(cols | bit)) as usize];
+                    if g != 0 {
+                        let w = u64::from(d) << 32 | u64::from(a);
+                        let g = g as usize - 1;
+                        out.push((g * PARTS + pattern(w, &split[g])) as u32, w);
+                    }
                 }
             }
             if open == 0 {
@@ -444,6 +650,32 @@ mod wide {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The join counts every subproblem as the scalar search does, with every lower group
+    /// split or none, within a roomy budget and within one so small that the upper part
+    /// comes in many chunks and the lower part moves down.
+    #[test]
+    fn join_equals_search_split_or_not_roomy_or_tight() {
+        use crate::split::{Subproblems, roots};
+        use crate::types::Symmetry;
+        for (n, symmetry, levels) in [(14, Symmetry::Full, 1), (13, Symmetry::Mirror, 2)] {
+            let roots = roots(n, symmetry);
+            let schedules: Vec<Schedule> = roots.iter().map(|r| r.schedule(n)).collect();
+            for (i, sub) in Subproblems::new(n, &roots, levels).enumerate() {
+                if i % 3 != 0 {
+                    continue;
+                }
+                let s = &schedules[sub.root as usize];
+                let want = Kernel::Scalar.count(s, sub.state);
+                for budget in [64 << 20, fixed_bytes(n) + (48 << 10)] {
+                    for min_split in [0, usize::MAX] {
+                        let got = count_split(s, sub.state, budget, Kernel::Scalar, min_split);
+                        assert_eq!(got, want, "n {n}, subproblem {i}, {budget} B, {min_split}");
+                    }
+                }
+            }
+        }
+    }
 
     /// Every matching path this CPU has agrees with the plain count, whatever the lengths
     /// (full steps and every remainder).

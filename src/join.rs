@@ -170,6 +170,7 @@ impl Grouped {
             }
             *n += 1;
         }
+        keys.sort_unstable();
         let mut at = 0u32;
         for &k in keys.iter() {
             let len = slot[k as usize];

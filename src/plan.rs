@@ -17,9 +17,11 @@ use crate::types::{
 use crate::{join, symmetry};
 
 /// The boards `auto` joins: measured on Zen 4 with 2 threads (results/README.md), the join
-/// took 12.0-12.4 s at n = 18 against 15.7-18.8 s searching, but tied at n = 16 and 19 and
-/// lost at n = 17 (its pairs grow faster than the search's tree: 9.3x from 18 to 19).
-pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 18..=18;
+/// at its default split depth took 0.04-0.05 s at n = 15 against 0.06 s searching, 0.24 s
+/// against 0.30 s at n = 16, 1.07 s against 2.03 s at n = 17, 7.5 s against 16 s at
+/// n = 18 and 69 s against 129 s at n = 19. Below 14 both take milliseconds; larger boards
+/// are searched until the join is measured there within the default memory.
+pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 14..=19;
 
 /// The cost model of [`Plan::costs`] (it decides which subproblems a shard gets), named so
 /// that files made under another one are refused: it goes into [`Plan::fingerprint`].

@@ -34,7 +34,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::plan::Plan;
-use crate::types::{Counts, Error, Kernel, Method, Options, Symmetry, Tally};
+use crate::types::{
+    Counts, DEFAULT_SPLIT_DEPTH, Error, JOIN_SPLIT_DEPTH, Kernel, Method, Options, Symmetry, Tally,
+};
 
 /// The worker threads and the counting loop, decided once.
 pub struct Engine {
@@ -103,6 +105,20 @@ impl Engine {
             });
         }
         Ok(plan)
+    }
+
+    /// The split depth an `n`-board gets when none is asked for: [`JOIN_SPLIT_DEPTH`]
+    /// where this engine joins it, [`DEFAULT_SPLIT_DEPTH`] where it searches (at most `n`).
+    pub fn default_split_depth(&self, n: u32) -> usize {
+        let depth = DEFAULT_SPLIT_DEPTH.min(n as usize);
+        let joins = self
+            .plan(n, depth)
+            .is_ok_and(|plan| plan.method == Method::Join);
+        if joins {
+            JOIN_SPLIT_DEPTH.min(n as usize)
+        } else {
+            depth
+        }
     }
 
     /// How each subproblem is counted, as asked (`Auto` is resolved per board).

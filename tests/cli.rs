@@ -259,3 +259,33 @@ fn verify_passes_with_the_join() {
     assert_eq!(text.lines().count(), 16, "{text}");
     assert!(text.lines().skip(1).all(|l| l.contains(",ok,")), "{text}");
 }
+
+/// Without `--split-depth`, a joined board is split at depth 1 and a searched one at 2; an
+/// explicit depth is kept whatever the method.
+#[test]
+fn the_default_split_depth_follows_the_method() {
+    let depth = |args: &[&str]| {
+        let out = nqueens()
+            .args(["count", "12", "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        line["split_depth"].as_u64().unwrap()
+    };
+    assert_eq!(depth(&["--method", "join"]), 1);
+    assert_eq!(depth(&["--method", "search"]), 2);
+    assert_eq!(depth(&["--method", "join", "--split-depth", "3"]), 3);
+    assert_eq!(depth(&["--method", "search", "--split-depth", "1"]), 1);
+    // auto joins n = 14 to 19 and searches smaller boards.
+    let auto = |n: &str| {
+        let out = nqueens()
+            .args(["count", n, "--format", "json"])
+            .output()
+            .unwrap();
+        let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        line["split_depth"].as_u64().unwrap()
+    };
+    assert_eq!((auto("13"), auto("14")), (2, 1));
+}

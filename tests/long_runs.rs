@@ -263,7 +263,13 @@ fn merge_refuses_missing_duplicate_mismatched_and_tampered_shards() {
     // The same board counted by the other method: not mixed.
     let joined = dir.join("joined");
     std::fs::create_dir_all(&joined).unwrap();
-    let by_join = shards(&joined, "12", 3, &["--method", "join"]);
+    // At the search's split depth (a join's default is 1), so that only the method differs.
+    let by_join = shards(
+        &joined,
+        "12",
+        3,
+        &["--method", "join", "--split-depth", "2"],
+    );
     refused(
         &[files[0].clone(), files[1].clone(), by_join[2].clone()],
         "method join",

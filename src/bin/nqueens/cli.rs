@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use nqueens::shard::Shard;
-use nqueens::{DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Method, Options, Symmetry, published};
+use nqueens::{
+    DEFAULT_SPLIT_DEPTH, Engine, Error, Kernel, MAX_N, Method, Options, Symmetry, published,
+};
 
 use crate::output::Format;
 use crate::progress::When;
@@ -129,6 +131,7 @@ pub struct EngineArgs {
     #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<NonZeroUsize>,
     /// Rows placed before the work is split into subproblems (0: as 1, run on one thread)
+    /// [default: 1 where the board is joined, 2 where it is searched]
     #[arg(long, value_name = "K", value_parser = parse_split_depth, allow_negative_numbers = true)]
     pub split_depth: Option<usize>,
     /// Symmetry used to cut the work
@@ -301,13 +304,13 @@ where
 }
 
 /// The split depth for one board: an explicit depth is kept (the caller has checked it
-/// against the largest board with [`check_split_depth`]) and capped at the board, as is the
-/// default.
-pub fn split_depth_for(n: u32, engine: &EngineArgs) -> usize {
-    engine
-        .split_depth
-        .unwrap_or(DEFAULT_SPLIT_DEPTH)
-        .min(n as usize)
+/// against the largest board with [`check_split_depth`]) and capped at the board; the
+/// default depends on how `engine` counts the board ([`Engine::default_split_depth`]).
+pub fn split_depth_for(n: u32, args: &EngineArgs, engine: &Engine) -> usize {
+    match args.split_depth {
+        Some(depth) => depth.min(n as usize),
+        None => engine.default_split_depth(n),
+    }
 }
 
 /// Refuses a split depth deeper than every requested board.

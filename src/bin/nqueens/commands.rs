@@ -88,7 +88,7 @@ fn count(args: CountArgs) -> Result<(), Failure> {
     let engine = engine(&args.engine)?;
     let mut out = Printer::new(io::stdout().lock(), args.engine.format);
     for n in args.sizes.iter().cloned().flatten() {
-        let depth = split_depth_for(n, &args.engine);
+        let depth = split_depth_for(n, &args.engine, &engine);
         if let Some(counts) = long_count(n, depth, &engine, &args.long)? {
             out.print(&counts)?;
         }
@@ -312,7 +312,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     // still says whether every count matched.
     let mut closed = None;
     for n in 0..=args.max_n {
-        let counts = engine.count(n, split_depth_for(n, &args.engine))?;
+        let counts = engine.count(n, split_depth_for(n, &args.engine, &engine))?;
         let published = published::all(n).expect("--max-n is within the published table");
         let check = Check::of(&counts, published, published::fundamental(n));
         if !check.ok {

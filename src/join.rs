@@ -130,6 +130,7 @@ fn count_split(
                 s,
                 start,
                 room,
+                kernel,
                 Tables {
                     lookup,
                     slot,
@@ -339,7 +340,7 @@ impl Lower {
     /// where a lower group has the columns it leaves, under that group's number; each
     /// chunk is grouped by those numbers, so each pair of groups is matched in one pass:
     /// every lower word is loaded once and tested against each upper word of its group.
-    fn join(&self, s: &Schedule, start: State, room: usize, t: Tables) -> u128 {
+    fn join(&self, s: &Schedule, start: State, room: usize, kernel: Kernel, t: Tables) -> u128 {
         let Tables {
             lookup,
             slot,
@@ -368,7 +369,7 @@ impl Lower {
                         a += 1;
                     }
                     let l = &self.grouped.masks[bounds[first] as usize..bounds[a] as usize];
-                    total += u128::from(pairs(l, u));
+                    total += u128::from(pairs(kernel, l, u));
                 }
             }
             if !more {
@@ -560,29 +561,29 @@ fn walk_lower(s: &Schedule, m: usize, room: usize, out: &mut Found) -> bool {
     }
 }
 
-/// How many pairs of a word of `lower` and a word of `upper` share no bit.
-fn pairs(lower: &[Packed], upper: &[Packed]) -> u64 {
+/// How many pairs of a word of `lower` and a word of `upper` share no bit, with the SIMD
+/// width of `kernel` (a resolved kernel: AVX-512, AVX2 or scalar).
+fn pairs(kernel: Kernel, lower: &[Packed], upper: &[Packed]) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        if crate::simd::Lanes::Avx512.available() {
-            // SAFETY: the CPU has AVX-512F, checked just above.
-            return unsafe { wide::pairs512(lower, upper) };
+        use crate::simd::Lanes;
+        match kernel.lanes() {
+            Some(Lanes::Avx512) if Lanes::Avx512.available() => {
+                // SAFETY: the CPU has AVX-512F, checked just above.
+                return unsafe { wide::pairs512(lower, upper) };
+            }
+            Some(Lanes::Avx2) if Lanes::Avx2.available() => {
+                // SAFETY: the CPU has AVX2, checked just above.
+                return unsafe { wide::pairs256(lower, upper) };
+            }
+            _ => {}
         }
     }
-    upper.iter().map(|&u| disjoint(lower, u)).sum()
-}
-
-/// How many words of `group` share no bit with `word` (for [`pairs`] on CPUs without
-/// AVX-512).
-fn disjoint(group: &[Packed], word: Packed) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if crate::simd::Lanes::Avx2.available() {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { wide::disjoint256(group, word) };
-        }
-    }
-    group.iter().filter(|&&b| b & word == 0).count() as u64
+    let _ = kernel;
+    upper
+        .iter()
+        .map(|&u| lower.iter().filter(|&&l| l & u == 0).count() as u64)
+        .sum()
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -618,13 +619,27 @@ mod wide {
         _mm512_reduce_add_epi64(_mm512_add_epi64(a, b)) as u64
     }
 
-    /// [`super::disjoint`] eight words a step with AVX2.
+    /// [`super::pairs`] with AVX2: eight lower words loaded once (two registers), tested
+    /// against every upper word (broadcast); the last seven or fewer padded, their padding
+    /// lanes masked out of the count.
     #[target_feature(enable = "avx2")]
-    pub(super) fn disjoint256(group: &[u64], word: u64) -> u64 {
-        let w = _mm256_set1_epi64x(word as i64);
+    pub(super) fn pairs256(lower: &[u64], upper: &[u64]) -> u64 {
         let zero = _mm256_setzero_si256();
         let (mut a, mut b) = (zero, zero);
-        let mut chunks = group.chunks_exact(8);
+        let mut step = |x: __m256i, y: __m256i, vx: __m256i, vy: __m256i| {
+            for &u in upper {
+                let p = _mm256_set1_epi64x(u as i64);
+                let (tx, ty) = (
+                    _mm256_cmpeq_epi64(_mm256_and_si256(x, p), zero),
+                    _mm256_cmpeq_epi64(_mm256_and_si256(y, p), zero),
+                );
+                // A lane that shares no bit is all ones (-1): subtracting counts it.
+                a = _mm256_sub_epi64(a, _mm256_and_si256(tx, vx));
+                b = _mm256_sub_epi64(b, _mm256_and_si256(ty, vy));
+            }
+        };
+        let all = _mm256_set1_epi64x(-1);
+        let mut chunks = lower.chunks_exact(8);
         for c in &mut chunks {
             // SAFETY: each load reads 4 u64 (32 bytes) inside the 8 of `c`; unaligned.
             let (x, y) = unsafe {
@@ -633,18 +648,28 @@ mod wide {
                     _mm256_loadu_si256(c[4..].as_ptr().cast()),
                 )
             };
-            a = _mm256_sub_epi64(a, _mm256_cmpeq_epi64(_mm256_and_si256(x, w), zero));
-            b = _mm256_sub_epi64(b, _mm256_cmpeq_epi64(_mm256_and_si256(y, w), zero));
+            step(x, y, all, all);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let (mut words, mut valid) = ([0u64; 8], [0u64; 8]);
+            words[..rest.len()].copy_from_slice(rest);
+            valid[..rest.len()].fill(u64::MAX);
+            // SAFETY: each load reads 4 u64 (32 bytes) inside the 8 of `words` or `valid`.
+            let (x, y, vx, vy) = unsafe {
+                (
+                    _mm256_loadu_si256(words.as_ptr().cast()),
+                    _mm256_loadu_si256(words[4..].as_ptr().cast()),
+                    _mm256_loadu_si256(valid.as_ptr().cast()),
+                    _mm256_loadu_si256(valid[4..].as_ptr().cast()),
+                )
+            };
+            step(x, y, vx, vy);
         }
         let mut lanes = [0u64; 4];
         // SAFETY: `lanes` is 4 u64, the 32 bytes the store writes; unaligned.
         unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), _mm256_add_epi64(a, b)) };
-        let rest = chunks
-            .remainder()
-            .iter()
-            .filter(|&&x| x & word == 0)
-            .count() as u64;
-        lanes.iter().sum::<u64>() + rest
+        lanes.iter().sum()
     }
 }
 
@@ -668,10 +693,16 @@ mod tests {
                 }
                 let s = &schedules[sub.root as usize];
                 let want = Kernel::Scalar.count(s, sub.state);
-                for budget in [64 << 20, fixed_bytes(n) + (48 << 10)] {
-                    for min_split in [0, usize::MAX] {
-                        let got = count_split(s, sub.state, budget, Kernel::Scalar, min_split);
-                        assert_eq!(got, want, "n {n}, subproblem {i}, {budget} B, {min_split}");
+                let kernels = [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512];
+                for kernel in kernels.into_iter().filter(|k| k.resolve().is_ok()) {
+                    for budget in [64 << 20, fixed_bytes(n) + (48 << 10)] {
+                        for min_split in [0, usize::MAX] {
+                            let got = count_split(s, sub.state, budget, kernel, min_split);
+                            assert_eq!(
+                                got, want,
+                                "n {n}, sub {i}, {kernel}, {budget} B, {min_split}"
+                            );
+                        }
                     }
                 }
             }
@@ -692,27 +723,18 @@ mod tests {
         };
         for len in [0usize, 1, 3, 7, 8, 9, 15, 16, 17, 40, 131] {
             let lower: Vec<u64> = (0..len).map(|_| next()).collect();
-            let upper: Vec<u64> = (0..len % 7 + 1).map(|_| next()).collect();
+            let mut upper: Vec<u64> = (0..len % 7 + 1).map(|_| next()).collect();
+            if len % 2 == 1 {
+                // A word with no bit: disjoint from every lower word, never from padding.
+                upper.push(0);
+            }
             let plain: u64 = upper
                 .iter()
                 .map(|&u| lower.iter().filter(|&&l| l & u == 0).count() as u64)
                 .sum();
-            assert_eq!(pairs(&lower, &upper), plain, "len {len}");
-            #[cfg(target_arch = "x86_64")]
-            {
-                use crate::simd::Lanes;
-                if Lanes::Avx2.available() {
-                    // SAFETY: the CPU has AVX2, checked just above.
-                    let avx2: u64 = upper
-                        .iter()
-                        .map(|&u| unsafe { wide::disjoint256(&lower, u) })
-                        .sum();
-                    assert_eq!(avx2, plain, "AVX2, len {len}");
-                }
-                if Lanes::Avx512.available() {
-                    // SAFETY: the CPU has AVX-512F, checked just above.
-                    let avx512 = unsafe { wide::pairs512(&lower, &upper) };
-                    assert_eq!(avx512, plain, "AVX-512, len {len}");
+            for kernel in [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512] {
+                if kernel.resolve().is_ok() {
+                    assert_eq!(pairs(kernel, &lower, &upper), plain, "{kernel}, len {len}");
                 }
             }
         }

@@ -19,9 +19,10 @@ use crate::{join, symmetry};
 /// The boards `auto` joins: measured on Zen 4 with 2 threads (results/README.md), the join
 /// at its default split depth took 0.04-0.05 s at n = 15 against 0.06 s searching, 0.24 s
 /// against 0.30 s at n = 16, 1.07 s against 2.03 s at n = 17, 7.5 s against 16 s at
-/// n = 18 and 69 s against 129 s at n = 19. Below 14 both take milliseconds; larger boards
-/// are searched until the join is measured there within the default memory.
-pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 14..=19;
+/// n = 18, 69 s against 129 s at n = 19 and 701 s against 1515 s at n = 20 (916 MB). Below
+/// 14 both take milliseconds; larger boards are searched until the join is measured there
+/// within the default memory.
+pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 14..=20;
 
 /// The cost model of [`Plan::costs`] (it decides which subproblems a shard gets), named so
 /// that files made under another one are refused: it goes into [`Plan::fingerprint`].

@@ -278,7 +278,7 @@ fn the_default_split_depth_follows_the_method() {
     assert_eq!(depth(&["--method", "search"]), 2);
     assert_eq!(depth(&["--method", "join", "--split-depth", "3"]), 3);
     assert_eq!(depth(&["--method", "search", "--split-depth", "1"]), 1);
-    // auto joins n = 14 to 19 and searches smaller boards.
+    // auto joins n = 14 to 20 and searches smaller boards.
     let auto = |n: &str| {
         let out = nqueens()
             .args(["count", n, "--format", "json"])

@@ -264,9 +264,9 @@ fn verify_passes_with_the_join() {
 /// explicit depth is kept whatever the method.
 #[test]
 fn the_default_split_depth_follows_the_method() {
-    let depth = |args: &[&str]| {
+    let depth = |n: &str, args: &[&str]| {
         let out = nqueens()
-            .args(["count", "12", "--format", "json"])
+            .args(["count", n, "--format", "json"])
             .args(args)
             .output()
             .unwrap();
@@ -274,18 +274,13 @@ fn the_default_split_depth_follows_the_method() {
         let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         line["split_depth"].as_u64().unwrap()
     };
-    assert_eq!(depth(&["--method", "join"]), 1);
-    assert_eq!(depth(&["--method", "search"]), 2);
-    assert_eq!(depth(&["--method", "join", "--split-depth", "3"]), 3);
-    assert_eq!(depth(&["--method", "search", "--split-depth", "1"]), 1);
+    assert_eq!(depth("12", &["--method", "join"]), 1);
+    assert_eq!(depth("12", &["--method", "search"]), 2);
+    assert_eq!(depth("12", &["--method", "join", "--split-depth", "3"]), 3);
+    assert_eq!(
+        depth("12", &["--method", "search", "--split-depth", "1"]),
+        1
+    );
     // auto joins n = 14 to 20 and searches smaller boards.
-    let auto = |n: &str| {
-        let out = nqueens()
-            .args(["count", n, "--format", "json"])
-            .output()
-            .unwrap();
-        let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        line["split_depth"].as_u64().unwrap()
-    };
-    assert_eq!((auto("13"), auto("14")), (2, 1));
+    assert_eq!((depth("13", &[]), depth("14", &[])), (2, 1));
 }

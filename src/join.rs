@@ -144,8 +144,9 @@ fn count_split(
     })
 }
 
-/// Placements grouped by their columns: `masks[ranges[g].0..ranges[g].1]` are those of
-/// column set `keys[g]`.
+/// Placements grouped by key, keys in increasing order: `masks[ranges[g].0..ranges[g].1]`
+/// are those of key `keys[g]`. A lower part's key is its column set; an upper chunk's is
+/// `lower group * PARTS + pattern` (see [`Lower::join`]).
 #[derive(Default)]
 struct Grouped {
     keys: Vec<u32>,
@@ -210,7 +211,9 @@ struct Scratch {
     /// ... and, while it is whole, its schedule, the room it was built in and the
     /// smallest group it split.
     kept: Option<(Schedule, usize, usize)>,
+    /// Placements as found (a lower part while it is built, then each upper chunk).
     found: Found,
+    /// The current upper chunk, grouped.
     chunk: Grouped,
 }
 

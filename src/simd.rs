@@ -285,46 +285,38 @@ fn forced_frame() -> Option<Frame> {
     })
 }
 
-/// One step's lanes, as [`record_hits`] reads them: their frames (`level * width + lane`),
-/// the queen each placed on the row before the last, the last row's open square, and the
-/// start each is below.
-#[cfg(target_arch = "x86_64")]
-struct Step<'a> {
-    width: usize,
-    stack: &'a [i32],
-    bits: &'a [u32],
-    nexts: &'a [u32],
-    lane_start: &'a [u32],
-}
-
 /// Appends the boards of the lanes in `hit` (one bit per lane), which stand on level
-/// `before_last` with a queen on their bit and the last row's square open. The queens above
-/// are the lowest squares of the lane's frames from level `top` down; column 0 is bit `o`.
-/// Shared by both loops.
+/// `before_last` with a queen on `bits[lane]` and the last row's square `nexts[lane]` open.
+/// The queens above are the lowest squares of the lane's frames (`stack[level * width +
+/// lane]`, `width` lanes) from level `top` down; column 0 is bit `o`; `lane_start[lane]` is
+/// the start each lane is below. Shared by both loops.
 #[cfg(target_arch = "x86_64")]
 fn record_hits(
     hit: u32,
-    lanes: &Step<'_>,
+    stack: &[i32],
+    [bits, nexts]: [&[u32]; 2],
+    lane_start: &[u32],
     [top, before_last]: [usize; 2],
     o: u32,
     hits: &mut Vec<Hit>,
 ) {
+    let width = lane_start.len();
     let column = |mask: u32| (mask.trailing_zeros() - o) as u8;
     let mut left = hit;
     while left != 0 {
         let lane = left.trailing_zeros() as usize;
         left &= left - 1;
         let mut h = Hit {
-            start: lanes.lane_start[lane],
+            start: lane_start[lane],
             cols: [0; MAX_N as usize],
         };
         let mut k = 0;
         for level in top..before_last {
-            h.cols[k] = column(lanes.stack[level * lanes.width + lane] as u32);
+            h.cols[k] = column(stack[level * width + lane] as u32);
             k += 1;
         }
-        h.cols[k] = column(lanes.bits[lane]);
-        h.cols[k + 1] = column(lanes.nexts[lane]);
+        h.cols[k] = column(bits[lane]);
+        h.cols[k + 1] = column(nexts[lane]);
         hits.push(h);
     }
 }
@@ -438,7 +430,7 @@ type Args<'a> = (&'a Schedule, u32, &'a [State], &'a mut Vec<Hit>, u128);
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::{Args, Hit, LANES, MAX_N, Step};
+    use super::{Args, LANES, MAX_N};
 
     /// The loop; frames keep the down-left diagonals when `KEEP_RD`, the down-right ones
     /// when `KEEP_LD`, column 0 of the board is bit `o` of a lane, and each completion is
@@ -545,7 +537,8 @@ mod avx512 {
             found = _mm512_mask_add_epi32(found, hit, found, one);
             if RECORD && hit != 0 {
                 let levels = [top as usize, s.levels - 2];
-                record(hit, &stack, levels, o, [bit, next], &lane_start, hits);
+                let lanes = [&each(bit)[..], &each(next)];
+                super::record_hits(u32::from(hit), &stack, lanes, &lane_start, levels, o, hits);
             }
             let push = _mm512_mask_test_epi32_mask(go & !last, next, next);
             // SAFETY: as for the gather.
@@ -604,41 +597,18 @@ mod avx512 {
         total + sum(found)
     }
 
-    /// Appends the boards of the lanes in `hit`, which stand on level `before_last` with a
-    /// queen on `bit` and the last row's square `next` open. The queens above are the
-    /// lowest squares of the lane's frames from level `top` down.
+    /// The sixteen lanes of `v`.
     #[target_feature(enable = "avx512f")]
-    fn record(
-        hit: __mmask16,
-        stack: &[i32; MAX_N as usize * LANES],
-        [top, before_last]: [usize; 2],
-        o: u32,
-        [bit, next]: [__m512i; 2],
-        lane_start: &[u32; LANES],
-        hits: &mut Vec<Hit>,
-    ) {
-        let (mut bits, mut nexts) = ([0u32; LANES], [0u32; LANES]);
-        // SAFETY: each array is 16 u32, the 64 bytes a store writes; stores are unaligned.
-        unsafe {
-            _mm512_storeu_si512(bits.as_mut_ptr().cast(), bit);
-            _mm512_storeu_si512(nexts.as_mut_ptr().cast(), next);
-        }
-        let lanes = Step {
-            width: LANES,
-            stack,
-            bits: &bits,
-            nexts: &nexts,
-            lane_start,
-        };
-        super::record_hits(u32::from(hit), &lanes, [top, before_last], o, hits);
+    fn each(v: __m512i) -> [u32; LANES] {
+        let mut a = [0u32; LANES];
+        // SAFETY: `a` is 16 u32, the 64 bytes the store writes; the store is unaligned.
+        unsafe { _mm512_storeu_si512(a.as_mut_ptr().cast(), v) };
+        a
     }
 
     #[target_feature(enable = "avx512f")]
     fn sum(v: __m512i) -> u128 {
-        let mut a = [0u32; 16];
-        // SAFETY: `a` is 16 u32, the 64 bytes the store writes; the store is unaligned.
-        unsafe { _mm512_storeu_si512(a.as_mut_ptr().cast(), v) };
-        a.iter().map(|&x| u128::from(x)).sum()
+        each(v).iter().map(|&x| u128::from(x)).sum()
     }
 }
 
@@ -646,7 +616,7 @@ mod avx512 {
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{Args, Hit, MAX_N, Step};
+    use super::{Args, MAX_N};
 
     /// Lanes per step.
     const LANES: usize = super::AVX2_LANES;
@@ -771,7 +741,8 @@ mod avx2 {
                 let hit_bits = _mm256_movemask_ps(_mm256_castsi256_ps(hit)) as u32;
                 if hit_bits != 0 {
                     let levels = [top as usize, s.levels - 2];
-                    record(hit_bits, &stack, levels, o, [bit, next], &lane_start, hits);
+                    let lanes = [&each(bit)[..], &each(next)];
+                    super::record_hits(hit_bits, &stack, lanes, &lane_start, levels, o, hits);
                 }
             }
             let push = _mm256_and_si256(_mm256_andnot_si256(last, go), some_next);
@@ -839,34 +810,6 @@ mod avx2 {
         total + sum(found)
     }
 
-    /// Appends the boards of the lanes in `hit` (bits), as [`super::avx512`]'s `record`
-    /// does for sixteen lanes.
-    #[target_feature(enable = "avx2")]
-    fn record(
-        hit: u32,
-        stack: &[i32; SLOTS],
-        [top, before_last]: [usize; 2],
-        o: u32,
-        [bit, next]: [__m256i; 2],
-        lane_start: &[u32; LANES],
-        hits: &mut Vec<Hit>,
-    ) {
-        let (mut bits, mut nexts) = ([0u32; LANES], [0u32; LANES]);
-        // SAFETY: each array is 8 u32, the 32 bytes a store writes; stores are unaligned.
-        unsafe {
-            _mm256_storeu_si256(bits.as_mut_ptr().cast(), bit);
-            _mm256_storeu_si256(nexts.as_mut_ptr().cast(), next);
-        }
-        let lanes = Step {
-            width: LANES,
-            stack,
-            bits: &bits,
-            nexts: &nexts,
-            lane_start,
-        };
-        super::record_hits(hit, &lanes, [top, before_last], o, hits);
-    }
-
     /// A 32-entry table as four vectors of eight.
     #[target_feature(enable = "avx2")]
     fn table(t: &[u32; 32]) -> [__m256i; 4] {
@@ -889,11 +832,17 @@ mod avx2 {
         pick(pick(q[0], q[1], b3), pick(q[2], q[3], b3), b4)
     }
 
+    /// The eight lanes of `v`.
     #[target_feature(enable = "avx2")]
-    fn sum(v: __m256i) -> u128 {
+    fn each(v: __m256i) -> [u32; LANES] {
         let mut a = [0u32; LANES];
         // SAFETY: `a` is 8 u32, the 32 bytes the store writes; the store is unaligned.
         unsafe { _mm256_storeu_si256(a.as_mut_ptr().cast(), v) };
-        a.iter().map(|&x| u128::from(x)).sum()
+        a
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn sum(v: __m256i) -> u128 {
+        each(v).iter().map(|&x| u128::from(x)).sum()
     }
 }

@@ -1,0 +1,201 @@
+//! A measuring probe, not part of `nqueens`: the total of an even n-board counted by a
+//! vertical cut, to size the join method issue 11 points at before building it into the
+//! engine. Built and run by `scripts/vertical-cut.sh`; one thread, no crates.
+//!
+//! Every solution puts a queen in each of the `h = n / 2` left columns; the rows those take
+//! are its key `E` (h of the n rows), and the right columns take the other rows. A left
+//! half-board (queens on the rows of `E`, one in each left column, no two attacking) and a
+//! right half-board on the other rows make a solution exactly when no diagonal holds a queen
+//! of each. The left half-boards of a key are built from the north-west and south-west
+//! quadrants' pieces (placements in a quadrant keyed by their rows and columns) that share no
+//! column and no diagonal. A right half-board is the mirror image of a left one, and the
+//! board's mirror and flip map keys to keys with the same count, so one key per orbit is
+//! counted. Matching: for each diagonal, the set of left half-boards on it, as a bitset; a
+//! right half-board meets the union of its diagonals' sets and completes the rest.
+//!
+//! Output: `n,total,half_boards,build_s,match_s,seconds`.
+
+use std::time::Instant;
+
+/// A placement's diagonals: `r - c + n - 1` (down-right) and `r + c` (down-left) as bits.
+#[derive(Clone, Copy)]
+struct Lines {
+    down_right: u64,
+    down_left: u64,
+}
+
+/// The pieces of the quadrant of rows `first..first + h` and the left `h` columns:
+/// `out[rows][cols]`, each a set of bits over the quadrant's rows and the columns.
+fn quadrant(n: usize, h: usize, first: usize) -> Vec<Vec<Vec<Lines>>> {
+    fn place(
+        (n, h, first): (usize, usize, usize),
+        i: usize,
+        (rows, cols): (usize, usize),
+        lines: Lines,
+        out: &mut Vec<Vec<Vec<Lines>>>,
+    ) {
+        if i == h {
+            out[rows][cols].push(lines);
+            return;
+        }
+        place((n, h, first), i + 1, (rows, cols), lines, out);
+        let r = first + i;
+        for c in (0..h).filter(|c| cols >> c & 1 == 0) {
+            let (a, b) = (1u64 << (r + n - 1 - c), 1u64 << (r + c));
+            if lines.down_right & a == 0 && lines.down_left & b == 0 {
+                let next = Lines {
+                    down_right: lines.down_right | a,
+                    down_left: lines.down_left | b,
+                };
+                place(
+                    (n, h, first),
+                    i + 1,
+                    (rows | 1 << i, cols | 1 << c),
+                    next,
+                    out,
+                );
+            }
+        }
+    }
+    let mut out = vec![vec![Vec::new(); 1 << h]; 1 << h];
+    let none = Lines {
+        down_right: 0,
+        down_left: 0,
+    };
+    place((n, h, first), 0, (0, 0), none, &mut out);
+    out
+}
+
+fn main() {
+    let n: usize = match std::env::args().nth(1).map(|a| a.parse()) {
+        Some(Ok(n)) if n % 2 == 0 && (4..=22).contains(&n) => n,
+        _ => {
+            eprintln!("usage: vertical_cut N   (N even, 4..=22)");
+            std::process::exit(2);
+        }
+    };
+    let h = n / 2;
+    let start = Instant::now();
+    let north = quadrant(n, h, 0);
+    let south = quadrant(n, h, h);
+    let left_cols = (1usize << h) - 1;
+    // The diagonals a left and a right queen can share: n - 1 of each direction.
+    let shared = (1u64 << (n - 1)) - 1;
+    // The left half-boards of key `e` (bits over the n rows), each as the word of its
+    // diagonals seen from the left and the word its mirror image has as a right half-board.
+    let build = |e: usize, out: &mut Vec<(u64, u64)>| {
+        out.clear();
+        let (en, es) = (e & left_cols, e >> h);
+        let k = en.count_ones();
+        for cols in (0..=left_cols).filter(|c| c.count_ones() == k) {
+            let south = &south[es][left_cols & !cols];
+            for p in &north[en][cols] {
+                for q in south {
+                    if p.down_right & q.down_right != 0 || p.down_left & q.down_left != 0 {
+                        continue;
+                    }
+                    let (dr, dl) = (p.down_right | q.down_right, p.down_left | q.down_left);
+                    let left = (dr >> (n - h)) & shared | ((dl >> h) & shared) << 32;
+                    let right = (dl >> (n - h)) & shared | ((dr >> h) & shared) << 32;
+                    out.push((left, right));
+                }
+            }
+        }
+    };
+    let all = (1usize << n) - 1;
+    let flip = |x: usize| ((x as u32).reverse_bits() >> (32 - n)) as usize;
+    let (mut left, mut right, mut sets) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut total, mut half_boards) = (0u64, 0u64);
+    let (mut build_s, mut match_s) = (0.0, 0.0);
+    for e in (0..=all).filter(|e| e.count_ones() as usize == h) {
+        let other = all ^ e;
+        // One key per orbit of the mirror (`e` -> `other`) and the flip.
+        if [other, flip(e), flip(other)].iter().any(|&o| o < e) {
+            continue;
+        }
+        let orbit = if flip(e) == e || flip(e) == other {
+            2
+        } else {
+            4
+        };
+        let t = Instant::now();
+        build(e, &mut left);
+        build(other, &mut right);
+        build_s += t.elapsed().as_secs_f64();
+        half_boards += (left.len() + right.len()) as u64;
+        let t = Instant::now();
+        let union = left.iter().fold(0, |u, &(l, _)| u | l);
+        let words = left.len().div_ceil(64).next_multiple_of(8);
+        sets.clear();
+        sets.resize(union.count_ones() as usize * words, 0u64);
+        for (j, &(l, _)) in left.iter().enumerate() {
+            let mut bits = l;
+            while bits != 0 {
+                let rank = (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones() as usize;
+                sets[rank * words + j / 64] |= 1 << (j % 64);
+                bits &= bits - 1;
+            }
+        }
+        let meets = matched(&sets, words, union, &right);
+        total += orbit * (left.len() as u64 * right.len() as u64 - meets);
+        match_s += t.elapsed().as_secs_f64();
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    println!("{n},{total},{half_boards},{build_s:.3},{match_s:.3},{seconds:.3}");
+}
+
+/// How many (left, right) pairs share a diagonal: each right half-board ORs the sets of its
+/// diagonals (`words` per set, a multiple of 8) and counts the members.
+fn matched(sets: &[u64], words: usize, union: u64, right: &[(u64, u64)]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vpopcntdq") {
+        // SAFETY: the CPU has both features, checked just above.
+        return unsafe { matched512(sets, words, union, right) };
+    }
+    let mut meets = 0;
+    let mut acc = vec![0u64; words];
+    for &(_, r) in right {
+        acc.fill(0);
+        let mut bits = r & union;
+        while bits != 0 {
+            let rank = (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones() as usize;
+            for (a, s) in acc.iter_mut().zip(&sets[rank * words..][..words]) {
+                *a |= s;
+            }
+            bits &= bits - 1;
+        }
+        meets += acc.iter().map(|a| u64::from(a.count_ones())).sum::<u64>();
+    }
+    meets
+}
+
+/// [`matched`] with AVX-512: eight words of the sets a step.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq,popcnt")]
+fn matched512(sets: &[u64], words: usize, union: u64, right: &[(u64, u64)]) -> u64 {
+    use std::arch::x86_64::*;
+    let mut meets = 0;
+    let mut at = [0usize; 64];
+    for &(_, r) in right {
+        let (mut bits, mut k) = (r & union, 0);
+        while bits != 0 {
+            at[k] = (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones() as usize * words;
+            k += 1;
+            bits &= bits - 1;
+        }
+        let mut sum = _mm512_setzero_si512();
+        for c in (0..words).step_by(8) {
+            let mut acc = _mm512_setzero_si512();
+            for &o in &at[..k] {
+                // SAFETY: `o + c + 8 <= sets.len()`: `o` starts a set of `words` words and
+                // `c + 8 <= words` (a multiple of 8); the load is unaligned.
+                acc = _mm512_or_si512(acc, unsafe {
+                    _mm512_loadu_si512(sets[o + c..].as_ptr().cast())
+                });
+            }
+            sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(acc));
+        }
+        meets += _mm512_reduce_add_epi64(sum) as u64;
+    }
+    meets
+}

@@ -13,8 +13,11 @@
 //! counted. Matching: for each diagonal, the set of left half-boards on it, as a bitset; a
 //! right half-board meets the union of its diagonals' sets and completes the rest.
 //!
-//! Output: `n,total,half_boards,build_s,match_s,seconds`.
+//! Usage: `vertical_cut N [THREADS]` (THREADS, default 1, take the keys in turn).
+//! Output: `n,total,half_boards,build_s,match_s,seconds` (building and matching in CPU
+//! seconds summed over the threads; `seconds` is wall time).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// A placement's diagonals: `r - c + n - 1` (down-right) and `r + c` (down-left) as bits.
@@ -67,12 +70,15 @@ fn quadrant(n: usize, h: usize, first: usize) -> Vec<Vec<Vec<Lines>>> {
 }
 
 fn main() {
-    let n: usize = match std::env::args().nth(1).map(|a| a.parse()) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let n: usize = match args.first().map(|a| a.parse()) {
         Some(Ok(n)) if n % 2 == 0 && (4..=22).contains(&n) => n,
-        _ => {
-            eprintln!("usage: vertical_cut N   (N even, 4..=22)");
-            std::process::exit(2);
-        }
+        _ => usage(),
+    };
+    let threads: usize = match args.get(1).map(|a| a.parse()) {
+        None => 1,
+        Some(Ok(t)) if (1..=1024).contains(&t) => t,
+        _ => usage(),
     };
     let h = n / 2;
     let start = Instant::now();
@@ -104,44 +110,61 @@ fn main() {
     };
     let all = (1usize << n) - 1;
     let flip = |x: usize| ((x as u32).reverse_bits() >> (32 - n)) as usize;
-    let (mut left, mut right, mut sets) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut total, mut half_boards) = (0u64, 0u64);
-    let (mut build_s, mut match_s) = (0.0, 0.0);
-    for e in (0..=all).filter(|e| e.count_ones() as usize == h) {
-        let other = all ^ e;
-        // One key per orbit of the mirror (`e` -> `other`) and the flip.
-        if [other, flip(e), flip(other)].iter().any(|&o| o < e) {
-            continue;
-        }
-        let orbit = if flip(e) == e || flip(e) == other {
-            2
-        } else {
-            4
-        };
-        let t = Instant::now();
-        build(e, &mut left);
-        build(other, &mut right);
-        build_s += t.elapsed().as_secs_f64();
-        half_boards += (left.len() + right.len()) as u64;
-        let t = Instant::now();
-        let union = left.iter().fold(0, |u, &(l, _)| u | l);
-        let words = left.len().div_ceil(64).next_multiple_of(8);
-        sets.clear();
-        sets.resize(union.count_ones() as usize * words, 0u64);
-        for (j, &(l, _)) in left.iter().enumerate() {
-            let mut bits = l;
-            while bits != 0 {
-                let rank = (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones() as usize;
-                sets[rank * words + j / 64] |= 1 << (j % 64);
-                bits &= bits - 1;
+    // One key per orbit of the mirror (`e` -> its complement) and the flip, with the orbit's
+    // size.
+    let keys: Vec<(usize, u64)> = (0..=all)
+        .filter(|e| e.count_ones() as usize == h)
+        .filter(|&e| ![all ^ e, flip(e), flip(all ^ e)].iter().any(|&o| o < e))
+        .map(|e| {
+            let f = flip(e);
+            (e, if f == e || f == all ^ e { 2 } else { 4 })
+        })
+        .collect();
+    let next = AtomicUsize::new(0);
+    // Per thread: total, half-boards, build and match seconds.
+    let work = || {
+        let (mut left, mut right, mut sets) = (Vec::new(), Vec::new(), Vec::new());
+        let mut sum = (0u64, 0u64, 0.0, 0.0);
+        while let Some(&(e, orbit)) = keys.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let t = Instant::now();
+            build(e, &mut left);
+            build(all ^ e, &mut right);
+            sum.2 += t.elapsed().as_secs_f64();
+            sum.1 += (left.len() + right.len()) as u64;
+            let t = Instant::now();
+            let union = left.iter().fold(0, |u, &(l, _)| u | l);
+            let words = left.len().div_ceil(64).next_multiple_of(8);
+            sets.clear();
+            sets.resize(union.count_ones() as usize * words, 0u64);
+            for (j, &(l, _)) in left.iter().enumerate() {
+                let mut bits = l;
+                while bits != 0 {
+                    let rank = (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones();
+                    sets[rank as usize * words + j / 64] |= 1 << (j % 64);
+                    bits &= bits - 1;
+                }
             }
+            let meets = matched(&sets, words, union, &right);
+            sum.0 += orbit * (left.len() as u64 * right.len() as u64 - meets);
+            sum.3 += t.elapsed().as_secs_f64();
         }
-        let meets = matched(&sets, words, union, &right);
-        total += orbit * (left.len() as u64 * right.len() as u64 - meets);
-        match_s += t.elapsed().as_secs_f64();
-    }
+        sum
+    };
+    let sums: Vec<(u64, u64, f64, f64)> = std::thread::scope(|scope| {
+        let running: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        running.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    let total: u64 = sums.iter().map(|s| s.0).sum();
+    let half_boards: u64 = sums.iter().map(|s| s.1).sum();
+    let build_s: f64 = sums.iter().map(|s| s.2).sum();
+    let match_s: f64 = sums.iter().map(|s| s.3).sum();
     let seconds = start.elapsed().as_secs_f64();
     println!("{n},{total},{half_boards},{build_s:.3},{match_s:.3},{seconds:.3}");
+}
+
+fn usage() -> ! {
+    eprintln!("usage: vertical_cut N [THREADS]   (N even, 4..=22; THREADS 1..=1024, default 1)");
+    std::process::exit(2);
 }
 
 /// How many (left, right) pairs share a diagonal: each right half-board ORs the sets of its

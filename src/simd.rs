@@ -288,8 +288,9 @@ fn forced_frame() -> Option<Frame> {
 /// Appends the boards of the lanes in `hit` (one bit per lane), which stand on level
 /// `before_last` with a queen on `bits[lane]` and the last row's square `nexts[lane]` open.
 /// The queens above are the lowest squares of the lane's frames (`stack[level * width +
-/// lane]`, `width` lanes) from level `top` down; column 0 is bit `o`; `lane_start[lane]` is
-/// the start each lane is below. Shared by both loops.
+/// lane]`, where `width` is the number of lanes, `lane_start.len()`) from level `top` down;
+/// column 0 is bit `o`; `lane_start[lane]` is the start each lane is below. Shared by both
+/// loops.
 #[cfg(target_arch = "x86_64")]
 fn record_hits(
     hit: u32,

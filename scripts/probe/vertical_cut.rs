@@ -10,8 +10,10 @@
 //! quadrants' pieces (placements in a quadrant keyed by their rows and columns) that share no
 //! column and no diagonal. A right half-board is the mirror image of a left one, and the
 //! board's mirror and flip map keys to keys with the same count, so one key per orbit is
-//! counted. Matching: for each diagonal, the set of left half-boards on it, as a bitset; a
-//! right half-board meets the union of its diagonals' sets and completes the rest.
+//! counted. Matching: for each diagonal, the set of left half-boards on it, as a bitset, and
+//! for each eight consecutive diagonals the unions of every subset of their sets (a table of
+//! 256); a right half-board meets the union of its diagonals' sets, one table entry per eight
+//! diagonals, and completes the rest.
 //!
 //! Usage: `vertical_cut N [THREADS]` (THREADS, default 1, take the keys in turn).
 //! Output: `n,total,half_boards,build_s,match_s,seconds` (building and matching in CPU
@@ -96,15 +98,18 @@ fn main() {
         for cols in (0..=left_cols).filter(|c| c.count_ones() == k) {
             let south = &south[es][left_cols & !cols];
             for p in &north[en][cols] {
+                // Every pair is written and the clashing ones overwritten: no branch to miss.
+                let mut len = out.len();
+                out.resize(len + south.len(), (0, 0));
                 for q in south {
-                    if p.down_right & q.down_right != 0 || p.down_left & q.down_left != 0 {
-                        continue;
-                    }
+                    let clash = p.down_right & q.down_right | p.down_left & q.down_left;
                     let (dr, dl) = (p.down_right | q.down_right, p.down_left | q.down_left);
                     let left = (dr >> (n - h)) & shared | ((dl >> h) & shared) << 32;
                     let right = (dl >> (n - h)) & shared | ((dr >> h) & shared) << 32;
-                    out.push((left, right));
+                    out[len] = (left, right);
+                    len += usize::from(clash == 0);
                 }
+                out.truncate(len);
             }
         }
     };
@@ -123,7 +128,8 @@ fn main() {
     let next = AtomicUsize::new(0);
     // Per thread: total, half-boards, build and match seconds.
     let work = || {
-        let (mut left, mut right, mut sets) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut left, mut right, mut sets, mut tables) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut sum = (0u64, 0u64, 0.0, 0.0);
         while let Some(&(e, orbit)) = keys.get(next.fetch_add(1, Ordering::Relaxed)) {
             let t = Instant::now();
@@ -144,7 +150,27 @@ fn main() {
                     bits &= bits - 1;
                 }
             }
-            let meets = matched(&sets, words, union, &right);
+            // tables[(j * 256 + v) * words..]: the union of the sets of ranks 8j + (bits of v).
+            let bytes = (union.count_ones() as usize).div_ceil(8);
+            tables.clear();
+            tables.resize(bytes * 256 * words, 0u64);
+            for j in 0..bytes {
+                for v in 1..256usize {
+                    let rank = 8 * j + v.trailing_zeros() as usize;
+                    let (to, from) = ((j * 256 + v) * words, (j * 256 + (v & (v - 1))) * words);
+                    let (done, rest) = tables.split_at_mut(to);
+                    let (entry, smaller) = (&mut rest[..words], &done[from..from + words]);
+                    match sets.get(rank * words..(rank + 1) * words) {
+                        Some(set) => {
+                            for ((e, a), b) in entry.iter_mut().zip(smaller).zip(set) {
+                                *e = a | b;
+                            }
+                        }
+                        None => entry.copy_from_slice(smaller),
+                    }
+                }
+            }
+            let meets = matched(&tables, words, union, &right);
             sum.0 += orbit * (left.len() as u64 * right.len() as u64 - meets);
             sum.3 += t.elapsed().as_secs_f64();
         }
@@ -167,53 +193,73 @@ fn usage() -> ! {
     std::process::exit(2);
 }
 
-/// How many (left, right) pairs share a diagonal: each right half-board ORs the sets of its
-/// diagonals (`words` per set, a multiple of 8) and counts the members.
-fn matched(sets: &[u64], words: usize, union: u64, right: &[(u64, u64)]) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vpopcntdq") {
-        // SAFETY: the CPU has both features, checked just above.
-        return unsafe { matched512(sets, words, union, right) };
+/// The ranks among `union`'s bits of `r`'s bits, as bits (what BMI2's `pext` computes).
+fn ranked(r: u64, union: u64) -> u64 {
+    let (mut ranked, mut bits) = (0u64, r & union);
+    while bits != 0 {
+        ranked |= 1 << (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones();
+        bits &= bits - 1;
     }
-    let mut meets = 0;
+    ranked
+}
+
+/// The table entries that `ranked` (a right half-board's diagonals, ranked) selects: the
+/// offsets of the unions of their sets, one per byte of ranks.
+#[inline(always)]
+fn entries(ranked: u64, words: usize, at: &mut [usize; 8]) -> usize {
+    let mut k = 0;
+    for j in 0..8 {
+        let v = (ranked >> (8 * j)) as usize & 255;
+        if v != 0 {
+            at[k] = (j * 256 + v) * words;
+            k += 1;
+        }
+    }
+    k
+}
+
+/// How many (left, right) pairs share a diagonal: each right half-board ORs its table
+/// entries (`words` each, a multiple of 8) and counts the members.
+fn matched(tables: &[u64], words: usize, union: u64, right: &[(u64, u64)]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512vpopcntdq")
+        && is_x86_feature_detected!("bmi2")
+    {
+        // SAFETY: the CPU has the three features, checked just above.
+        return unsafe { matched512(tables, words, union, right) };
+    }
+    let (mut meets, mut at) = (0, [0usize; 8]);
     let mut acc = vec![0u64; words];
     for &(_, r) in right {
         acc.fill(0);
-        let mut bits = r & union;
-        while bits != 0 {
-            let rank = (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones() as usize;
-            for (a, s) in acc.iter_mut().zip(&sets[rank * words..][..words]) {
-                *a |= s;
+        let k = entries(ranked(r, union), words, &mut at);
+        for &o in &at[..k] {
+            for (a, t) in acc.iter_mut().zip(&tables[o..o + words]) {
+                *a |= t;
             }
-            bits &= bits - 1;
         }
         meets += acc.iter().map(|a| u64::from(a.count_ones())).sum::<u64>();
     }
     meets
 }
 
-/// [`matched`] with AVX-512: eight words of the sets a step.
+/// [`matched`] with AVX-512: eight words of the entries a step.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vpopcntdq,popcnt")]
-fn matched512(sets: &[u64], words: usize, union: u64, right: &[(u64, u64)]) -> u64 {
+#[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
+fn matched512(tables: &[u64], words: usize, union: u64, right: &[(u64, u64)]) -> u64 {
     use std::arch::x86_64::*;
-    let mut meets = 0;
-    let mut at = [0usize; 64];
+    let (mut meets, mut at) = (0, [0usize; 8]);
     for &(_, r) in right {
-        let (mut bits, mut k) = (r & union, 0);
-        while bits != 0 {
-            at[k] = (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones() as usize * words;
-            k += 1;
-            bits &= bits - 1;
-        }
+        let k = entries(_pext_u64(r, union), words, &mut at);
         let mut sum = _mm512_setzero_si512();
         for c in (0..words).step_by(8) {
             let mut acc = _mm512_setzero_si512();
             for &o in &at[..k] {
-                // SAFETY: `o + c + 8 <= sets.len()`: `o` starts a set of `words` words and
-                // `c + 8 <= words` (a multiple of 8); the load is unaligned.
+                // SAFETY: `o + c + 8 <= tables.len()`: `o` starts an entry of `words` words
+                // and `c + 8 <= words` (a multiple of 8); the load is unaligned.
                 acc = _mm512_or_si512(acc, unsafe {
-                    _mm512_loadu_si512(sets[o + c..].as_ptr().cast())
+                    _mm512_loadu_si512(tables[o + c..].as_ptr().cast())
                 });
             }
             sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(acc));

@@ -90,8 +90,9 @@ fn main() {
     // The diagonals a left and a right queen can share: n - 1 of each direction.
     let shared = (1u64 << (n - 1)) - 1;
     // The left half-boards of key `e` (bits over the n rows), each as the word of its
-    // diagonals seen from the left and the word its mirror image has as a right half-board.
-    let build = |e: usize, out: &mut Vec<(u64, u64)>| {
+    // diagonals seen from the left, or (`mirrored`) the word its mirror image has as a right
+    // half-board.
+    let build = |e: usize, mirrored: bool, out: &mut Vec<u64>| {
         out.clear();
         let (en, es) = (e & left_cols, e >> h);
         let k = en.count_ones();
@@ -100,13 +101,13 @@ fn main() {
             for p in &north[en][cols] {
                 // Every pair is written and the clashing ones overwritten: no branch to miss.
                 let mut len = out.len();
-                out.resize(len + south.len(), (0, 0));
+                out.resize(len + south.len(), 0);
                 for q in south {
                     let clash = p.down_right & q.down_right | p.down_left & q.down_left;
                     let (dr, dl) = (p.down_right | q.down_right, p.down_left | q.down_left);
-                    let left = (dr >> (n - h)) & shared | ((dl >> h) & shared) << 32;
-                    let right = (dl >> (n - h)) & shared | ((dr >> h) & shared) << 32;
-                    out[len] = (left, right);
+                    // The mirror swaps the two directions.
+                    let (dr, dl) = if mirrored { (dl, dr) } else { (dr, dl) };
+                    out[len] = (dr >> (n - h)) & shared | ((dl >> h) & shared) << 32;
                     len += usize::from(clash == 0);
                 }
                 out.truncate(len);
@@ -133,16 +134,16 @@ fn main() {
         let mut sum = (0u64, 0u64, 0.0, 0.0);
         while let Some(&(e, orbit)) = keys.get(next.fetch_add(1, Ordering::Relaxed)) {
             let t = Instant::now();
-            build(e, &mut left);
-            build(all ^ e, &mut right);
+            build(e, false, &mut left);
+            build(all ^ e, true, &mut right);
             sum.2 += t.elapsed().as_secs_f64();
             sum.1 += (left.len() + right.len()) as u64;
             let t = Instant::now();
-            let union = left.iter().fold(0, |u, &(l, _)| u | l);
+            let union = left.iter().fold(0, |u, &l| u | l);
             let words = left.len().div_ceil(64).next_multiple_of(8);
             sets.clear();
             sets.resize(union.count_ones() as usize * words, 0u64);
-            for (j, &(l, _)) in left.iter().enumerate() {
+            for (j, &l) in left.iter().enumerate() {
                 let mut bits = l;
                 while bits != 0 {
                     let rank = (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones();
@@ -220,7 +221,7 @@ fn entries(ranked: u64, words: usize, at: &mut [usize; 8]) -> usize {
 
 /// How many (left, right) pairs share a diagonal: each right half-board ORs its table
 /// entries (`words` each, a multiple of 8) and counts the members.
-fn matched(tables: &[u64], words: usize, union: u64, right: &[(u64, u64)]) -> u64 {
+fn matched(tables: &[u64], words: usize, union: u64, right: &[u64]) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if is_x86_feature_detected!("avx512f")
         && is_x86_feature_detected!("avx512vpopcntdq")
@@ -231,7 +232,7 @@ fn matched(tables: &[u64], words: usize, union: u64, right: &[(u64, u64)]) -> u6
     }
     let (mut meets, mut at) = (0, [0usize; 8]);
     let mut acc = vec![0u64; words];
-    for &(_, r) in right {
+    for &r in right {
         acc.fill(0);
         let k = entries(ranked(r, union), words, &mut at);
         for &o in &at[..k] {
@@ -247,10 +248,10 @@ fn matched(tables: &[u64], words: usize, union: u64, right: &[(u64, u64)]) -> u6
 /// [`matched`] with AVX-512: eight words of the entries a step.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
-fn matched512(tables: &[u64], words: usize, union: u64, right: &[(u64, u64)]) -> u64 {
+fn matched512(tables: &[u64], words: usize, union: u64, right: &[u64]) -> u64 {
     use std::arch::x86_64::*;
     let (mut meets, mut at) = (0, [0usize; 8]);
-    for &(_, r) in right {
+    for &r in right {
         let k = entries(_pext_u64(r, union), words, &mut at);
         let mut sum = _mm512_setzero_si512();
         for c in (0..words).step_by(8) {

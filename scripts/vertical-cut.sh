@@ -12,7 +12,8 @@ sizes=${1:?N list, e.g. "14 16 18"}
 out=${2:-$root/results/vertical-cut.csv}
 threads=${THREADS:-1}
 probe=$(mktemp -d)
-rustc --edition 2021 -O -o "$probe/vertical_cut" "$root/scripts/probe/vertical_cut.rs"
+# Built for this machine's CPU, as ratio.sh builds baseline.c (-march=native).
+rustc --edition 2021 -O -C target-cpu=native -o "$probe/vertical_cut" "$root/scripts/probe/vertical_cut.rs"
 rss=$(mktemp)
 echo "cpu_model,commit,threads,n,probe_total,join_total,half_boards,probe_build_cpu_s,probe_match_cpu_s,probe_s,probe_max_rss_kb,join_s,join_max_rss_kb" >"$out"
 for n in $sizes; do

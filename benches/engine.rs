@@ -29,7 +29,7 @@ fn kernel_alone(c: &mut Criterion) {
                 &plan,
                 |b, plan| {
                     b.iter(|| {
-                        let total: Tally = (0..plan.subproblems.len())
+                        let total: Tally = (0..plan.len())
                             .map(|i| black_box(plan).count(i, kernel))
                             .sum();
                         assert_eq!(total.solutions, expected);

@@ -223,7 +223,7 @@ impl Checkpoint {
                 match record {
                     Some(r) => {
                         ensure!(
-                            r.subproblem < plan.subproblems.len(),
+                            r.subproblem < plan.len(),
                             "{shown}, line {number}: subproblem {} does not exist",
                             r.subproblem
                         );

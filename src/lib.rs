@@ -30,7 +30,7 @@
 
 pub mod board;
 pub mod checkpoint;
-pub mod join;
+pub mod cut;
 pub mod kernel;
 pub mod list;
 pub mod plan;
@@ -47,8 +47,8 @@ pub mod types;
 pub use plan::Plan;
 pub use run::{Engine, Observer, Outcome, Run};
 pub use types::{
-    Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, JOIN_SPLIT_DEPTH, Kernel, MAX_N, Method,
-    Options, Symmetry, Tally,
+    Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Method, Options, Symmetry,
+    Tally,
 };
 
 /// Counts the solutions of the `n`-queens problem.

@@ -9,24 +9,23 @@ use std::sync::OnceLock;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::cut::{self, Cut, Key};
 use crate::schedule::Schedule;
 use crate::split::{self, Root, Subproblem};
+use crate::symmetry;
 use crate::types::{
     Counts, DEFAULT_MEMORY, Error, Kernel, MAX_SUBPROBLEMS, Method, Symmetry, Tally, validate,
 };
-use crate::{join, symmetry};
 
-/// The boards `auto` joins: measured on Zen 4 with 2 threads (results/README.md), the join
-/// at its default split depth took 0.04-0.05 s at n = 15 against 0.06 s searching, 0.24 s
-/// against 0.30 s at n = 16, 1.07 s against 2.03 s at n = 17, 7.5 s against 16 s at
-/// n = 18, 69 s against 129 s at n = 19 and 701 s against 1515 s at n = 20 (916 MB). Below
-/// 14 both take milliseconds; larger boards are searched until the join is measured there
-/// within the default memory.
-pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 14..=20;
+/// The boards `auto` joins: measured on Zen 4 with 2 threads (results/README.md), the
+/// join's best of five took 0.24 ms against 0.46 searching at n = 10, 1.2 against 3.4 at
+/// n = 12, 16 against 33 at n = 14 and 148 against 410 at n = 16; below 10 both take
+/// 0.2 ms or less. Above [`cut::MAX_CUT_N`] the cut is not built.
+pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 10..=cut::MAX_CUT_N;
 
 /// The cost model of [`Plan::costs`] (it decides which subproblems a shard gets), named so
 /// that files made under another one are refused: it goes into [`Plan::fingerprint`].
-pub const COST_MODEL: &str = "nodes-4-levels-below";
+pub const COST_MODEL: &str = "nodes-4-levels-below; cut pieces l + r + l * r / 64";
 
 /// What a plan is, as checkpoints and shard results record it: equal for equal plans.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,30 +62,48 @@ impl Config {
     }
 }
 
-/// The subproblems of one board, mode and split depth, in a fixed order.
+/// How a plan cuts the board into parts.
+pub enum Parts {
+    /// The search's roots (queens fixed by the symmetry mode) and their subproblems (the
+    /// first free rows filled).
+    Rows {
+        /// The roots the subproblems come from.
+        roots: Vec<Root>,
+        /// The subproblems, in order.
+        subproblems: Vec<Subproblem>,
+    },
+    /// The join's keys (the rows of the left half's queens, one per orbit), and in full mode
+    /// one more part last: the solutions the other symmetries fix, for Burnside's count.
+    Columns {
+        /// The pieces the half-boards are built from.
+        cut: Cut,
+        /// The keys, in order.
+        keys: Vec<Key>,
+    },
+}
+
+/// The parts of one board, mode and split depth, in a fixed order.
 pub struct Plan {
     /// Board size.
     pub n: u32,
     /// Symmetry mode.
     pub symmetry: Symmetry,
     /// Rows placed before the split (depths 0 and 1 cut the same subproblems; at 0 they run
-    /// one after another on one thread).
+    /// one after another on one thread). The join's parts are its keys at any depth.
     pub split_depth: usize,
-    /// The roots the subproblems come from.
-    pub roots: Vec<Root>,
-    /// The subproblems, in order.
-    pub subproblems: Vec<Subproblem>,
-    /// How each subproblem is counted (`Search` or `Join`, resolved for `n`).
+    /// The parts: the search's subproblems or the join's keys.
+    pub parts: Parts,
+    /// How each part is counted (`Search` or `Join`, resolved for `n`).
     pub method: Method,
-    /// Bytes one subproblem's join may use (one thread's share of the budget).
+    /// Bytes one part's join tables may use (one thread's share of what the pieces leave).
     pub join_budget: usize,
     /// [`Plan::costs`], computed once when first asked for.
     costs: OnceLock<Vec<u64>>,
 }
 
 impl Plan {
-    /// The plan of an `n`-board; errors when `n` or the depth is out of range, or when the
-    /// depth would cut more than [`MAX_SUBPROBLEMS`] subproblems.
+    /// The search plan of an `n`-board; errors when `n` or the depth is out of range, or
+    /// when the depth would cut more than [`MAX_SUBPROBLEMS`] subproblems.
     pub fn new(n: u32, symmetry: Symmetry, split_depth: usize) -> Result<Plan, Error> {
         validate(n, split_depth)?;
         let roots = split::roots(n, symmetry);
@@ -105,37 +122,106 @@ impl Plan {
             n,
             symmetry,
             split_depth,
-            roots,
-            subproblems,
+            parts: Parts::Rows { roots, subproblems },
             method: Method::Search,
             join_budget: DEFAULT_MEMORY,
             costs: OnceLock::new(),
         })
     }
 
-    /// The same plan counted with `method` (`Auto` resolved for the board: `Join` where it
-    /// was measured faster, [`JOIN_FASTER`], `Search` otherwise).
-    pub fn with_method(mut self, method: Method) -> Plan {
-        self.method = match method {
-            Method::Auto if JOIN_FASTER.contains(&self.n) => Method::Join,
+    /// The same board counted with `method` within `memory` bytes over `threads` threads
+    /// (`Auto` resolved for the board: `Join` where it was measured faster,
+    /// [`JOIN_FASTER`], and its pieces fit; `Search` otherwise). A join cuts the board into
+    /// its keys; an explicit join that cannot is an error: a board over
+    /// [`cut::MAX_CUT_N`], or pieces and tables over the memory.
+    pub fn with_method(self, method: Method, memory: usize, threads: usize) -> Result<Plan, Error> {
+        let n = self.n;
+        let wanted = match method {
+            Method::Auto if JOIN_FASTER.contains(&n) => Method::Join,
             Method::Auto => Method::Search,
             m => m,
         };
+        if wanted == Method::Search {
+            return Ok(Plan {
+                method: Method::Search,
+                ..self
+            });
+        }
+        let refuse = |e: Error| {
+            if method == Method::Auto {
+                Ok(None)
+            } else {
+                Err(e)
+            }
+        };
+        let fitted = if n > cut::MAX_CUT_N {
+            refuse(Error::JoinSize(n))?
+        } else {
+            let tables = threads.max(1) * cut::MIN_BYTES;
+            match Cut::new(n, memory.saturating_sub(tables)) {
+                Ok(c) => Some(c),
+                Err(pieces) => refuse(Error::Memory {
+                    n,
+                    need: pieces + tables,
+                    limit: memory,
+                })?,
+            }
+        };
+        let Some(cut) = fitted else {
+            return Ok(Plan {
+                method: Method::Search,
+                ..self
+            });
+        };
+        let join_budget = memory.saturating_sub(cut.bytes()) / threads.max(1);
+        Ok(Plan {
+            parts: Parts::Columns {
+                cut,
+                keys: cut::keys(n, self.symmetry),
+            },
+            method: Method::Join,
+            join_budget,
+            costs: OnceLock::new(),
+            ..self
+        })
+    }
+
+    /// The same parts counted with `method` (a join's keys can be searched, one by one, as
+    /// an independent check; the search's subproblems are always searched).
+    pub fn counted_by(mut self, method: Method) -> Plan {
+        self.method = method;
         self
     }
 
-    /// The same plan with `bytes` for each subproblem's join.
-    pub fn with_join_budget(mut self, bytes: usize) -> Plan {
-        self.join_budget = bytes;
-        self
+    /// Number of parts.
+    pub fn len(&self) -> usize {
+        match &self.parts {
+            Parts::Rows { subproblems, .. } => subproblems.len(),
+            Parts::Columns { keys, .. } => {
+                keys.len() + usize::from(self.symmetry == Symmetry::Full)
+            }
+        }
+    }
+
+    /// Whether the plan has no parts (never: every board has one at least).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The search's roots and subproblems (`None` for a join's keys).
+    pub fn rows(&self) -> Option<(&[Root], &[Subproblem])> {
+        match &self.parts {
+            Parts::Rows { roots, subproblems } => Some((roots, subproblems)),
+            Parts::Columns { .. } => None,
+        }
     }
 
     /// Number of independent subproblems reported for the plan: 1 when not split.
     pub fn reported_subproblems(&self) -> u64 {
-        if self.split_depth == 0 {
+        if self.split_depth == 0 && self.rows().is_some() {
             1
         } else {
-            self.subproblems.len() as u64
+            self.len() as u64
         }
     }
 
@@ -147,22 +233,36 @@ impl Plan {
         h.update(&self.n.to_le_bytes());
         h.update(self.symmetry.name().as_bytes());
         h.update(COST_MODEL.as_bytes());
-        for root in &self.roots {
-            let (queens, forbid) = root.layout(self.n);
-            h.update(&[root.weight, queens.len() as u8]);
-            for (r, c) in queens {
-                h.update(&[r, c]);
+        match &self.parts {
+            Parts::Rows { roots, subproblems } => {
+                for root in roots {
+                    let (queens, forbid) = root.layout(self.n);
+                    h.update(&[root.weight, queens.len() as u8]);
+                    for (r, c) in queens {
+                        h.update(&[r, c]);
+                    }
+                    for row in forbid {
+                        h.update(&row.to_le_bytes());
+                    }
+                }
+                for t in subproblems {
+                    let st = t.state;
+                    h.update(&t.root.to_le_bytes());
+                    h.update(&(st.level as u32).to_le_bytes());
+                    for x in [st.cols, st.ld, st.rd] {
+                        h.update(&x.to_le_bytes());
+                    }
+                }
             }
-            for row in forbid {
-                h.update(&row.to_le_bytes());
-            }
-        }
-        for t in &self.subproblems {
-            let st = t.state;
-            h.update(&t.root.to_le_bytes());
-            h.update(&(st.level as u32).to_le_bytes());
-            for x in [st.cols, st.ld, st.rd] {
-                h.update(&x.to_le_bytes());
+            Parts::Columns { keys, .. } => {
+                h.update(b"cut");
+                for k in keys {
+                    h.update(&k.rows.to_le_bytes());
+                    for &(m, weight) in &k.middles {
+                        h.update(&[m.unwrap_or(u8::MAX), weight]);
+                    }
+                }
+                h.update(&[u8::from(self.symmetry == Symmetry::Full)]);
             }
         }
         h.finalize()
@@ -176,53 +276,67 @@ impl Plan {
             n: self.n,
             symmetry: self.symmetry,
             split_depth: self.split_depth,
-            subproblems: self.subproblems.len(),
+            subproblems: self.len(),
             fingerprint: self.fingerprint(),
         }
     }
 
-    /// Counts subproblem `i` with the plan's method and `kernel` (the loop of the search,
-    /// and of the join where it searches). Subproblems whose boards are classified one by
-    /// one are always searched.
+    /// Counts part `i` with the plan's method and `kernel` (the loop of the search, and the
+    /// instructions of the join's matching).
     pub fn count(&self, i: usize, kernel: Kernel) -> Tally {
-        let sub = &self.subproblems[i];
-        let root = &self.roots[sub.root as usize];
-        let s = root.schedule(self.n);
-        if !root.classifies() {
-            let c = match self.method {
-                Method::Join => join::count(&s, sub.state, self.join_budget, kernel),
-                _ => kernel.count(&s, sub.state),
-            };
+        let (roots, subproblems, cut, keys) = match &self.parts {
+            Parts::Rows { roots, subproblems } => (&roots[..], &subproblems[..], None, &[][..]),
+            Parts::Columns { cut, keys } => (&[][..], &[][..], Some(cut), &keys[..]),
+        };
+        let Some(cut) = cut else {
+            return search(
+                self.n,
+                &roots[subproblems[i].root as usize],
+                &subproblems[i],
+                kernel,
+            );
+        };
+        let Some(key) = keys.get(i) else {
+            // The last part in full mode: what the seven other symmetries fix.
             return Tally {
-                solutions: u128::from(root.weight) * c,
-                unique8: 8 * c,
+                solutions: 0,
+                unique8: cut::fixed_by_symmetries(self.n),
             };
+        };
+        let solutions = match self.method {
+            Method::Join => cut.count(key, self.join_budget, kernel),
+            _ => cut::search(self.n, key, kernel),
+        };
+        Tally {
+            solutions,
+            unique8: solutions,
         }
-        // Each completion is weighed by its own constellation's symmetry.
-        let mut tally = Tally::default();
-        kernel.walk(&s, sub.state, &sub.prefix, &mut |board| {
-            if let Some((weight, fixed)) = symmetry::classify(board) {
-                tally.solutions += u128::from(weight);
-                tally.unique8 += u128::from(weight * fixed);
-            }
-            true
-        });
-        tally
     }
 
-    /// A relative estimate of each subproblem's cost: the number of nodes a few levels below
-    /// it. Subtree sizes vary by orders of magnitude; this tracks them well enough to order
-    /// the subproblems, weight an ETA and balance shards. Computed once per plan.
+    /// A relative estimate of each part's cost: for a subproblem the number of nodes a few
+    /// levels below it, for a key the pairs of pieces on each side and the word steps of
+    /// matching them. Costs vary by orders of magnitude; this tracks them well enough to
+    /// order the parts, weight an ETA and balance shards. Computed once per plan.
     pub fn costs(&self) -> &[u64] {
-        self.costs.get_or_init(|| {
-            let schedules: Vec<Schedule> = self.roots.iter().map(|r| r.schedule(self.n)).collect();
-            self.subproblems
-                .par_iter()
-                .map(|t| {
-                    let s = &schedules[t.root as usize];
-                    1 + s.nodes_below(t.state, (t.state.level + 4).min(s.levels))
-                })
-                .collect()
+        self.costs.get_or_init(|| match &self.parts {
+            Parts::Rows { roots, subproblems } => {
+                let schedules: Vec<Schedule> = roots.iter().map(|r| r.schedule(self.n)).collect();
+                subproblems
+                    .par_iter()
+                    .map(|t| {
+                        let s = &schedules[t.root as usize];
+                        1 + s.nodes_below(t.state, (t.state.level + 4).min(s.levels))
+                    })
+                    .collect()
+            }
+            Parts::Columns { cut, keys } => {
+                let mut costs: Vec<u64> = keys.par_iter().map(|k| cut.cost(k)).collect();
+                if self.symmetry == Symmetry::Full {
+                    // The symmetric solutions' searches: a few rows' worth; start them first.
+                    costs.push(costs.iter().copied().max().unwrap_or(1));
+                }
+                costs
+            }
         })
     }
 
@@ -243,4 +357,26 @@ impl Plan {
             elapsed_s,
         }
     }
+}
+
+/// Counts one subproblem of the search. Subproblems whose boards are classified one by one
+/// weigh each completion by its own constellation's symmetry.
+fn search(n: u32, root: &Root, sub: &Subproblem, kernel: Kernel) -> Tally {
+    let s = root.schedule(n);
+    if !root.classifies() {
+        let c = kernel.count(&s, sub.state);
+        return Tally {
+            solutions: u128::from(root.weight) * c,
+            unique8: 8 * c,
+        };
+    }
+    let mut tally = Tally::default();
+    kernel.walk(&s, sub.state, &sub.prefix, &mut |board| {
+        if let Some((weight, fixed)) = symmetry::classify(board) {
+            tally.solutions += u128::from(weight);
+            tally.unique8 += u128::from(weight * fixed);
+        }
+        true
+    });
+    tally
 }

@@ -23,7 +23,7 @@
 //! let seen = Finished(AtomicU64::new(0));
 //! let outcome = Run::new(&plan).observe(&seen).execute(&engine);
 //! assert_eq!(outcome.counts(&plan).solutions, 14200);
-//! assert_eq!(seen.0.into_inner(), plan.subproblems.len() as u64);
+//! assert_eq!(seen.0.into_inner(), plan.len() as u64);
 //! ```
 
 use std::collections::HashMap;
@@ -34,9 +34,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::plan::Plan;
-use crate::types::{
-    Counts, DEFAULT_SPLIT_DEPTH, Error, JOIN_SPLIT_DEPTH, Kernel, Method, Options, Symmetry, Tally,
-};
+use crate::types::{Counts, DEFAULT_SPLIT_DEPTH, Error, Kernel, Method, Options, Symmetry, Tally};
 
 /// The worker threads and the counting loop, decided once.
 pub struct Engine {
@@ -83,42 +81,27 @@ impl Engine {
         &self.pool
     }
 
-    /// The plan of an `n`-board split `split_depth` rows down, in this engine's mode and
-    /// method, each thread's join given an equal share of the memory budget. Where the
-    /// join cannot keep within the budget at all, `auto` searches instead and an explicit
-    /// `join` is an error.
+    /// The plan of an `n`-board split `split_depth` rows down (a join's parts are its keys
+    /// at any depth), in this engine's mode and method within its memory budget. Where the
+    /// join cannot keep within the budget, `auto` searches instead and an explicit `join`
+    /// is an error.
     pub fn plan(&self, n: u32, split_depth: usize) -> Result<Plan, Error> {
-        let share = self.memory / self.threads();
-        let plan = Plan::new(n, self.symmetry, split_depth)?
-            .with_method(self.method)
-            .with_join_budget(share);
-        // The least a join needs: its indexes and a few hundred placements per thread.
-        let need = (crate::join::fixed_bytes(n) + (64 << 10)) * self.threads();
-        if plan.method == Method::Join && need > self.memory {
-            if self.method == Method::Auto {
-                return Ok(plan.with_method(Method::Search));
-            }
-            return Err(Error::Memory {
-                n,
-                need,
-                limit: self.memory,
-            });
-        }
-        Ok(plan)
+        Plan::new(n, self.symmetry, split_depth)?.with_method(
+            self.method,
+            self.memory,
+            self.threads(),
+        )
     }
 
-    /// The split depth an `n`-board gets when none is asked for: [`JOIN_SPLIT_DEPTH`]
-    /// where this engine joins it, [`DEFAULT_SPLIT_DEPTH`] where it searches (at most `n`).
+    /// The split depth an `n`-board gets when none is asked for: [`DEFAULT_SPLIT_DEPTH`],
+    /// at most `n` (a join ignores it).
     pub fn default_split_depth(&self, n: u32) -> usize {
-        let depth = DEFAULT_SPLIT_DEPTH.min(n as usize);
-        let joins = self
-            .plan(n, depth)
-            .is_ok_and(|plan| plan.method == Method::Join);
-        if joins {
-            JOIN_SPLIT_DEPTH.min(n as usize)
-        } else {
-            depth
-        }
+        DEFAULT_SPLIT_DEPTH.min(n as usize)
+    }
+
+    /// Bytes the engine's runs may use, all threads together.
+    pub fn memory(&self) -> usize {
+        self.memory
     }
 
     /// How each subproblem is counted, as asked (`Auto` is resolved per board).
@@ -177,7 +160,7 @@ impl<'a> Run<'a> {
         Run {
             plan,
             start: Instant::now(),
-            selected: (0..plan.subproblems.len()).collect(),
+            selected: (0..plan.len()).collect(),
             done: HashMap::new(),
             observers: Vec::new(),
             keep_each: false,
@@ -271,19 +254,7 @@ impl<'a> Run<'a> {
         } else {
             engine.pool.install(|| {
                 let costs = plan.costs();
-                if plan.method == Method::Join {
-                    // A join builds a root's lower half once for its subproblems in a row
-                    // on one thread: keep each root's subproblems together, costliest
-                    // roots first.
-                    let mut root_cost = vec![0u64; plan.roots.len()];
-                    for (i, sub) in plan.subproblems.iter().enumerate() {
-                        root_cost[sub.root as usize] += costs[i];
-                    }
-                    let root = |i: usize| plan.subproblems[i].root as usize;
-                    todo.sort_by_key(|&i| (std::cmp::Reverse(root_cost[root(i)]), root(i), i));
-                } else {
-                    todo.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
-                }
+                todo.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
                 todo.par_iter()
                     .with_max_len(1)
                     .map(one)

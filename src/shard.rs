@@ -34,7 +34,7 @@ pub struct Shard {
 impl Shard {
     /// Refuses more parts than `plan` has subproblems (each part must hold one at least).
     pub fn check(self, plan: &Plan) -> Result<(), Error> {
-        let subproblems = plan.subproblems.len();
+        let subproblems = plan.len();
         if self.count > subproblems {
             return Err(Error::Shards {
                 index: self.index,
@@ -355,9 +355,10 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged> {
         .method
         .parse()
         .map_err(|e: String| anyhow::anyhow!("{}: {e}", first_path.display()))?;
+    // Built to compare and recount, not to join: the pieces need memory, the tables none.
     let plan = Plan::new(config.n, config.symmetry, config.split_depth)
-        .with_context(|| format!("{}: {}", first_path.display(), config.describe()))?
-        .with_method(method);
+        .and_then(|p| p.with_method(method, usize::MAX, 1))
+        .with_context(|| format!("{}: {}", first_path.display(), config.describe()))?;
     ensure!(
         plan.config() == *config,
         "the shards are for {}, but this nqueens plans {}: merge them with the nqueens that made them",
@@ -365,7 +366,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged> {
         plan.config().describe()
     );
     // Every subproblem of the plan exactly once.
-    let mut owner: Vec<Option<&PathBuf>> = vec![None; plan.subproblems.len()];
+    let mut owner: Vec<Option<&PathBuf>> = vec![None; plan.len()];
     for (path, r) in &results {
         for (i, _) in r.each() {
             if let Some(other) = owner[i].replace(path) {
@@ -381,7 +382,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged> {
     ensure!(
         uncovered == 0,
         "the shards leave {uncovered} of the plan's {} subproblems uncounted (the first is {})",
-        plan.subproblems.len(),
+        plan.len(),
         owner.iter().position(Option::is_none).unwrap_or(0)
     );
     let outcome = Outcome {
@@ -434,10 +435,11 @@ pub fn audit(
         .collect();
     let mut sample: Vec<usize> = recorded.keys().copied().collect();
     sample.sort_unstable();
+    // The merged plan's parts, each counted by `method` (a join's keys can be searched).
     let p = &merged.plan;
     let plan = Plan::new(p.n, p.symmetry, p.split_depth)?
-        .with_method(method)
-        .with_join_budget(p.join_budget);
+        .with_method(p.method, engine.memory(), engine.threads())?
+        .counted_by(method);
     let recounted = Run::new(&plan)
         .only(sample)
         .keep_each()

@@ -18,14 +18,6 @@ pub const MAX_SUBPROBLEMS: usize = 1 << 22;
 /// are searched.
 pub const DEFAULT_SPLIT_DEPTH: usize = 2;
 
-/// Default split depth where the subproblems are joined: one subproblem per root, so that
-/// a root's lower half is matched against its whole upper half at once. On Zen 4 with 2
-/// threads that took 1.07-1.11 s at n = 17 against 1.40-1.48 s at depth 2 (and 3-5% less
-/// at n = 18); each lower group is then read once per root rather than once per
-/// subproblem. Coarser subproblems balance less well over many threads: pass
-/// `--split-depth 2` there.
-pub const JOIN_SPLIT_DEPTH: usize = 1;
-
 /// How much of the square's symmetry the search uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -110,13 +102,13 @@ impl Kernel {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
-    /// `join` where it was measured faster (n = 18), `search` otherwise.
+    /// `join` where it was measured faster (n = 10 to 22), `search` otherwise.
     #[default]
     Auto,
     /// Backtracking to the leaves, in the counting loop the kernel picks.
     Search,
-    /// The rows below are cut in two halves whose placements are enumerated once and
-    /// matched by columns and diagonals (see `join.rs`).
+    /// The board is cut into a left and a right half, whose placements are built per key
+    /// (the rows of the left half's queens) and matched by diagonals (see `cut.rs`).
     Join,
 }
 
@@ -136,10 +128,10 @@ impl Method {
     /// One line on what the choice does (the command line's help).
     pub fn about(self) -> &'static str {
         match self {
-            Method::Auto => "join where it was measured faster (n = 18), search otherwise",
+            Method::Auto => "join where it was measured faster (n = 10 to 22), search otherwise",
             Method::Search => "Backtracking to the leaves in the loop --kernel picks",
             Method::Join => {
-                "Enumerate the upper and lower halves once and match them by columns and diagonals"
+                "Cut the board down the middle; build each half's placements per key and count the pairs that share no diagonal"
             }
         }
     }
@@ -350,6 +342,12 @@ pub enum Error {
         /// Bytes allowed.
         limit: usize,
     },
+    /// The join was asked for on a board larger than it handles.
+    #[error(
+        "--method join handles N up to {max}, not {0} (its pieces and keys outgrow memory beyond): use --method search or auto",
+        max = crate::cut::MAX_CUT_N
+    )]
+    JoinSize(u32),
     /// The thread pool could not be started.
     #[error("--threads: could not start the worker threads: {0}")]
     ThreadPool(String),

@@ -260,11 +260,12 @@ fn verify_passes_with_the_join() {
     assert!(text.lines().skip(1).all(|l| l.contains(",ok,")), "{text}");
 }
 
-/// Without `--split-depth`, a joined board is split at depth 1 and a searched one at 2; an
-/// explicit depth is kept whatever the method.
+/// Without `--split-depth` the search splits at depth 2; the join's parts are its keys
+/// (one per orbit of the mirror and the upside-down image, plus the part of the solutions
+/// the other symmetries fix in full mode) whatever the depth.
 #[test]
-fn the_default_split_depth_follows_the_method() {
-    let depth = |n: &str, args: &[&str]| {
+fn the_join_cuts_keys_whatever_the_split_depth() {
+    let line = |n: &str, args: &[&str]| {
         let out = nqueens()
             .args(["count", n, "--format", "json"])
             .args(args)
@@ -272,15 +273,27 @@ fn the_default_split_depth_follows_the_method() {
             .unwrap();
         assert!(out.status.success());
         let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        line["split_depth"].as_u64().unwrap()
+        (
+            line["split_depth"].as_u64().unwrap(),
+            line["subproblems"].as_u64().unwrap(),
+            line["solutions"].as_u64().unwrap(),
+        )
     };
-    assert_eq!(depth("12", &["--method", "join"]), 1);
-    assert_eq!(depth("12", &["--method", "search"]), 2);
-    assert_eq!(depth("12", &["--method", "join", "--split-depth", "3"]), 3);
-    assert_eq!(
-        depth("12", &["--method", "search", "--split-depth", "1"]),
-        1
-    );
-    // auto joins n = 14 to 20 and searches smaller boards.
-    assert_eq!((depth("13", &[]), depth("14", &[])), (2, 1));
+    assert_eq!(line("12", &["--method", "search"]).0, 2);
+    for depth in ["1", "3"] {
+        let (d, parts, total) = line("12", &["--method", "join", "--split-depth", depth]);
+        assert_eq!((d.to_string().as_str(), total), (depth, 14200));
+        assert_eq!(parts as usize, expected_keys(12) + 1);
+    }
+}
+
+/// Orbits of the `n / 2`-row sets of `n` rows (`n` even) under complement and reversal,
+/// counted by brute force.
+fn expected_keys(n: u32) -> usize {
+    let all = (1u32 << n) - 1;
+    let flip = |x: u32| x.reverse_bits() >> (32 - n);
+    (0..=all)
+        .filter(|e| e.count_ones() == n / 2)
+        .filter(|&e| [all ^ e, flip(e), flip(all ^ e)].iter().all(|&o| o >= e))
+        .count()
 }

@@ -14,6 +14,7 @@ fn options(threads: usize, split_depth: usize, symmetry: Symmetry) -> Options {
         split_depth,
         symmetry,
         kernel: Kernel::Scalar,
+        method: Method::Search,
         ..Options::default()
     }
 }
@@ -62,13 +63,16 @@ fn every_kernel_mode_thread_count_and_split_depth_matches_the_published_table_up
 }
 
 #[test]
-fn the_join_matches_the_published_table_up_to_15_in_every_mode() {
-    for symmetry in MODES {
+fn the_join_matches_the_published_table_up_to_15_in_every_mode_and_kernel() {
+    for (symmetry, kernel) in MODES
+        .into_iter()
+        .flat_map(|m| kernels().into_iter().map(move |k| (m, k)))
+    {
         for depth in [1, 2] {
             for n in 0..=15u32 {
                 let o = Options {
                     method: Method::Join,
-                    kernel: Kernel::Auto,
+                    kernel,
                     ..options(2, depth.min(n as usize), symmetry)
                 };
                 let c = count(n, &o).unwrap();
@@ -85,39 +89,76 @@ fn the_join_matches_the_published_table_up_to_15_in_every_mode() {
     }
 }
 
+/// The join's plan of an `n`-board in `symmetry`, within `memory` bytes over two threads.
+fn joined(n: u32, symmetry: Symmetry, memory: usize) -> Result<Plan, nqueens::Error> {
+    Plan::new(n, symmetry, 2)?.with_method(Method::Join, memory, 2)
+}
+
+/// Each part of the join (a key, or the symmetric solutions' part) counted by the join in
+/// every kernel and by a search of the same part (the board turned a quarter, the key's
+/// rows closed off), on random samples; odd and even boards.
 #[test]
-fn methods_agree_subproblem_by_subproblem_on_random_samples_up_to_18() {
+fn methods_agree_part_by_part_on_random_samples_up_to_18() {
     let mut pick = picker(0x51f1_5eed_u64);
-    for (n, samples) in [(9u32, 12), (12, 12), (14, 12), (16, 6), (18, 2)] {
+    let loops = kernels();
+    for (n, samples) in [
+        (9u32, 12),
+        (12, 12),
+        (13, 8),
+        (14, 8),
+        (16, 4),
+        (17, 2),
+        (18, 2),
+    ] {
         for symmetry in MODES {
-            let search = Plan::new(n, symmetry, 2).unwrap();
-            let join = Plan::new(n, symmetry, 2).unwrap().with_method(Method::Join);
-            for _ in 0..samples {
-                let i = pick(search.subproblems.len());
-                assert_eq!(
-                    search.count(i, Kernel::Auto),
-                    join.count(i, Kernel::Auto),
-                    "n={n} {symmetry} subproblem {i}"
-                );
+            let join = joined(n, symmetry, 1 << 30).unwrap();
+            let search = joined(n, symmetry, 1 << 30)
+                .unwrap()
+                .counted_by(Method::Search);
+            let mut parts: Vec<usize> = (0..samples).map(|_| pick(join.len())).collect();
+            // The last part: in full mode, the solutions the other symmetries fix.
+            parts.push(join.len() - 1);
+            for i in parts {
+                let searched = search.count(i, Kernel::Auto);
+                for &k in &loops {
+                    assert_eq!(join.count(i, k), searched, "n={n} {symmetry} part {i} {k}");
+                }
             }
         }
     }
 }
 
-/// A join held to a budget too small for its lower half at the middle row moves the split
-/// down (or searches) and still counts exactly.
+/// A join held to less memory builds its tables in more slices and counts the same; one
+/// whose pieces do not fit is refused with the bytes it needs, and `auto` searches instead.
 #[test]
-fn a_tight_join_budget_changes_the_split_not_the_count() {
-    for budget in [1 << 20, 4 << 20, 64 << 20] {
-        let plan = Plan::new(15, Symmetry::Full, 1)
-            .unwrap()
-            .with_method(Method::Join)
-            .with_join_budget(budget);
-        let total: nqueens::Tally = (0..plan.subproblems.len())
-            .map(|i| plan.count(i, Kernel::Auto))
-            .sum();
-        assert_eq!(Some(total.solutions), published::all(15), "budget {budget}");
+fn a_tight_memory_budget_slices_the_tables_not_the_count() {
+    let roomy = joined(15, Symmetry::Full, 1 << 30).unwrap();
+    let pieces = match &roomy.parts {
+        nqueens::plan::Parts::Columns { cut, .. } => cut.bytes(),
+        nqueens::plan::Parts::Rows { .. } => unreachable!("a join cuts keys"),
+    };
+    let tight = pieces + 2 * nqueens::cut::MIN_BYTES;
+    for memory in [tight, 4 << 20, 64 << 20] {
+        let plan = joined(15, Symmetry::Full, memory).unwrap();
+        let total: nqueens::Tally = (0..plan.len()).map(|i| plan.count(i, Kernel::Auto)).sum();
+        assert_eq!(Some(total.solutions), published::all(15), "memory {memory}");
+        assert_eq!(Some(total.unique8 / 8), published::fundamental(15));
     }
+    match joined(15, Symmetry::Full, pieces / 2) {
+        Err(nqueens::Error::Memory { need, limit, .. }) => {
+            assert!(need > limit && need >= pieces, "{need} {limit}")
+        }
+        other => panic!("expected a memory error, got {:?}", other.map(|p| p.len())),
+    }
+    let auto = Plan::new(15, Symmetry::Full, 2)
+        .unwrap()
+        .with_method(Method::Auto, pieces / 2, 2)
+        .unwrap();
+    assert_eq!(auto.method, Method::Search);
+    assert_eq!(
+        joined(23, Symmetry::Full, 1 << 30).map(|p| p.len()),
+        Err(nqueens::Error::JoinSize(23))
+    );
 }
 
 #[test]
@@ -163,7 +204,7 @@ fn kernels_agree_subproblem_by_subproblem_on_random_sets() {
         for n in [9u32, 12, 13, 15] {
             for depth in [1, 2, 3] {
                 let plan = Plan::new(n, symmetry, depth).unwrap();
-                let chosen: Vec<usize> = (0..12).map(|_| pick(plan.subproblems.len())).collect();
+                let chosen: Vec<usize> = (0..12).map(|_| pick(plan.len())).collect();
                 for &i in &chosen {
                     let scalar = plan.count(i, Kernel::Scalar);
                     for &k in &loops[1..] {
@@ -197,8 +238,9 @@ fn every_lane_frame_agrees_with_the_scalar_loop_at_its_shallowest_start() {
             let plan = Plan::new(n, symmetry, 2).unwrap();
             for frame in Frame::ALL {
                 for _ in 0..6 {
-                    let sub = plan.subproblems[pick(plan.subproblems.len())];
-                    let s = plan.roots[sub.root as usize].schedule(n);
+                    let (roots, subproblems) = plan.rows().unwrap();
+                    let sub = subproblems[pick(subproblems.len())];
+                    let s = roots[sub.root as usize].schedule(n);
                     if s.levels < 3 {
                         continue;
                     }
@@ -326,8 +368,9 @@ fn kernel_counters_run_past_u64_exactly() {
     use nqueens::scalar;
     use nqueens::simd::{self, Frame, Lanes};
     let plan = Plan::new(12, Symmetry::Mirror, 1).unwrap();
-    let sub = plan.subproblems[2];
-    let s = plan.roots[sub.root as usize].schedule(12);
+    let (roots, subproblems) = plan.rows().unwrap();
+    let sub = subproblems[2];
+    let s = roots[sub.root as usize].schedule(12);
     let base = u128::from(u64::MAX) - 5;
     let alone = scalar::count(&s, sub.state);
     assert!(alone > 5);

@@ -243,7 +243,7 @@ fn shards_merge_to_the_full_count() {
 #[test]
 fn merge_refuses_missing_duplicate_mismatched_and_tampered_shards() {
     let dir = scratch("merge");
-    let files = shards(&dir, "12", 3, &[]);
+    let files = shards(&dir, "12", 3, &["--method", "search"]);
     let refused = |files: &[String], needle: &str| {
         let out = merge(files);
         assert_eq!(out.status.code(), Some(1), "{files:?}");
@@ -263,20 +263,17 @@ fn merge_refuses_missing_duplicate_mismatched_and_tampered_shards() {
     // The same board counted by the other method: not mixed.
     let joined = dir.join("joined");
     std::fs::create_dir_all(&joined).unwrap();
-    // At the search's split depth (a join's default is 1), so that only the method differs.
-    let by_join = shards(
-        &joined,
-        "12",
-        3,
-        &["--method", "join", "--split-depth", "2"],
-    );
+    let by_join = shards(&joined, "12", 3, &["--method", "join"]);
     refused(
         &[files[0].clone(), files[1].clone(), by_join[2].clone()],
         "method join",
     );
     let mut whole_join = counts(&merge(&by_join));
     let whole_search = counts(&merge(&files));
-    whole_join["threads"] = whole_search["threads"].clone();
+    // The join's parts are its keys, not the search's subproblems.
+    for differs in ["threads", "subproblems"] {
+        whole_join[differs] = whole_search[differs].clone();
+    }
     assert_eq!(whole_join, whole_search, "either method, the same counts");
     let text = std::fs::read_to_string(&files[2]).unwrap();
     std::fs::write(
@@ -354,10 +351,13 @@ fn progress_leaves_stdout_unchanged() {
     );
 }
 
-/// Starts a long count (n = 16, scalar, one thread) on `ckpt` and waits until it has begun.
+/// Starts a long count (n = 16, scalar search, one thread) on `ckpt` and waits until it
+/// has begun.
 fn long_count_on(ckpt: &Path) -> (std::process::Child, Vec<String>) {
     let args: Vec<String> = [
         "count",
+        "--method",
+        "search",
         "--kernel",
         "scalar",
         "16",

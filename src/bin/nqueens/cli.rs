@@ -130,8 +130,8 @@ pub struct EngineArgs {
     /// Worker threads [default: the number of logical CPUs]
     #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<NonZeroUsize>,
-    /// Rows placed before the work is split into subproblems (0: as 1, run on one thread)
-    /// [default: 1 where the board is joined, 2 where it is searched]
+    /// Rows placed before the search's work is split into subproblems (0: as 1, run on one
+    /// thread; the join's parts are its keys at any depth) [default: 2]
     #[arg(long, value_name = "K", value_parser = parse_split_depth, allow_negative_numbers = true)]
     pub split_depth: Option<usize>,
     /// Symmetry used to cut the work
@@ -143,10 +143,11 @@ pub struct EngineArgs {
     /// Counting loop: auto picks AVX-512 where the CPU has it (all give the same counts)
     #[arg(long, value_parser = choice(&Kernel::ALL, Kernel::name, Kernel::about), default_value_t = Kernel::Auto)]
     pub kernel: Kernel,
-    /// How each subproblem is counted (all give the same counts)
+    /// How the board is counted (all give the same counts)
     #[arg(long, value_parser = choice(&Method::ALL, Method::name, Method::about), default_value_t = Method::Auto)]
     pub method: Method,
-    /// Memory the join may use, all threads together: bytes, or with K, M, G (powers of 1024)
+    /// Memory the join may use, all threads together (its pieces, then its tables): bytes,
+    /// or with K, M, G (powers of 1024)
     #[arg(long, value_name = "SIZE", value_parser = parse_memory, default_value = "2G")]
     pub memory: usize,
 }

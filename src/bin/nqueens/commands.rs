@@ -229,7 +229,7 @@ fn long_count(
             let _ = writeln!(
                 io::stderr(),
                 "shard {shard}: {selected} of {} subproblems counted; partial counts written to {path}",
-                plan.subproblems.len(),
+                plan.len(),
             );
             Ok(None)
         }

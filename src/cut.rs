@@ -575,12 +575,22 @@ fn meets(
                 }
             }
             Lanes::Scalar => {
-                t.fill(slice, |w| ranked(w, union));
+                t.fill(slice, |w| ranked(w, union), columns);
                 for (g, range) in groups().enumerate() {
                     out[g] += t.matched_scalar(&probe[range]);
                 }
             }
         }
+    }
+}
+
+/// Each rank's bits of a block of 64 ranked words, as one word per rank (plain words).
+fn columns(block: &[u64; 64], ranks: usize, out: &mut [u64; 64]) {
+    for (r, o) in out.iter_mut().enumerate().take(ranks) {
+        *o = block
+            .iter()
+            .enumerate()
+            .fold(0, |m, (j, &x)| m | ((x >> r) & 1) << j);
     }
 }
 
@@ -627,19 +637,29 @@ struct Tables<'a> {
 }
 
 impl Tables<'_> {
-    /// Builds the sets and tables of `slice` (its words ranked by `rank`).
+    /// Builds the sets and tables of `slice` (its words ranked by `rank`); `columns` turns
+    /// 64 ranked words into the 64-bit set of each rank (a bit matrix transposed, a block
+    /// at a time: setting bit by bit in memory chained each store to the last).
     #[inline(always)]
-    fn fill(&mut self, slice: &[Word], rank: impl Fn(u64) -> u64) {
+    fn fill(
+        &mut self,
+        slice: &[Word],
+        rank: impl Fn(u64) -> u64,
+        columns: impl Fn(&[u64; 64], usize, &mut [u64; 64]),
+    ) {
         let (words, ranks) = (self.words, self.union.count_ones() as usize);
         let sets = &mut *self.sets;
         sets.clear();
         sets.resize(ranks * words, 0);
-        for (j, &t) in slice.iter().enumerate() {
-            let mut bits = rank(t);
-            while bits != 0 {
-                let r = bits.trailing_zeros() as usize;
-                sets[r * words + j / 64] |= 1 << (j % 64);
-                bits &= bits - 1;
+        let (mut block, mut column) = ([0u64; 64], [0u64; 64]);
+        for (b, chunk) in slice.chunks(64).enumerate() {
+            block.fill(0);
+            for (x, &t) in block.iter_mut().zip(chunk) {
+                *x = rank(t);
+            }
+            columns(&block, ranks, &mut column);
+            for (r, &c) in column[..ranks].iter().enumerate() {
+                sets[r * words + b] = c;
             }
         }
         let bytes = ranks.div_ceil(8);
@@ -701,18 +721,47 @@ impl Tables<'_> {
 
 #[cfg(target_arch = "x86_64")]
 impl Tables<'_> {
-    /// [`Tables::fill`] compiled for AVX-512 (the unions eight words a step).
+    /// [`Tables::fill`] compiled for AVX-512 (the unions eight words a step), each rank's
+    /// bits of eight words taken at once by `vptestmq`.
     #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
     fn fill512(&mut self, slice: &[Word]) {
+        use std::arch::x86_64::*;
         let union = self.union;
-        self.fill(slice, |w| std::arch::x86_64::_pext_u64(w, union));
+        let columns = |block: &[u64; 64], ranks: usize, out: &mut [u64; 64]| {
+            // SAFETY: each load reads eight of the block's 64 words; unaligned.
+            let v: [__m512i; 8] = std::array::from_fn(|k| unsafe {
+                _mm512_loadu_si512(block[8 * k..].as_ptr().cast())
+            });
+            for (r, o) in out.iter_mut().enumerate().take(ranks) {
+                let bit = _mm512_set1_epi64(1 << r);
+                *o = v.iter().enumerate().fold(0u64, |m, (k, &x)| {
+                    m | u64::from(_mm512_test_epi64_mask(x, bit)) << (8 * k)
+                });
+            }
+        };
+        self.fill(slice, |w| _pext_u64(w, union), columns);
     }
 
-    /// [`Tables::fill`] compiled for AVX2.
+    /// [`Tables::fill`] compiled for AVX2, each rank's bits of four words taken at once by
+    /// `vmovmskpd` (the rank's bit shifted to the sign).
     #[target_feature(enable = "avx2,bmi2,popcnt")]
     fn fill256(&mut self, slice: &[Word]) {
+        use std::arch::x86_64::*;
         let union = self.union;
-        self.fill(slice, |w| std::arch::x86_64::_pext_u64(w, union));
+        let columns = |block: &[u64; 64], ranks: usize, out: &mut [u64; 64]| {
+            // SAFETY: each load reads four of the block's 64 words; unaligned.
+            let v: [__m256i; 16] = std::array::from_fn(|k| unsafe {
+                _mm256_loadu_si256(block[4 * k..].as_ptr().cast())
+            });
+            for (r, o) in out.iter_mut().enumerate().take(ranks) {
+                let to_sign = _mm_cvtsi32_si128(63 - r as i32);
+                *o = v.iter().enumerate().fold(0u64, |m, (k, &x)| {
+                    let signs = _mm256_castsi256_pd(_mm256_sll_epi64(x, to_sign));
+                    m | (_mm256_movemask_pd(signs) as u64) << (4 * k)
+                });
+            }
+        };
+        self.fill(slice, |w| _pext_u64(w, union), columns);
     }
 
     /// [`Tables::matched_scalar`] with AVX-512: eight words of the entries a step, counted

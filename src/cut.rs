@@ -286,13 +286,38 @@ impl Cut {
     /// diagonals `low..low + width` of each direction, down-right in the low half. The
     /// mirror keeps rows and swaps the two directions (and so the word's halves); it maps
     /// the middle column to itself, so the middle queen forbids the same squares.
+    #[allow(clippy::too_many_arguments)]
     fn build(
         &self,
         rows: u32,
         forbid: Lines,
         mirrored: bool,
         (low, width): (usize, usize),
+        lanes: Lanes,
         out: &mut Vec<Word>,
+    ) {
+        let shape = Shape {
+            forbid,
+            low,
+            mask: (1u64 << width) - 1,
+            turn: if mirrored { 32 } else { 0 },
+        };
+        match lanes {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
+            Lanes::Avx512 => unsafe { self.build512(rows, &shape, out) },
+            _ => self.build_with(rows, &shape, out, pairs),
+        }
+    }
+
+    /// [`Cut::build`] with `pairs` joining one top piece to the bottom pieces under it.
+    #[inline(always)]
+    fn build_with(
+        &self,
+        rows: u32,
+        shape: &Shape,
+        out: &mut Vec<Word>,
+        pairs: impl Fn(&Quadrant, Lines, &[u64], &Shape, &mut Vec<Word>),
     ) {
         out.clear();
         let [north, south] = &self.quadrants;
@@ -302,8 +327,6 @@ impl Cut {
         );
         let k = rn.count_ones();
         let cols = (1usize << self.h) - 1;
-        let mask = (1u64 << width) - 1;
-        let turn = if mirrored { 32 } else { 0 };
         for up in (0..=cols).filter(|c| c.count_ones() == k) {
             let below = south.pieces(rs, cols & !up);
             if below.is_empty() {
@@ -311,25 +334,21 @@ impl Cut {
             }
             for &p in north.pieces(rn, up) {
                 let p = north.lines(p);
-                if p.meets(forbid) != 0 {
-                    continue;
+                if p.meets(shape.forbid) == 0 {
+                    pairs(south, p, below, shape, out);
                 }
-                // Every pair is written and the clashing ones overwritten: no branch to
-                // mispredict.
-                let mut len = out.len();
-                out.resize(len + below.len(), 0);
-                for &q in below {
-                    let q = south.lines(q);
-                    let clash = p.meets(q) | q.meets(forbid);
-                    let both = p.with(q);
-                    let word =
-                        (both.down_right >> low) & mask | ((both.down_left >> low) & mask) << 32;
-                    out[len] = word.rotate_left(turn);
-                    len += usize::from(clash == 0);
-                }
-                out.truncate(len);
             }
         }
+    }
+
+    /// [`Cut::build`] compiled for AVX-512, eight bottom pieces a step ([`pairs512`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn build512(&self, rows: u32, shape: &Shape, out: &mut Vec<Word>) {
+        // The closure inherits this function's AVX-512F, which `pairs512` needs.
+        self.build_with(rows, shape, out, |s, p, below, shape, out| {
+            pairs512(s, p, below, shape, out)
+        });
     }
 
     /// The diagonals both halves reach: `2h - 1` of each direction from index `n - h`.
@@ -393,7 +412,8 @@ impl Cut {
             } else {
                 (low, width)
             };
-            self.build(key.rows, Lines::default(), false, wide, left);
+            let lanes = Lanes::of(kernel);
+            self.build(key.rows, Lines::default(), false, wide, lanes, left);
             right.clear();
             ends.clear();
             met.clear();
@@ -401,13 +421,8 @@ impl Cut {
             let shared = odd && left.len() < SHARED_BELOW;
             for &(m, _) in &key.middles {
                 let forbid = m.map_or(Lines::default(), |m| Lines::of(self.n, m as usize, self.h));
-                self.build(
-                    self.right_rows(key.rows, m),
-                    forbid,
-                    true,
-                    (low, width),
-                    group,
-                );
+                let rows = self.right_rows(key.rows, m);
+                self.build(rows, forbid, true, (low, width), lanes, group);
                 let Some(m) = m else {
                     // An even board: one group, the smaller side in the table.
                     met.push(0);
@@ -477,6 +492,84 @@ impl Cut {
 /// at n = 17 shared against 2.0 s per middle row, and 47-49 s at n = 19 against 51-57 s
 /// with every part shared (thresholds of 2048 to 16384 within the noise).
 const SHARED_BELOW: usize = 4096;
+
+/// How half-boards are written: the squares the middle queen forbids, the diagonals kept
+/// (`low`, `mask`) and the turn that swaps the word's halves for a mirror image.
+struct Shape {
+    forbid: Lines,
+    low: usize,
+    mask: u64,
+    turn: u32,
+}
+
+/// Appends the half-boards of top piece `p` with each bottom piece of `below` (pieces of
+/// `south`) that meets neither it nor the middle queen. Every pair is written and the
+/// clashing ones overwritten: no branch to mispredict.
+fn pairs(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
+    let mut len = out.len();
+    out.resize(len + below.len(), 0);
+    for &q in below {
+        let q = south.lines(q);
+        let clash = p.meets(q) | q.meets(shape.forbid);
+        let both = p.with(q);
+        let (low, mask) = (shape.low, shape.mask);
+        let word = (both.down_right >> low) & mask | ((both.down_left >> low) & mask) << 32;
+        out[len] = word.rotate_left(shape.turn);
+        len += usize::from(clash == 0);
+    }
+    out.truncate(len);
+}
+
+/// [`pairs`] with AVX-512: eight bottom pieces a step, the ones that clash dropped by
+/// `vpcompressq` into a register (its memory form is slow on Zen 4) and all eight words
+/// stored, the next step overwriting past the kept ones.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn pairs512(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
+    use std::arch::x86_64::*;
+    let f = shape.forbid;
+    let count = |x: usize| _mm_cvtsi64_si128(x as i64);
+    let (to_dr, to_dl, low) = (count(south.low.0), count(south.low.1), count(shape.low));
+    let half = _mm512_set1_epi64(0xffff_ffff);
+    let (a, b) = (
+        _mm512_set1_epi64((p.down_right | f.down_right) as i64),
+        _mm512_set1_epi64((p.down_left | f.down_left) as i64),
+    );
+    let (pdr, pdl) = (
+        _mm512_set1_epi64(p.down_right as i64),
+        _mm512_set1_epi64(p.down_left as i64),
+    );
+    let (mask, turn) = (
+        _mm512_set1_epi64(shape.mask as i64),
+        _mm512_set1_epi64(i64::from(shape.turn)),
+    );
+    // Room for every pair and one full store past the last kept word.
+    out.reserve(below.len() + 8);
+    let base = out.len();
+    let dst = out.spare_capacity_mut().as_mut_ptr().cast::<u64>();
+    let mut len = 0;
+    for chunk in below.chunks(8) {
+        let live = ((1u16 << chunk.len()) - 1) as u8;
+        // SAFETY: the masked load reads only the chunk's words.
+        let q = unsafe { _mm512_maskz_loadu_epi64(live, chunk.as_ptr().cast()) };
+        let qdr = _mm512_sll_epi64(_mm512_and_si512(q, half), to_dr);
+        let qdl = _mm512_sll_epi64(_mm512_srli_epi64::<32>(q), to_dl);
+        let clash = _mm512_or_si512(_mm512_and_si512(qdr, a), _mm512_and_si512(qdl, b));
+        let kept = _mm512_testn_epi64_mask(clash, clash) & live;
+        let dr = _mm512_and_si512(_mm512_srl_epi64(_mm512_or_si512(qdr, pdr), low), mask);
+        let dl = _mm512_and_si512(_mm512_srl_epi64(_mm512_or_si512(qdl, pdl), low), mask);
+        let word = _mm512_rolv_epi64(_mm512_or_si512(dr, _mm512_slli_epi64::<32>(dl)), turn);
+        // SAFETY: `len <= below.len()` words are kept so far, so the eight words stored at
+        // `dst + len` lie within the capacity reserved above.
+        unsafe {
+            _mm512_storeu_si512(dst.add(len).cast(), _mm512_maskz_compress_epi64(kept, word))
+        };
+        len += kept.count_ones() as usize;
+    }
+    // SAFETY: the first `len` words past `base` were written above (each store wrote its
+    // kept words first), and the capacity holds them.
+    unsafe { out.set_len(base + len) };
+}
 
 /// A thread's buffers, reused from key to key.
 #[derive(Default)]
@@ -764,68 +857,99 @@ impl Tables<'_> {
         self.fill(slice, |w| _pext_u64(w, union), columns);
     }
 
+    /// The table entries a ranked probe word selects, all `K` of them (a zero byte selects
+    /// entry 0 of its eight ranks, the empty union), so that the loops below run a fixed
+    /// number of loads per step. Each is `words` words inside `entries`: a ranked word has
+    /// bits below the union's count only, and `K` is the tables' count of bytes.
+    #[inline(always)]
+    fn every<const K: usize>(&self, ranked: u64) -> [usize; K] {
+        std::array::from_fn(|j| (j * 256 + ((ranked >> (8 * j)) & 255) as usize) * self.words)
+    }
+
     /// [`Tables::matched_scalar`] with AVX-512: eight words of the entries a step, counted
-    /// by `vpopcntq`.
+    /// by `vpopcntq`, one loop per count of bytes.
     #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
     fn matched512(&self, probe: &[Word]) -> u64 {
+        match self.union.count_ones().div_ceil(8) {
+            1 => self.matched512k::<1>(probe),
+            2 => self.matched512k::<2>(probe),
+            3 => self.matched512k::<3>(probe),
+            4 => self.matched512k::<4>(probe),
+            5 => self.matched512k::<5>(probe),
+            6 => self.matched512k::<6>(probe),
+            7 => self.matched512k::<7>(probe),
+            _ => self.matched512k::<8>(probe),
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
+    fn matched512k<const K: usize>(&self, probe: &[Word]) -> u64 {
         use std::arch::x86_64::*;
+        debug_assert!(K * 256 * self.words <= self.entries.len());
         let (entries, words) = (self.entries.as_ptr(), self.words);
-        let (mut meets, mut at) = (0, [0usize; 8]);
+        let mut sum = _mm512_setzero_si512();
         for &p in probe {
-            let k = self.select(p, &mut at);
-            let mut sum = _mm512_setzero_si512();
+            let at = self.every::<K>(p);
             for c in (0..words).step_by(8) {
-                let mut acc = _mm512_setzero_si512();
-                for &o in &at[..k] {
-                    // SAFETY: `o + c + 8 <= o + words <= entries.len()` (see `select`; `c`
-                    // steps by 8 below `words`, a multiple of 8); the load is unaligned.
-                    acc = _mm512_or_si512(acc, unsafe {
-                        _mm512_loadu_si512(entries.add(o + c).cast())
-                    });
-                }
+                // SAFETY: `o + c + 8 <= o + words <= entries.len()` for every `o` of `at`
+                // (see `every`; `c` steps by 8 below `words`, a multiple of 8); unaligned.
+                let load = |o: usize| unsafe { _mm512_loadu_si512(entries.add(o + c).cast()) };
+                let acc = at[1..]
+                    .iter()
+                    .fold(load(at[0]), |acc, &o| _mm512_or_si512(acc, load(o)));
                 sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(acc));
             }
-            meets += _mm512_reduce_add_epi64(sum) as u64;
         }
-        meets
+        _mm512_reduce_add_epi64(sum) as u64
     }
 
     /// [`Tables::matched_scalar`] with AVX2: four words a step, counted by nibble lookups
-    /// (`vpshufb`) summed per word (`vpsadbw`).
+    /// (`vpshufb`) summed per word (`vpsadbw`), one loop per count of bytes.
     #[target_feature(enable = "avx2,bmi2,popcnt")]
     fn matched256(&self, probe: &[Word]) -> u64 {
+        match self.union.count_ones().div_ceil(8) {
+            1 => self.matched256k::<1>(probe),
+            2 => self.matched256k::<2>(probe),
+            3 => self.matched256k::<3>(probe),
+            4 => self.matched256k::<4>(probe),
+            5 => self.matched256k::<5>(probe),
+            6 => self.matched256k::<6>(probe),
+            7 => self.matched256k::<7>(probe),
+            _ => self.matched256k::<8>(probe),
+        }
+    }
+
+    #[target_feature(enable = "avx2,bmi2,popcnt")]
+    fn matched256k<const K: usize>(&self, probe: &[Word]) -> u64 {
         use std::arch::x86_64::*;
+        debug_assert!(K * 256 * self.words <= self.entries.len());
         let (entries, words) = (self.entries.as_ptr(), self.words);
         let nibbles = _mm256_setr_epi8(
             0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
             3, 3, 4,
         );
         let low = _mm256_set1_epi8(0x0f);
-        let (mut meets, mut at) = (0, [0usize; 8]);
+        let mut sum = _mm256_setzero_si256();
         for &p in probe {
-            let k = self.select(p, &mut at);
-            let mut sum = _mm256_setzero_si256();
+            let at = self.every::<K>(p);
             for c in (0..words).step_by(4) {
-                let mut acc = _mm256_setzero_si256();
-                for &o in &at[..k] {
-                    // SAFETY: `o + c + 4 <= o + words <= entries.len()` (see `select`; `c`
-                    // steps by 4 below `words`, a multiple of 8); the load is unaligned.
-                    acc = _mm256_or_si256(acc, unsafe {
-                        _mm256_loadu_si256(entries.add(o + c).cast())
-                    });
-                }
+                // SAFETY: `o + c + 4 <= o + words <= entries.len()` for every `o` of `at`
+                // (see `every`; `c` steps by 4 below `words`, a multiple of 8); unaligned.
+                let load = |o: usize| unsafe { _mm256_loadu_si256(entries.add(o + c).cast()) };
+                let acc = at[1..]
+                    .iter()
+                    .fold(load(at[0]), |acc, &o| _mm256_or_si256(acc, load(o)));
                 let lo = _mm256_shuffle_epi8(nibbles, _mm256_and_si256(acc, low));
                 let hi =
                     _mm256_shuffle_epi8(nibbles, _mm256_and_si256(_mm256_srli_epi16(acc, 4), low));
                 let bytes = _mm256_add_epi8(lo, hi);
                 sum = _mm256_add_epi64(sum, _mm256_sad_epu8(bytes, _mm256_setzero_si256()));
             }
-            let mut lanes = [0u64; 4];
-            // SAFETY: `lanes` is 32 bytes; the store is unaligned.
-            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sum) };
-            meets += lanes.iter().sum::<u64>();
         }
-        meets
+        let mut lanes = [0u64; 4];
+        // SAFETY: `lanes` is 32 bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sum) };
+        lanes.iter().sum()
     }
 }
 

@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::num::NonZeroUsize;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nqueens::{Engine, Kernel, Options, Plan, Symmetry, Tally, published};
+use nqueens::{Engine, Kernel, Method, Options, Plan, Symmetry, Tally, published};
 
 const MODES: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
 
@@ -41,23 +41,27 @@ fn kernel_alone(c: &mut Criterion) {
     group.finish();
 }
 
-/// The whole engine (a [`nqueens::Run`] over every subproblem): split, rayon and reduction,
-/// per symmetry mode, loop and thread count.
+/// The whole engine (a [`nqueens::Run`] over every part): split, rayon and reduction, per
+/// symmetry mode, method, loop and thread count.
 fn engine(c: &mut Criterion) {
     for symmetry in MODES {
         let mut group = c.benchmark_group(format!("count-{symmetry}"));
-        for kernel in kernels() {
+        for (method, kernel) in [Method::Search, Method::Join]
+            .into_iter()
+            .flat_map(|m| kernels().into_iter().map(move |k| (m, k)))
+        {
             for threads in [1, 2] {
                 let options = Options {
                     threads: NonZeroUsize::new(threads),
                     split_depth: 2,
                     symmetry,
                     kernel,
+                    method,
                     ..Options::default()
                 };
                 let engine = Engine::new(&options).unwrap();
                 for n in 8..=13u32 {
-                    let id = BenchmarkId::new(format!("{kernel:?}-j{threads}"), n);
+                    let id = BenchmarkId::new(format!("{method}-{kernel:?}-j{threads}"), n);
                     group.bench_with_input(id, &n, |b, &n| {
                         b.iter(|| {
                             let counts = engine.count(black_box(n), 2).unwrap();

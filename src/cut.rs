@@ -21,8 +21,10 @@
 //! of their sets is precomputed (256 entries). A half-board of the other side then finds
 //! everything it meets by ORing one entry per eight of its diagonals (at most six at
 //! n = 22) and counting the bits: with AVX-512, eight words a step and `vpopcntq`; with
-//! AVX2 four and a nibble table; a plain loop elsewhere. A table over more half-boards
-//! than the memory budget allows is built and matched a slice at a time.
+//! AVX2 four and a nibble table; a plain loop elsewhere. The table is built and matched a
+//! slice of at most 2048 half-boards at a time (so that a slice stays in L2 cache), fewer
+//! where the memory budget asks. On an odd board the left half-boards of one row set go
+//! into one table for all its middle rows (see [`Cut::count`]).
 //!
 //! Symmetry: the mirror image maps key `(E, m)` to `(rest, m)`, the upside-down image to
 //! the flipped rows; keys in one orbit have the same count, so one key per orbit is counted

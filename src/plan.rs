@@ -1,7 +1,7 @@
-//! The plan of a board: its subproblems in a fixed order, what each costs, and how one is
-//! counted.
+//! The plan of a board: its parts (the search's subproblems or the join's keys) in a fixed
+//! order, what each costs, and how one is counted.
 //!
-//! A subproblem's index in [`Plan::subproblems`] is its identity in checkpoints and shard
+//! A part's index in the plan's [`Parts`] is its identity in checkpoints and shard
 //! results; [`Plan::fingerprint`] guards against a list that changed between runs.
 
 use std::sync::OnceLock;

@@ -358,31 +358,46 @@ impl Cut {
         (self.n - self.h, (2 * self.h).saturating_sub(1))
     }
 
-    /// Upper bounds of the half-boards of `key` on each side (pairs of pieces), and of the
-    /// word steps matching them: its cost.
+    /// An upper bound of the half-boards on `rows`: the pairs of pieces that could make one.
+    fn bound(&self, rows: u32) -> u64 {
+        let [north, south] = &self.quadrants;
+        let (rn, rs) = (
+            rows as usize & ((1 << self.top) - 1),
+            rows as usize >> self.top,
+        );
+        let cols = (1usize << self.h) - 1;
+        (0..=cols)
+            .filter(|c| c.count_ones() == rn.count_ones())
+            .map(|up| (north.pieces(rn, up).len() * south.pieces(rs, cols & !up).len()) as u64)
+            .sum()
+    }
+
+    /// Upper bounds of the half-boards of `key` on each side, and of the word steps matching
+    /// them: its cost.
     pub fn cost(&self, key: &Key) -> u64 {
-        let bound = |rows: u32| {
-            let [north, south] = &self.quadrants;
-            let (rn, rs) = (
-                rows as usize & ((1 << self.top) - 1),
-                rows as usize >> self.top,
-            );
-            let cols = (1usize << self.h) - 1;
-            (0..=cols)
-                .filter(|c| c.count_ones() == rn.count_ones())
-                .map(|up| (north.pieces(rn, up).len() * south.pieces(rs, cols & !up).len()) as u64)
-                .sum::<u64>()
-        };
-        let l = bound(key.rows);
+        let l = self.bound(key.rows);
         1 + l
             + key
                 .middles
                 .iter()
                 .map(|&(m, _)| {
-                    let r = bound(self.right_rows(key.rows, m));
+                    let r = self.bound(self.right_rows(key.rows, m));
                     r + l * r / 64
                 })
                 .sum::<u64>()
+    }
+
+    /// Bytes a thread's half-boards for `key` can take at most (its tables aside): the left
+    /// ones twice (as built and as one middle queen leaves them), every middle row's right
+    /// ones, and the largest group again while it is built.
+    pub fn scratch(&self, key: &Key) -> usize {
+        let l = self.bound(key.rows);
+        let rights = key
+            .middles
+            .iter()
+            .map(|&(m, _)| self.bound(self.right_rows(key.rows, m)));
+        let (sum, most) = rights.fold((0, 0), |(s, m), r| (s + r, m.max(r)));
+        8 * (2 * l + sum + most) as usize
     }
 
     /// Number of solutions of the keys of `key`, each weighed by its orbit's size, its

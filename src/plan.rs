@@ -173,12 +173,26 @@ impl Plan {
                 ..self
             });
         };
-        let join_budget = memory.saturating_sub(cut.bytes()) / threads.max(1);
+        // Each thread holds one key's half-boards at a time, at most the largest key's.
+        let keys = cut::keys(n, self.symmetry);
+        let scratch = keys.par_iter().map(|k| cut.scratch(k)).max().unwrap_or(0);
+        let threads = threads.max(1);
+        let need = cut.bytes() + threads * (scratch + cut::MIN_BYTES);
+        if need > memory {
+            refuse(Error::Memory {
+                n,
+                need,
+                limit: memory,
+            })?;
+            return Ok(Plan {
+                method: Method::Search,
+                ..self
+            });
+        }
+        // What is left goes to the threads' tables, sliced to fit.
+        let join_budget = (memory - cut.bytes() - threads * scratch) / threads;
         Ok(Plan {
-            parts: Parts::Columns {
-                cut,
-                keys: cut::keys(n, self.symmetry),
-            },
+            parts: Parts::Columns { cut, keys },
             method: Method::Join,
             join_budget,
             costs: OnceLock::new(),

@@ -836,6 +836,24 @@ impl Tables<'_> {
     }
 }
 
+/// `$tables.$loop::<K>($probe)` with `K` the tables' count of bytes of ranks (1 to 8), so
+/// that each count gets a loop of its own with its loads unrolled.
+#[cfg(target_arch = "x86_64")]
+macro_rules! per_bytes {
+    ($tables:expr, $loop:ident, $probe:expr) => {
+        match $tables.union.count_ones().div_ceil(8) {
+            1 => $tables.$loop::<1>($probe),
+            2 => $tables.$loop::<2>($probe),
+            3 => $tables.$loop::<3>($probe),
+            4 => $tables.$loop::<4>($probe),
+            5 => $tables.$loop::<5>($probe),
+            6 => $tables.$loop::<6>($probe),
+            7 => $tables.$loop::<7>($probe),
+            _ => $tables.$loop::<8>($probe),
+        }
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
 impl Tables<'_> {
     /// [`Tables::fill`] compiled for AVX-512 (the unions eight words a step), each rank's
@@ -894,16 +912,7 @@ impl Tables<'_> {
     /// by `vpopcntq`, one loop per count of bytes.
     #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
     fn matched512(&self, probe: &[Word]) -> u64 {
-        match self.union.count_ones().div_ceil(8) {
-            1 => self.matched512k::<1>(probe),
-            2 => self.matched512k::<2>(probe),
-            3 => self.matched512k::<3>(probe),
-            4 => self.matched512k::<4>(probe),
-            5 => self.matched512k::<5>(probe),
-            6 => self.matched512k::<6>(probe),
-            7 => self.matched512k::<7>(probe),
-            _ => self.matched512k::<8>(probe),
-        }
+        per_bytes!(self, matched512k, probe)
     }
 
     #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
@@ -931,16 +940,7 @@ impl Tables<'_> {
     /// (`vpshufb`) summed per word (`vpsadbw`), one loop per count of bytes.
     #[target_feature(enable = "avx2,bmi2,popcnt")]
     fn matched256(&self, probe: &[Word]) -> u64 {
-        match self.union.count_ones().div_ceil(8) {
-            1 => self.matched256k::<1>(probe),
-            2 => self.matched256k::<2>(probe),
-            3 => self.matched256k::<3>(probe),
-            4 => self.matched256k::<4>(probe),
-            5 => self.matched256k::<5>(probe),
-            6 => self.matched256k::<6>(probe),
-            7 => self.matched256k::<7>(probe),
-            _ => self.matched256k::<8>(probe),
-        }
+        per_bytes!(self, matched256k, probe)
     }
 
     #[target_feature(enable = "avx2,bmi2,popcnt")]

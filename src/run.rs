@@ -225,7 +225,8 @@ impl<'a> Run<'a> {
     /// With more than one thread the subproblems start costliest first (by
     /// [`Plan::costs`]), so the run does not end with one thread on a large subproblem while
     /// the others wait: rayon hands out the front of the list first and the small ones at
-    /// the back fill the gaps. At split depth 0 they run one after another on this thread.
+    /// the back fill the gaps. At split depth 0 a search's subproblems run one after
+    /// another on this thread (a join's keys ignore the depth).
     pub fn execute(self, engine: &Engine) -> Outcome {
         let plan = self.plan;
         let (prior, mut todo): (Vec<usize>, Vec<usize>) = self
@@ -249,7 +250,7 @@ impl<'a> Run<'a> {
             }
             t
         };
-        let tally = if plan.split_depth == 0 || engine.threads() == 1 {
+        let tally = if (plan.split_depth == 0 && plan.rows().is_some()) || engine.threads() == 1 {
             todo.iter().map(one).sum()
         } else {
             engine.pool.install(|| {

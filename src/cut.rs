@@ -308,7 +308,10 @@ impl Cut {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
             Lanes::Avx512 => unsafe { self.build512(rows, &shape, out) },
-            _ => self.build_with(rows, &shape, out, pairs),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
+            Lanes::Avx2 => unsafe { self.build256(rows, &shape, out) },
+            Lanes::Scalar => self.build_with(rows, &shape, out, pairs),
         }
     }
 
@@ -350,6 +353,16 @@ impl Cut {
         // The closure inherits this function's AVX-512F, which `pairs512` needs.
         self.build_with(rows, shape, out, |s, p, below, shape, out| {
             pairs512(s, p, below, shape, out)
+        });
+    }
+
+    /// [`Cut::build`] compiled for AVX2, four bottom pieces a step ([`pairs256`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn build256(&self, rows: u32, shape: &Shape, out: &mut Vec<Word>) {
+        // The closure inherits this function's AVX2, which `pairs256` needs.
+        self.build_with(rows, shape, out, |s, p, below, shape, out| {
+            pairs256(s, p, below, shape, out)
         });
     }
 
@@ -519,6 +532,28 @@ struct Shape {
     turn: u32,
 }
 
+impl Shape {
+    /// What the vector forms of [`pairs`] broadcast for top piece `p`: the lines a bottom
+    /// piece must miss (`p`'s and the middle queen's, each direction), `p`'s own, and the
+    /// mask of the diagonals kept.
+    fn words(&self, p: Lines) -> [u64; 5] {
+        let f = self.forbid;
+        [
+            p.down_right | f.down_right,
+            p.down_left | f.down_left,
+            p.down_right,
+            p.down_left,
+            self.mask,
+        ]
+    }
+
+    /// The shifts that restore a bottom piece's two directions (see [`Quadrant::lines`]) and
+    /// the one that drops the diagonals below those kept.
+    fn counts(&self, south: &Quadrant) -> [usize; 3] {
+        [south.low.0, south.low.1, self.low]
+    }
+}
+
 /// Appends the half-boards of top piece `p` with each bottom piece of `below` (pieces of
 /// `south`) that meets neither it nor the middle queen. Every pair is written and the
 /// clashing ones overwritten: no branch to mispredict.
@@ -544,22 +579,10 @@ fn pairs(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec
 #[target_feature(enable = "avx512f")]
 fn pairs512(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
     use std::arch::x86_64::*;
-    let f = shape.forbid;
-    let count = |x: usize| _mm_cvtsi64_si128(x as i64);
-    let (to_dr, to_dl, low) = (count(south.low.0), count(south.low.1), count(shape.low));
+    let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
     let half = _mm512_set1_epi64(0xffff_ffff);
-    let (a, b) = (
-        _mm512_set1_epi64((p.down_right | f.down_right) as i64),
-        _mm512_set1_epi64((p.down_left | f.down_left) as i64),
-    );
-    let (pdr, pdl) = (
-        _mm512_set1_epi64(p.down_right as i64),
-        _mm512_set1_epi64(p.down_left as i64),
-    );
-    let (mask, turn) = (
-        _mm512_set1_epi64(shape.mask as i64),
-        _mm512_set1_epi64(i64::from(shape.turn)),
-    );
+    let [a, b, pdr, pdl, mask] = shape.words(p).map(|x| _mm512_set1_epi64(x as i64));
+    let turn = _mm512_set1_epi64(i64::from(shape.turn));
     // Room for every pair and one full store past the last kept word.
     out.reserve(below.len() + 8);
     let base = out.len();
@@ -581,6 +604,74 @@ fn pairs512(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut 
         unsafe {
             _mm512_storeu_si512(dst.add(len).cast(), _mm512_maskz_compress_epi64(kept, word))
         };
+        len += kept.count_ones() as usize;
+    }
+    // SAFETY: the first `len` words past `base` were written above (each store wrote its
+    // kept words first), and the capacity holds them.
+    unsafe { out.set_len(base + len) };
+}
+
+/// For each set of four 64-bit lanes kept, the 32-bit indices that move them to the front
+/// in order (AVX2 has no compress; `vpermd` with one of these does it).
+#[cfg(target_arch = "x86_64")]
+const PACK: [[i32; 8]; 16] = {
+    let mut table = [[0i32; 8]; 16];
+    let mut kept = 0;
+    while kept < 16 {
+        let (mut lane, mut at) = (0i32, 0usize);
+        while lane < 4 {
+            if kept >> lane & 1 == 1 {
+                table[kept][2 * at] = 2 * lane;
+                table[kept][2 * at + 1] = 2 * lane + 1;
+                at += 1;
+            }
+            lane += 1;
+        }
+        kept += 1;
+    }
+    table
+};
+
+/// [`pairs`] with AVX2: four bottom pieces a step, the kept words moved to the front by
+/// `vpermd` ([`PACK`]) and all four stored, the next step overwriting past the kept ones.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn pairs256(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
+    use std::arch::x86_64::*;
+    let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
+    let half = _mm256_set1_epi64x(0xffff_ffff);
+    let [a, b, pdr, pdl, mask] = shape.words(p).map(|x| _mm256_set1_epi64x(x as i64));
+    let mirrored = shape.turn != 0;
+    // Room for every pair and one full store past the last kept word.
+    out.reserve(below.len() + 4);
+    let base = out.len();
+    let dst = out.spare_capacity_mut().as_mut_ptr().cast::<u64>();
+    let mut len = 0;
+    for chunk in below.chunks(4) {
+        let live = (1i32 << chunk.len()) - 1;
+        let lanes = _mm256_setr_epi64x(
+            -i64::from(live & 1 != 0),
+            -i64::from(live & 2 != 0),
+            -i64::from(live & 4 != 0),
+            -i64::from(live & 8 != 0),
+        );
+        // SAFETY: the masked load reads only the chunk's words.
+        let q = unsafe { _mm256_maskload_epi64(chunk.as_ptr().cast(), lanes) };
+        let qdr = _mm256_sll_epi64(_mm256_and_si256(q, half), to_dr);
+        let qdl = _mm256_sll_epi64(_mm256_srli_epi64::<32>(q), to_dl);
+        let clash = _mm256_or_si256(_mm256_and_si256(qdr, a), _mm256_and_si256(qdl, b));
+        let none = _mm256_cmpeq_epi64(clash, _mm256_setzero_si256());
+        let kept = _mm256_movemask_pd(_mm256_castsi256_pd(none)) & live;
+        let dr = _mm256_and_si256(_mm256_srl_epi64(_mm256_or_si256(qdr, pdr), low), mask);
+        let dl = _mm256_and_si256(_mm256_srl_epi64(_mm256_or_si256(qdl, pdl), low), mask);
+        let (dr, dl) = if mirrored { (dl, dr) } else { (dr, dl) };
+        let word = _mm256_or_si256(dr, _mm256_slli_epi64::<32>(dl));
+        // SAFETY: `PACK[kept]` is eight indices below 8; the load is unaligned.
+        let pack = unsafe { _mm256_loadu_si256(PACK[kept as usize].as_ptr().cast()) };
+        let packed = _mm256_permutevar8x32_epi32(word, pack);
+        // SAFETY: `len <= below.len()` words are kept so far, so the four words stored at
+        // `dst + len` lie within the capacity reserved above.
+        unsafe { _mm256_storeu_si256(dst.add(len).cast(), packed) };
         len += kept.count_ones() as usize;
     }
     // SAFETY: the first `len` words past `base` were written above (each store wrote its

@@ -385,32 +385,21 @@ impl Cut {
             .sum()
     }
 
-    /// Upper bounds of the half-boards of `key` on each side, and of the word steps matching
-    /// them: its cost.
-    pub fn cost(&self, key: &Key) -> u64 {
+    /// What `key` costs, from upper bounds of its half-boards on each side (pairs of
+    /// pieces): a relative estimate of its time (building is linear in the half-boards,
+    /// matching about `l * r / 64` word steps), and the bytes a thread's half-boards for it
+    /// can take at most, its tables aside (the left ones twice, as built and as one middle
+    /// queen leaves them; every middle row's right ones; the largest group again while it
+    /// is built).
+    pub fn measure(&self, key: &Key) -> (u64, usize) {
         let l = self.bound(key.rows);
-        1 + l
-            + key
-                .middles
-                .iter()
-                .map(|&(m, _)| {
-                    let r = self.bound(self.right_rows(key.rows, m));
-                    r + l * r / 64
-                })
-                .sum::<u64>()
-    }
-
-    /// Bytes a thread's half-boards for `key` can take at most (its tables aside): the left
-    /// ones twice (as built and as one middle queen leaves them), every middle row's right
-    /// ones, and the largest group again while it is built.
-    pub fn scratch(&self, key: &Key) -> usize {
-        let l = self.bound(key.rows);
-        let rights = key
-            .middles
-            .iter()
-            .map(|&(m, _)| self.bound(self.right_rows(key.rows, m)));
-        let (sum, most) = rights.fold((0, 0), |(s, m), r| (s + r, m.max(r)));
-        8 * (2 * l + sum + most) as usize
+        let (mut time, mut sum, mut most) = (1 + l, 0, 0);
+        for &(m, _) in &key.middles {
+            let r = self.bound(self.right_rows(key.rows, m));
+            time += r + l * r / 64;
+            (sum, most) = (sum + r, most.max(r));
+        }
+        (time, 8 * (2 * l + sum + most) as usize)
     }
 
     /// Number of solutions of the keys of `key`, each weighed by its orbit's size, its

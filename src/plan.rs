@@ -79,6 +79,8 @@ pub enum Parts {
         cut: Cut,
         /// The keys, in order.
         keys: Vec<Key>,
+        /// [`Plan::costs`] of the keys (and the symmetric part), measured with the plan.
+        costs: Vec<u64>,
     },
 }
 
@@ -97,7 +99,7 @@ pub struct Plan {
     pub method: Method,
     /// Bytes one part's join tables may use (one thread's share of what the pieces leave).
     pub join_budget: usize,
-    /// [`Plan::costs`], computed once when first asked for.
+    /// [`Plan::costs`] of the search's subproblems, computed once when first asked for.
     costs: OnceLock<Vec<u64>>,
 }
 
@@ -131,80 +133,76 @@ impl Plan {
 
     /// The same board counted with `method` within `memory` bytes over `threads` threads
     /// (`Auto` resolved for the board: `Join` where it was measured faster,
-    /// [`JOIN_FASTER`], and its pieces fit; `Search` otherwise). A join cuts the board into
-    /// its keys; an explicit join that cannot is an error: a board over
-    /// [`cut::MAX_CUT_N`], or pieces and tables over the memory.
+    /// [`JOIN_FASTER`], and it fits; `Search` otherwise). A join cuts the board into its
+    /// keys; an explicit join that cannot is an error: a board over [`cut::MAX_CUT_N`], or
+    /// pieces, half-boards and tables over the memory.
     pub fn with_method(self, method: Method, memory: usize, threads: usize) -> Result<Plan, Error> {
-        let n = self.n;
         let wanted = match method {
-            Method::Auto if JOIN_FASTER.contains(&n) => Method::Join,
+            Method::Auto if JOIN_FASTER.contains(&self.n) => Method::Join,
             Method::Auto => Method::Search,
             m => m,
         };
-        if wanted == Method::Search {
-            return Ok(Plan {
-                method: Method::Search,
+        let joined = match wanted {
+            Method::Join => Plan::cut(self.n, self.symmetry, memory, threads.max(1)),
+            _ => return Ok(self.searched()),
+        };
+        match joined {
+            Ok((parts, join_budget)) => Ok(Plan {
+                parts,
+                method: Method::Join,
+                join_budget,
                 ..self
-            });
+            }),
+            Err(_) if method == Method::Auto => Ok(self.searched()),
+            Err(e) => Err(e),
         }
-        let refuse = |e: Error| {
-            if method == Method::Auto {
-                Ok(None)
-            } else {
-                Err(e)
-            }
-        };
-        let fitted = if n > cut::MAX_CUT_N {
-            refuse(Error::JoinSize(n))?
-        } else {
-            let tables = threads.max(1) * cut::MIN_BYTES;
-            match Cut::new(n, memory.saturating_sub(tables)) {
-                Ok(c) => Some(c),
-                Err(pieces) => refuse(Error::Memory {
-                    n,
-                    need: pieces + tables,
-                    limit: memory,
-                })?,
-            }
-        };
-        let Some(cut) = fitted else {
-            return Ok(Plan {
-                method: Method::Search,
-                ..self
-            });
-        };
+    }
+
+    /// The same plan, searched.
+    fn searched(self) -> Plan {
+        Plan {
+            method: Method::Search,
+            ..self
+        }
+    }
+
+    /// The join's parts of an `n`-board within `memory` bytes over `threads` threads, and
+    /// each thread's share for its tables; or why they do not fit.
+    fn cut(
+        n: u32,
+        symmetry: Symmetry,
+        memory: usize,
+        threads: usize,
+    ) -> Result<(Parts, usize), Error> {
+        if n > cut::MAX_CUT_N {
+            return Err(Error::JoinSize(n));
+        }
+        let tables = threads * cut::MIN_BYTES;
+        let cut = Cut::new(n, memory.saturating_sub(tables)).map_err(|pieces| Error::Memory {
+            n,
+            need: pieces + tables,
+            limit: memory,
+        })?;
+        let keys = cut::keys(n, symmetry);
+        let measured: Vec<(u64, usize)> = keys.par_iter().map(|k| cut.measure(k)).collect();
+        let mut costs: Vec<u64> = measured.iter().map(|m| m.0).collect();
+        if symmetry == Symmetry::Full {
+            // The symmetric solutions' searches: a few rows' worth; start them first.
+            costs.push(costs.iter().copied().max().unwrap_or(1));
+        }
         // Each thread holds one key's half-boards at a time, at most the largest key's.
-        let keys = cut::keys(n, self.symmetry);
-        let scratch = keys.par_iter().map(|k| cut.scratch(k)).max().unwrap_or(0);
-        let threads = threads.max(1);
-        let need = cut.bytes() + threads * (scratch + cut::MIN_BYTES);
+        let scratch = measured.iter().map(|m| m.1).max().unwrap_or(0);
+        let need = cut.bytes() + threads * scratch + tables;
         if need > memory {
-            refuse(Error::Memory {
+            return Err(Error::Memory {
                 n,
                 need,
                 limit: memory,
-            })?;
-            return Ok(Plan {
-                method: Method::Search,
-                ..self
             });
         }
         // What is left goes to the threads' tables, sliced to fit.
         let join_budget = (memory - cut.bytes() - threads * scratch) / threads;
-        Ok(Plan {
-            parts: Parts::Columns { cut, keys },
-            method: Method::Join,
-            join_budget,
-            costs: OnceLock::new(),
-            ..self
-        })
-    }
-
-    /// The same parts counted with `method` (a join's keys can be searched, one by one, as
-    /// an independent check; the search's subproblems are always searched).
-    pub fn counted_by(mut self, method: Method) -> Plan {
-        self.method = method;
-        self
+        Ok((Parts::Columns { cut, keys, costs }, join_budget))
     }
 
     /// Number of parts.
@@ -230,9 +228,15 @@ impl Plan {
         }
     }
 
+    /// Whether the parts run one after another on one thread: a search at split depth 0
+    /// (a join's keys ignore the depth).
+    pub fn sequential(&self) -> bool {
+        self.split_depth == 0 && self.rows().is_some()
+    }
+
     /// Number of independent subproblems reported for the plan: 1 when not split.
     pub fn reported_subproblems(&self) -> u64 {
-        if self.split_depth == 0 && self.rows().is_some() {
+        if self.sequential() {
             1
         } else {
             self.len() as u64
@@ -298,17 +302,19 @@ impl Plan {
     /// Counts part `i` with the plan's method and `kernel` (the loop of the search, and the
     /// instructions of the join's matching).
     pub fn count(&self, i: usize, kernel: Kernel) -> Tally {
-        let (roots, subproblems, cut, keys) = match &self.parts {
-            Parts::Rows { roots, subproblems } => (&roots[..], &subproblems[..], None, &[][..]),
-            Parts::Columns { cut, keys } => (&[][..], &[][..], Some(cut), &keys[..]),
-        };
-        let Some(cut) = cut else {
-            return search(
-                self.n,
-                &roots[subproblems[i].root as usize],
-                &subproblems[i],
-                kernel,
-            );
+        self.count_by(i, self.method, kernel)
+    }
+
+    /// Counts part `i` with `method`: a join's keys can also be searched, one by one, as an
+    /// independent check (`merge --audit`, the tests); the search's subproblems are always
+    /// searched.
+    pub fn count_by(&self, i: usize, method: Method, kernel: Kernel) -> Tally {
+        let (cut, keys) = match &self.parts {
+            Parts::Rows { roots, subproblems } => {
+                let sub = &subproblems[i];
+                return search(self.n, &roots[sub.root as usize], sub, kernel);
+            }
+            Parts::Columns { cut, keys, .. } => (cut, keys),
         };
         let Some(key) = keys.get(i) else {
             // The last part in full mode: what the seven other symmetries fix.
@@ -317,7 +323,7 @@ impl Plan {
                 unique8: cut::fixed_by_symmetries(self.n),
             };
         };
-        let solutions = match self.method {
+        let solutions = match method {
             Method::Join => cut.count(key, self.join_budget, kernel),
             _ => cut::search(self.n, key, kernel),
         };
@@ -329,28 +335,23 @@ impl Plan {
 
     /// A relative estimate of each part's cost: for a subproblem the number of nodes a few
     /// levels below it, for a key the pairs of pieces on each side and the word steps of
-    /// matching them. Costs vary by orders of magnitude; this tracks them well enough to
-    /// order the parts, weight an ETA and balance shards. Computed once per plan.
+    /// matching them ([`Cut::measure`]). Costs vary by orders of magnitude; this tracks them
+    /// well enough to order the parts, weight an ETA and balance shards. Computed once per
+    /// plan (a join's when the plan is built: its memory bound needs the same bounds).
     pub fn costs(&self) -> &[u64] {
-        self.costs.get_or_init(|| match &self.parts {
-            Parts::Rows { roots, subproblems } => {
-                let schedules: Vec<Schedule> = roots.iter().map(|r| r.schedule(self.n)).collect();
-                subproblems
-                    .par_iter()
-                    .map(|t| {
-                        let s = &schedules[t.root as usize];
-                        1 + s.nodes_below(t.state, (t.state.level + 4).min(s.levels))
-                    })
-                    .collect()
-            }
-            Parts::Columns { cut, keys } => {
-                let mut costs: Vec<u64> = keys.par_iter().map(|k| cut.cost(k)).collect();
-                if self.symmetry == Symmetry::Full {
-                    // The symmetric solutions' searches: a few rows' worth; start them first.
-                    costs.push(costs.iter().copied().max().unwrap_or(1));
-                }
-                costs
-            }
+        let (roots, subproblems) = match &self.parts {
+            Parts::Rows { roots, subproblems } => (roots, subproblems),
+            Parts::Columns { costs, .. } => return costs,
+        };
+        self.costs.get_or_init(|| {
+            let schedules: Vec<Schedule> = roots.iter().map(|r| r.schedule(self.n)).collect();
+            subproblems
+                .par_iter()
+                .map(|t| {
+                    let s = &schedules[t.root as usize];
+                    1 + s.nodes_below(t.state, (t.state.level + 4).min(s.levels))
+                })
+                .collect()
         })
     }
 

@@ -99,11 +99,6 @@ impl Engine {
         DEFAULT_SPLIT_DEPTH.min(n as usize)
     }
 
-    /// Bytes the engine's runs may use, all threads together.
-    pub fn memory(&self) -> usize {
-        self.memory
-    }
-
     /// How each subproblem is counted, as asked (`Auto` is resolved per board).
     pub fn method(&self) -> Method {
         self.method
@@ -152,6 +147,7 @@ pub struct Run<'a> {
     done: HashMap<usize, Tally>,
     observers: Vec<&'a dyn Observer>,
     keep_each: bool,
+    method: Option<Method>,
 }
 
 impl<'a> Run<'a> {
@@ -164,6 +160,7 @@ impl<'a> Run<'a> {
             done: HashMap::new(),
             observers: Vec::new(),
             keep_each: false,
+            method: None,
         }
     }
 
@@ -184,6 +181,13 @@ impl<'a> Run<'a> {
     /// are added to the total and not counted again. Those outside the selection are ignored.
     pub fn resume(mut self, done: HashMap<usize, Tally>) -> Run<'a> {
         self.done = done;
+        self
+    }
+
+    /// Counts each part with `method` rather than the plan's (`merge --audit` searches a
+    /// joined plan's keys).
+    pub fn counted_by(mut self, method: Method) -> Run<'a> {
+        self.method = Some(method);
         self
     }
 
@@ -229,6 +233,7 @@ impl<'a> Run<'a> {
     /// another on this thread (a join's keys ignore the depth).
     pub fn execute(self, engine: &Engine) -> Outcome {
         let plan = self.plan;
+        let method = self.method.unwrap_or(plan.method);
         let (prior, mut todo): (Vec<usize>, Vec<usize>) = self
             .selected
             .iter()
@@ -241,7 +246,7 @@ impl<'a> Run<'a> {
         }
         let prior: Tally = prior.iter().map(|i| self.done[i]).sum();
         let one = |&i: &usize| {
-            let t = plan.count(i, engine.kernel);
+            let t = plan.count_by(i, method, engine.kernel);
             for o in &self.observers {
                 o.finished(i, t);
             }
@@ -250,7 +255,7 @@ impl<'a> Run<'a> {
             }
             t
         };
-        let tally = if (plan.split_depth == 0 && plan.rows().is_some()) || engine.threads() == 1 {
+        let tally = if plan.sequential() || engine.threads() == 1 {
             todo.iter().map(one).sum()
         } else {
             engine.pool.install(|| {

@@ -436,11 +436,8 @@ pub fn audit(
     let mut sample: Vec<usize> = recorded.keys().copied().collect();
     sample.sort_unstable();
     // The merged plan's parts, each counted by `method` (a join's keys can be searched).
-    let p = &merged.plan;
-    let plan = Plan::new(p.n, p.symmetry, p.split_depth)?
-        .with_method(p.method, engine.memory(), engine.threads())?
-        .counted_by(method);
-    let recounted = Run::new(&plan)
+    let recounted = Run::new(&merged.plan)
+        .counted_by(method)
         .only(sample)
         .keep_each()
         .execute(engine)

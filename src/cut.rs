@@ -418,12 +418,12 @@ impl Cut {
                 group,
                 kept,
                 ends,
-                sizes: ends_out,
+                sizes,
                 meets: met,
                 sets,
                 tables,
             } = s;
-            ends_out.clear();
+            sizes.clear();
             let (low, width) = self.shared();
             let odd = self.n % 2 == 1;
             let wide = if odd {
@@ -451,8 +451,8 @@ impl Cut {
                         (&mut *group, &mut *left)
                     };
                     let ends = [probe.len()];
-                    meets(table, probe, &ends, met, budget, kernel, sets, tables);
-                    ends_out.push((left.len() as u64, group.len() as u64));
+                    meets(table, probe, &ends, met, budget, lanes, sets, tables);
+                    sizes.push((left.len() as u64, group.len() as u64));
                     continue;
                 };
                 let mid = 1u64 << m | 1 << (m + 32);
@@ -465,7 +465,7 @@ impl Cut {
                             .map(|&w| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid),
                     );
                     ends.push(right.len());
-                    ends_out.push((left.len() as u64, group.len() as u64));
+                    sizes.push((left.len() as u64, group.len() as u64));
                 } else {
                     // The left half-boards the middle queen leaves, narrowed, in a table of
                     // their own.
@@ -484,19 +484,19 @@ impl Cut {
                         &ends,
                         &mut met[g..],
                         budget,
-                        kernel,
+                        lanes,
                         sets,
                         tables,
                     );
-                    ends_out.push((kept.len() as u64, group.len() as u64));
+                    sizes.push((kept.len() as u64, group.len() as u64));
                 }
             }
             if shared && !right.is_empty() && !left.is_empty() {
                 met.resize(ends.len(), 0);
-                meets(left, right, ends, met, budget, kernel, sets, tables);
+                meets(left, right, ends, met, budget, lanes, sets, tables);
             }
             let mut total = 0;
-            for ((&(_, weight), &(l, r)), &met) in key.middles.iter().zip(&*ends_out).zip(&*met) {
+            for ((&(_, weight), &(l, r)), &met) in key.middles.iter().zip(&*sizes).zip(&*met) {
                 total += u128::from(weight) * u128::from(l * r - met);
             }
             total
@@ -718,7 +718,7 @@ fn meets(
     ends: &[usize],
     out: &mut [u64],
     budget: usize,
-    kernel: Kernel,
+    lanes: Lanes,
     sets: &mut Vec<u64>,
     tables: &mut Vec<u64>,
 ) {
@@ -743,7 +743,6 @@ fn meets(
         *p = ranked(*p, union);
     }
     let most = (budget / table_bytes(1)).clamp(8, SLICE_WORDS) / 8 * 8;
-    let lanes = Lanes::of(kernel);
     for slice in table.chunks(64 * most) {
         let words = slice.len().div_ceil(64).next_multiple_of(8);
         let mut t = Tables {

@@ -44,8 +44,30 @@ pub fn count(s: &Schedule, start: State) -> u128 {
 /// counter started at `base` (so a test can drive it past `u64::MAX`).
 pub fn count_from(s: &Schedule, start: State, base: u128) -> u128 {
     let mut c = Count(base);
-    search(s, start, &mut [0; MAX_N as usize], &mut c);
+    run(s, start, &mut [0; MAX_N as usize], &mut c);
     c.0
+}
+
+/// [`search`] compiled for this CPU's bit instructions where it has them: `popcnt` counts
+/// the last row's squares in one instruction (a dozen without it) and BMI1 takes and clears
+/// the lowest open square in one each. Both are older than AVX2 on every x86-64 line; the
+/// portable build targets the first x86-64s, which lack them. Measured on Zen 4, n = 16 in
+/// full mode on one thread: 1.42 s portable, 1.28-1.31 s with them.
+fn run<L: Leaves>(s: &Schedule, start: State, board: &mut Board, leaves: &mut L) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") && std::arch::is_x86_feature_detected!("bmi1")
+    {
+        // SAFETY: the CPU was just found to have both features the function is built for.
+        return unsafe { search_bits(s, start, board, leaves) };
+    }
+    search(s, start, board, leaves)
+}
+
+/// [`search`] with `popcnt` and BMI1 (see [`run`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1")]
+fn search_bits<L: Leaves>(s: &Schedule, start: State, board: &mut Board, leaves: &mut L) {
+    search(s, start, board, leaves)
 }
 
 /// Calls `visit` with each completed board below `start` (`n` entries, the column of the
@@ -92,7 +114,7 @@ pub fn walk<F: FnMut(&[u8]) -> bool>(s: &Schedule, start: State, prefix: &[u8], 
         }
         .last_row(1 << c, &mut board);
     }
-    search(
+    run(
         s,
         start,
         &mut board,
@@ -160,6 +182,54 @@ fn search<L: Leaves>(s: &Schedule, start: State, board: &mut Board, leaves: &mut
             stack[level & 31] = (open, cols, ld, rd);
             (open, cols, ld, rd) = (next, ncols, nld, nrd);
             level += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::published;
+    use crate::split;
+    use crate::types::Symmetry;
+
+    /// Mirror-mode total of `n` counted root by root with `count_root`.
+    fn mirror_total(n: u32, count_root: impl Fn(&Schedule) -> u128) -> u128 {
+        split::roots(n, Symmetry::Mirror)
+            .iter()
+            .map(|root| u128::from(root.weight) * count_root(&root.schedule(n)))
+            .sum()
+    }
+
+    #[test]
+    fn the_portable_loop_counts_the_published_totals() {
+        for n in 1..=12 {
+            let total = mirror_total(n, |s| {
+                let mut c = Count(0);
+                search(s, s.start(), &mut [0; MAX_N as usize], &mut c);
+                c.0
+            });
+            assert_eq!(Some(total), published::all(n), "n = {n}");
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_loop_with_bit_instructions_counts_as_the_portable_one() {
+        if !(std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("bmi1"))
+        {
+            return;
+        }
+        for n in 1..=12 {
+            for root in split::roots(n, Symmetry::Full) {
+                let s = root.schedule(n);
+                let (mut portable, mut bits) = (Count(0), Count(0));
+                search(&s, s.start(), &mut [0; MAX_N as usize], &mut portable);
+                // SAFETY: the CPU has popcnt and BMI1 (checked above).
+                unsafe { search_bits(&s, s.start(), &mut [0; MAX_N as usize], &mut bits) };
+                assert_eq!(portable.0, bits.0, "n = {n}, root {root:?}");
+            }
         }
     }
 }

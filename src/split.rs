@@ -10,20 +10,17 @@
 //!     keeps the corner queen is the transpose, which swaps `c1` with the row of the queen
 //!     in column 1, so that row must be greater than `c1`: column 1 is closed on rows
 //!     `2..=c1`. Such solutions have no symmetry: weight 8.
-//!   - *side*: a queen at `(0, t)`, `1 <= t < n - 1 - t`. The top queen must be nearest to a
-//!     corner, so columns 0 and `n - 1` are closed on rows `< t` and `> n - 1 - t`, and the
-//!     bottom row is closed outside `t..=n-1-t`. Where no other border queen is as near
-//!     (its *tie squares* closed) the constellation is the unique smallest image: weight 8.
-//!   - *border*: for the solutions where another border queen is as near a corner as the top
-//!     one (a tie), every border constellation of that kind that is the smallest of its
-//!     images, all four border queens fixed. Its weight is `8 / |stabiliser|`; where a
-//!     symmetry fixes the constellation each solution is classified on its own
-//!     ([`crate::symmetry::classify`]).
+//!   - *border*: otherwise, every border constellation with no queen in a corner that is the
+//!     smallest of its images, all four border queens fixed. Its weight is
+//!     `8 / |stabiliser|`; where a symmetry fixes the constellation each solution is
+//!     classified on its own ([`crate::symmetry::classify`]). A constellation's completions
+//!     are the same in each of its eight images, so one without symmetry is searched in the
+//!     image whose search is expected smallest ([`cheapest_view`]).
 //!
 //! The empty board (`n == 0`) and `n == 1` have a single root that is classified on its own.
 
 use crate::schedule::{MAX_N, Schedule, State};
-use crate::symmetry::{self, Constellation};
+use crate::symmetry::{self, Constellation, Transform};
 use crate::types::Symmetry;
 
 /// What a root fixes, and so which squares it closes.
@@ -35,10 +32,16 @@ pub enum Kind {
     Top(u8),
     /// Queens at `(0, 0)` and `(1, c1)`.
     Corner(u8),
-    /// A queen at `(0, t)`, no tie.
-    Side(u8),
-    /// The four border queens of a constellation with a tie (see [`crate::symmetry`]).
-    Border(Constellation),
+    /// The four border queens of a constellation that is the smallest of its images,
+    /// searched as its image under `view` (the count of completions is the same in every
+    /// view; the search tree is not, see [`cheapest_view`]).
+    Border {
+        /// The constellation, as [`crate::symmetry`] compares it.
+        canonical: Constellation,
+        /// The transform whose image is searched (`Identity` where completions are
+        /// classified one by one: [`crate::symmetry::classify`] reads the canonical view).
+        view: Transform,
+    },
     /// A queen at `(0, t)`, every border square nearer a corner closed, ties open: the
     /// solutions whose top queen is nearest a corner (for listing one per class).
     Nearest(u8),
@@ -71,18 +74,11 @@ impl Root {
                 }
                 vec![(0, 0), (1, c1)]
             }
-            Kind::Side(t) => {
-                close_nearer_than(n, t, &mut forbid);
-                for (r, c) in tie_squares(n, t) {
-                    forbid[r as usize] |= 1 << c;
-                }
-                vec![(0, t)]
-            }
             Kind::Nearest(t) => {
                 close_nearer_than(n, t, &mut forbid);
                 vec![(0, t)]
             }
-            Kind::Border(c) => c.queens(n),
+            Kind::Border { canonical, view } => canonical.transformed(n, view).queens(n),
         };
         (queens, forbid)
     }
@@ -106,25 +102,16 @@ fn close_nearer_than(n: u32, t: u8, forbid: &mut [u32; MAX_N as usize]) {
         crate::schedule::mask_of(u32::from(t)) | !crate::schedule::mask_of(n - u32::from(t));
 }
 
-/// The border squares as near to a corner as `(0, t)`, other than the top row's.
-pub fn tie_squares(n: u32, t: u8) -> [(u8, u8); 6] {
+/// Roots for the solutions with top queen `(0, t)` nearest a corner: one per border
+/// constellation that is the smallest of its images (its four queens all fixed), searched
+/// in its [`cheapest_view`]. A constellation fixes the weight of all its solutions, unless a
+/// symmetry fixes it (then each is classified, in the canonical view).
+fn constellations(n: u32, t: u8) -> Vec<Root> {
     let m = (n - 1) as u8;
-    [(t, 0), (m - t, 0), (t, m), (m - t, m), (m, t), (m, m - t)]
-}
-
-/// Roots for the solutions with top queen `(0, t)` and another border queen as near a corner:
-/// one per border constellation that is the smallest of its images. A constellation fixes
-/// the weight of all its solutions, unless a symmetry fixes it (then each is classified).
-fn tied_constellations(n: u32, t: u8) -> Vec<Root> {
-    let m = (n - 1) as u8;
-    let tie = |x: u8| x == t || x == m - t;
     let mut out = Vec::new();
     for bottom in (t..=m - t).filter(|&b| b != t) {
         for left in t..=m - t {
             for right in (t..=m - t).filter(|&r| r != left) {
-                if !(tie(bottom) || tie(left) || tie(right)) {
-                    continue;
-                }
                 let c = Constellation {
                     top: t,
                     bottom,
@@ -140,15 +127,51 @@ fn tied_constellations(n: u32, t: u8) -> Vec<Root> {
                     continue;
                 }
                 if let Some(weight) = symmetry::constellation_weight(n, &c) {
+                    let (weight, view) = match weight {
+                        8 => (8, cheapest_view(n, &c)),
+                        _ => (0, Transform::Identity),
+                    };
                     out.push(Root {
-                        kind: Kind::Border(c),
-                        weight: if weight == 8 { 8 } else { 0 },
+                        kind: Kind::Border { canonical: c, view },
+                        weight,
                     });
                 }
             }
         }
     }
     out
+}
+
+/// How much less each free row counts than the one above it in [`cheapest_view`]'s score.
+const VIEW_DECAY: f64 = 0.87;
+
+/// The view of a constellation whose search is expected smallest: the transform whose
+/// image leaves the fewest open squares on its free rows, each row weighing
+/// [`VIEW_DECAY`] times the row above it (the first of equals, in [`Transform::ALL`] order).
+///
+/// All eight images of a board have the same completions, but not the same search: the
+/// search fills rows top down, and a view whose fixed queens close many squares on the top
+/// rows (the left and right queens' rows skipped early, the bottom queen's long diagonal
+/// reaching up) prunes the tree near its root. The score reads only the fixed queens' own
+/// attacks, so it costs nothing next to the search. On Zen 4 at n = 16 (one thread) the
+/// chosen views search in 1.40 s against 1.81 s for the canonical ones; picking each
+/// constellation's truly smallest tree (every node of all eight counted) gives 1.29 s.
+pub fn cheapest_view(n: u32, c: &Constellation) -> Transform {
+    let score = |t: Transform| {
+        let s = Schedule::new(n, &c.transformed(n, t).queens(n), &[0; MAX_N as usize]);
+        let mut weight = 1.0;
+        let mut total = 0.0;
+        for &pre in &s.pre[..s.levels] {
+            total += weight * f64::from((s.full & !(s.fixed_cols | pre)).count_ones());
+            weight *= VIEW_DECAY;
+        }
+        total
+    };
+    Transform::ALL
+        .into_iter()
+        .map(|t| (score(t), t))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(Transform::Identity, |(_, t)| t)
 }
 
 /// Whether two distinct queens attack each other.
@@ -189,11 +212,7 @@ pub fn roots(n: u32, symmetry: Symmetry) -> Vec<Root> {
                 })
                 .collect();
             for t in (1..n8).take_while(|&t| t < n8 - 1 - t) {
-                out.push(Root {
-                    kind: Kind::Side(t),
-                    weight: 8,
-                });
-                out.extend(tied_constellations(n, t));
+                out.extend(constellations(n, t));
             }
             out
         }
@@ -315,5 +334,68 @@ impl Iterator for Subproblems<'_> {
             }
             self.frames.push((below, s.open(&below)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scalar;
+
+    /// Each full-mode border root, its constellation and its view.
+    fn border_roots(n: u32) -> Vec<(Root, Constellation, Transform)> {
+        roots(n, Symmetry::Full)
+            .into_iter()
+            .filter_map(|r| match r.kind {
+                Kind::Border { canonical, view } => Some((r, canonical, view)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The search below a constellation's image under `view`, all its free rows.
+    fn searched(n: u32, c: &Constellation, view: Transform) -> (u128, u64) {
+        let s = Schedule::new(n, &c.transformed(n, view).queens(n), &[0; MAX_N as usize]);
+        (
+            scalar::count(&s, s.start()),
+            s.nodes_below(s.start(), s.levels),
+        )
+    }
+
+    #[test]
+    fn every_view_of_a_constellation_has_the_same_completions() {
+        for n in 5..=11 {
+            for (root, c, view) in border_roots(n) {
+                let canonical = searched(n, &c, Transform::Identity).0;
+                for t in Transform::ALL {
+                    assert_eq!(searched(n, &c, t).0, canonical, "n = {n}, {c:?} in {t:?}");
+                }
+                assert_eq!(root.schedule(n), {
+                    let queens = c.transformed(n, view).queens(n);
+                    Schedule::new(n, &queens, &[0; MAX_N as usize])
+                });
+                if root.classifies() {
+                    assert_eq!(
+                        view,
+                        Transform::Identity,
+                        "classified in the canonical view"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_chosen_views_search_fewer_nodes_than_the_canonical_ones() {
+        let n = 13;
+        let (mut chosen, mut canonical) = (0, 0);
+        for (_, c, view) in border_roots(n) {
+            chosen += searched(n, &c, view).1;
+            canonical += searched(n, &c, Transform::Identity).1;
+        }
+        assert!(
+            chosen * 10 < canonical * 8,
+            "chosen views {chosen} nodes, canonical {canonical}"
+        );
     }
 }

@@ -5,9 +5,9 @@
 //! bottom row, the left column and the right column: its *border constellation* (fewer than
 //! four queens where one sits in a corner). The eight transforms of the square act on
 //! constellations, and full mode counts a solution only when its constellation is the
-//! smallest of its eight images (compared as `(top, bottom, left, right)`). That keeps the
-//! top queen nearest to a corner, which the search enforces row by row; see
-//! [`crate::split`].
+//! smallest of its eight images (compared as `(top, bottom, left, right)`): the top queen is
+//! nearest to a corner, and the search fixes each such constellation's queens before it
+//! starts (the corner ones by their first two rows); see [`crate::split`].
 //!
 //! A counted solution `x` with constellation `C` stands for `8 / |Stab(C)|` solutions, where
 //! `Stab(C)` is the set of transforms fixing `C`; and by Burnside's lemma the fundamental

@@ -1,20 +1,43 @@
-//! The scalar loops: bitmask backtracking over the free rows of a [`Schedule`], on any CPU.
+//! The scalar loop: bitmask backtracking over the free rows of a [`Schedule`], on any CPU;
+//! [`count`] and [`walk`] both run it.
 //!
-//! Counting and listing search the same tree in different orders:
-//!
-//! - [`count`] needs no order, so it keeps a stack of *nodes*, not of frames: a node's
-//!   children are computed together, the live ones but the first are pushed, and the search
-//!   goes on with the first without touching memory. A node with one open square (more
-//!   than half of them, deep in the tree) costs no store, no load and no branch beyond the
-//!   one that asks whether its child is live.
-//! - [`walk`] lists completions in lexicographic order, so it keeps one frame per level
-//!   and takes the squares of a level lowest first.
-//!
-//! Neither enters the last free row: by then one column is left, and the squares still
-//! open on it are the completions below the node. Both live in fixed arrays on the native
-//! stack: no heap, no recursion.
+//! Its stack holds *nodes*, not frames: a node's children are computed together, the live
+//! ones but the first are pushed, and the search goes on with the first without touching
+//! memory. It never enters the last free row: by then one column is left, and the squares
+//! still open on it are the completions below the node. All state lives in fixed arrays on
+//! the native stack: no heap, no recursion.
 
 use crate::schedule::{Board, MAX_N, Schedule, State};
+
+/// What the loop does on the row before the last: it hands over the open squares of the
+/// last free row (each one a completion; by then one column is left, so at most one).
+trait Leaves {
+    /// Whether [`Leaves::last_row`] reads the board; when false the loop does not fill it.
+    const RECORD: bool;
+    /// Called with the open squares of the last free row and (when `RECORD`) the board with
+    /// every other row filled.
+    fn last_row(&mut self, open: u32, board: &mut Board);
+    /// Whether the search should end now (checked after each [`Leaves::last_row`]).
+    #[inline(always)]
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+/// Counts completions.
+///
+/// A `u64`: the loop hands over one square at most per node, so one search would need 2^64
+/// nodes (centuries at a billion a second) to overflow it.
+struct Count(u64);
+
+impl Leaves for Count {
+    const RECORD: bool = false;
+    #[inline(always)]
+    fn last_row(&mut self, open: u32, _: &mut Board) {
+        debug_assert!(open.count_ones() <= 1, "one column is left on the last row");
+        self.0 += u64::from(open != 0);
+    }
+}
 
 /// Number of ways to complete the board below `start`, exact at any size (`u128`).
 pub fn count(s: &Schedule, start: State) -> u128 {
@@ -24,143 +47,7 @@ pub fn count(s: &Schedule, start: State) -> u128 {
 /// `base` plus the number of ways to complete the board below `start`: [`count`] with the
 /// counter started at `base` (so a test can drive it past `u64::MAX`).
 pub fn count_from(s: &Schedule, start: State, base: u128) -> u128 {
-    #[cfg(target_arch = "x86_64")]
-    if bit_instructions() {
-        // SAFETY: the CPU was just found to have every feature the function is built for.
-        return base + u128::from(unsafe { tally_bits(s, start) });
-    }
-    base + u128::from(tally(s, start))
-}
-
-/// Whether this CPU has the bit instructions [`tally_bits`] and [`search_bits`] are built
-/// for: `popcnt` counts a mask's squares in one instruction (a dozen without it), BMI1
-/// takes and clears the lowest open square in one each, BMI2 shifts by a register without
-/// touching the flags. All are older than AVX2 on every x86-64 line; the portable build
-/// targets the first x86-64s, which lack them. Measured on Zen 4, n = 16 in full mode on
-/// one thread: the frame loop 1.42 s portable, 1.28-1.31 s with them; [`tally`] 1.03-1.04 s
-/// portable, 0.99 s with them.
-#[cfg(target_arch = "x86_64")]
-fn bit_instructions() -> bool {
-    std::arch::is_x86_feature_detected!("popcnt")
-        && std::arch::is_x86_feature_detected!("bmi1")
-        && std::arch::is_x86_feature_detected!("bmi2")
-}
-
-/// [`tally`] with the bit instructions (see [`bit_instructions`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt,bmi1,bmi2")]
-fn tally_bits(s: &Schedule, start: State) -> u64 {
-    tally(s, start)
-}
-
-/// Entries of [`tally`]'s node stack. A node on level `l` pushes at most one fewer than its
-/// open squares, at most `n - 1 - l`, and the stack only ever holds the pushes of the
-/// nodes on the path to the current one: at most `31 + 30 + ... + 0 = 496` for `n = 32`.
-const STACK: usize = 512;
-
-/// The nodes [`tally`] has still to search, one array per field.
-struct Nodes {
-    open: [u32; STACK],
-    cols: [u32; STACK],
-    ld: [u32; STACK],
-    rd: [u32; STACK],
-    level: [u8; STACK],
-}
-
-/// A queen on `bit` of a node with masks `(cols, ld, rd)`: the child's masks one level
-/// down (`sh` rows below) and its open squares (`closed`: the squares the fixed queens
-/// close there, and every bit off the board).
-#[inline(always)]
-fn place(bit: u32, (cols, ld, rd): (u32, u32, u32), sh: u32, closed: u32) -> [u32; 4] {
-    let (cols, ld, rd) = (cols | bit, (ld | bit) << sh, (rd | bit) >> sh);
-    [!(cols | ld | rd | closed), cols, ld, rd]
-}
-
-/// The counting loop: the number of completions below `start`.
-///
-/// Each turn takes one node. On the row before the last it counts the open squares that
-/// leave the last row open. Elsewhere it pushes every live child but the one on the lowest
-/// open square (the second with no loop, as most nodes have at most two), then goes on
-/// with that one if it is live, or pops a node when it is not. The loop's one
-/// unpredictable branch per node is whether its first child is live.
-///
-/// The count is a `u64`: each turn adds at most 32, so one call would need 2^59 turns
-/// (centuries at a billion a second) to overflow it.
-#[inline(always)]
-fn tally(s: &Schedule, start: State) -> u64 {
-    let last = s.levels;
-    if start.level >= last {
-        // Already complete: one solution.
-        return 1;
-    }
-    let mut open = s.open(&start);
-    if start.level + 1 == last || open == 0 {
-        // On the last row (one column left), or a dead end.
-        return u64::from(open.count_ones());
-    }
-    // What is closed one level below each level, the columns off the board included, so a
-    // child's open squares are one complement.
-    let mut closed = [!0u32; MAX_N as usize];
-    for (c, &pre) in closed.iter_mut().zip(&s.pre[1..last]) {
-        *c = pre | !s.full;
-    }
-    let mut nodes = Nodes {
-        open: [0; STACK],
-        cols: [0; STACK],
-        ld: [0; STACK],
-        rd: [0; STACK],
-        level: [0; STACK],
-    };
-    let mut sp = 0usize;
-    let (mut cols, mut ld, mut rd, mut level) = (start.cols, start.ld, start.rd, start.level);
-    let mut found = 0u64;
-    // Indices are masked (`& 31`: levels are below 32; `& (STACK - 1)`: see STACK), which
-    // lets the compiler drop every bounds check from the loop.
-    loop {
-        let sh = s.shift[level & 31];
-        let below = closed[level & 31];
-        let masks = (cols, ld, rd);
-        if level + 2 == last {
-            // Two columns left: each open square is a solution when the last row stays open.
-            while open != 0 {
-                let bit = open & open.wrapping_neg();
-                open &= open - 1;
-                found += u64::from(place(bit, masks, sh, below)[0] != 0);
-            }
-        } else {
-            let first = open & open.wrapping_neg();
-            let mut rest = open ^ first;
-            let child = (level + 1) as u8;
-            let mut push = |bit: u32, live: bool| {
-                let [o, c, l, r] = place(bit, masks, sh, below);
-                let i = sp & (STACK - 1);
-                (nodes.open[i], nodes.cols[i], nodes.ld[i], nodes.rd[i]) = (o, c, l, r);
-                nodes.level[i] = child;
-                sp += usize::from(live & (o != 0));
-            };
-            // The second square with no branch (written and dropped when there is none),
-            // then any others.
-            push(rest & rest.wrapping_neg(), rest != 0);
-            rest &= rest.wrapping_sub(1);
-            while rest != 0 {
-                push(rest & rest.wrapping_neg(), true);
-                rest &= rest - 1;
-            }
-            let [o, c, l, r] = place(first, masks, sh, below);
-            if o != 0 {
-                (open, cols, ld, rd) = (o, c, l, r);
-                level += 1;
-                continue;
-            }
-        }
-        if sp == 0 {
-            return found;
-        }
-        sp -= 1;
-        let i = sp & (STACK - 1);
-        (open, cols, ld, rd) = (nodes.open[i], nodes.cols[i], nodes.ld[i], nodes.rd[i]);
-        level = usize::from(nodes.level[i]);
-    }
+    base + u128::from(run(s, start, &mut [0; MAX_N as usize], Count(0)).0)
 }
 
 /// Calls `visit` with each completed board below `start` (`n` entries, the column of the
@@ -187,12 +74,7 @@ pub fn walk<F: FnMut(&[u8]) -> bool>(s: &Schedule, start: State, prefix: &[u8], 
         board[walker.last_row] = 0;
         return walker.last_row(1 << c, &mut board);
     }
-    #[cfg(target_arch = "x86_64")]
-    if bit_instructions() {
-        // SAFETY: the CPU was just found to have every feature the function is built for.
-        return unsafe { search_bits(s, start, &mut board, &mut walker) };
-    }
-    search(s, start, &mut board, &mut walker)
+    run(s, start, &mut board, walker);
 }
 
 /// Hands each completion to a visitor, until it says stop.
@@ -204,9 +86,8 @@ struct Walker<'a, F> {
     stop: bool,
 }
 
-impl<F: FnMut(&[u8]) -> bool> Walker<'_, F> {
-    /// The open squares of the last free row (each a completion), with the board filled on
-    /// every other row.
+impl<F: FnMut(&[u8]) -> bool> Leaves for Walker<'_, F> {
+    const RECORD: bool = true;
     fn last_row(&mut self, mut open: u32, board: &mut Board) {
         while open != 0 && !self.stop {
             board[self.last_row] = open.trailing_zeros() as u8;
@@ -214,72 +95,180 @@ impl<F: FnMut(&[u8]) -> bool> Walker<'_, F> {
             self.stop = !(self.visit)(&board[..self.n]);
         }
     }
-}
-
-/// [`search`] with the bit instructions (see [`bit_instructions`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt,bmi1,bmi2")]
-fn search_bits<F: FnMut(&[u8]) -> bool>(
-    s: &Schedule,
-    start: State,
-    board: &mut Board,
-    walker: &mut Walker<'_, F>,
-) {
-    search(s, start, board, walker)
-}
-
-/// The listing loop: depth-first search below `start` in lexicographic order, handing each
-/// last-row mask to `walker`.
-///
-/// `board` holds the fixed queens and the levels above `start`. Each iteration takes the
-/// lowest open square of the current level, records it, computes the open squares one
-/// level down, and either hands them over (when that level is the last free row) or
-/// descends. A level whose squares are used up pops a frame.
-#[inline(always)]
-fn search<F: FnMut(&[u8]) -> bool>(
-    s: &Schedule,
-    start: State,
-    board: &mut Board,
-    walker: &mut Walker<'_, F>,
-) {
-    let last = s.levels;
-    if start.level + 1 == last {
-        return walker.last_row(s.open(&start), board);
+    fn stopped(&self) -> bool {
+        self.stop
     }
-    // Frame `l` holds level `l`'s node while a level below it is searched: (open squares
-    // left, cols, ld, rd). Indices are masked with `& 31` (levels are below 32), which lets
-    // the compiler drop every bounds check from the loop.
-    let mut stack = [(0u32, 0u32, 0u32, 0u32); MAX_N as usize];
-    let top = start.level;
-    let mut level = start.level;
-    let (mut cols, mut ld, mut rd) = (start.cols, start.ld, start.rd);
+}
+
+/// [`search`] compiled for this CPU's bit instructions where it has them (detected at run
+/// time): `popcnt` counts a mask's squares in one instruction (a dozen without it), BMI1
+/// takes and clears the lowest open square in one each, BMI2 shifts by a register without
+/// touching the flags, `lzcnt` finds the highest open square. All are older than AVX2 on
+/// every x86-64 line; the portable build targets the first x86-64s, which lack them.
+/// Measured on Zen 4, n = 16 in full mode on one thread: the frame loop this one replaced
+/// took 1.42 s portable and 1.28-1.31 s with them; [`search`] 1.03-1.04 s and 0.99 s.
+fn run<L: Leaves>(s: &Schedule, start: State, board: &mut Board, leaves: L) -> L {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+    {
+        // SAFETY: the CPU was just found to have every feature the function is built for.
+        return unsafe { search_bits(s, start, board, leaves) };
+    }
+    search(s, start, board, leaves)
+}
+
+/// [`search`] with the bit instructions (see [`run`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
+fn search_bits<L: Leaves>(s: &Schedule, start: State, board: &mut Board, leaves: L) -> L {
+    search(s, start, board, leaves)
+}
+
+/// Entries of [`search`]'s node stack. A node on level `l` pushes at most one fewer than its
+/// open squares, at most `n - 1 - l`, and the stack only ever holds the pushes of the
+/// nodes on the path to the current one: at most `31 + 30 + ... + 0 = 496` for `n = 32`.
+const STACK: usize = 512;
+
+/// The nodes [`search`] has still to visit, one array per field.
+struct Nodes {
+    open: [u32; STACK],
+    cols: [u32; STACK],
+    ld: [u32; STACK],
+    rd: [u32; STACK],
+    level: [u8; STACK],
+    /// The column of the queen the node was made by, on its parent's row (read only when
+    /// recording).
+    queen: [u8; STACK],
+}
+
+/// A queen on `bit` of a node with masks `(cols, ld, rd)`: the child's masks one level
+/// down (`sh` rows below) and its open squares (`closed`: the squares the fixed queens
+/// close there, and every bit off the board).
+#[inline(always)]
+fn place(bit: u32, (cols, ld, rd): (u32, u32, u32), sh: u32, closed: u32) -> [u32; 4] {
+    let (cols, ld, rd) = (cols | bit, (ld | bit) << sh, (rd | bit) >> sh);
+    [!(cols | ld | rd | closed), cols, ld, rd]
+}
+
+/// The highest square of `x`; 0 when there is none.
+#[inline(always)]
+fn highest(x: u32) -> u32 {
+    (0x8000_0000u64 >> x.leading_zeros()) as u32
+}
+
+/// The hot loop: depth-first search below `start`, handing each last-row mask to `leaves`
+/// (in lexicographic order when `L::RECORD`).
+///
+/// Each turn takes one node. On the row before the last it hands over, square by square
+/// from the lowest, what each leaves open on the last row. Elsewhere it pushes every live
+/// child but the one on the lowest open square (one with no loop, as most nodes have at
+/// most two; highest first when listing, so they come back lowest first), then goes on
+/// with the lowest if it is live, or pops a node when it is not. More than half the nodes
+/// have one open square; those cost no store, no load and one branch, whether the child is
+/// live (a loop with a frame per level paid a push, a pop and two mispredicted branches).
+///
+/// `board` holds the fixed queens and the levels above `start` (written only when
+/// `L::RECORD`: each node's queen goes on the board when the node is taken up).
+#[inline(always)]
+fn search<L: Leaves>(s: &Schedule, start: State, board: &mut Board, mut leaves: L) -> L {
+    let last = s.levels;
+    if start.level >= last {
+        // Already complete: one solution.
+        leaves.last_row(1, board);
+        return leaves;
+    }
     let mut open = s.open(&start);
+    if start.level + 1 == last {
+        leaves.last_row(open, board);
+        return leaves;
+    }
+    // What is closed one level below each level, the columns off the board included, so a
+    // child's open squares are one complement.
+    let mut closed = [!0u32; MAX_N as usize];
+    for (c, &pre) in closed.iter_mut().zip(&s.pre[1..last]) {
+        *c = pre | !s.full;
+    }
+    let mut nodes = Nodes {
+        open: [0; STACK],
+        cols: [0; STACK],
+        ld: [0; STACK],
+        rd: [0; STACK],
+        level: [0; STACK],
+        queen: [0; STACK],
+    };
+    let mut sp = 0usize;
+    let (mut cols, mut ld, mut rd, mut level) = (start.cols, start.ld, start.rd, start.level);
+    // Indices are masked (`& 31`: levels and rows are below 32; `& (STACK - 1)`: see
+    // STACK), which lets the compiler drop every bounds check from the loop.
+    let row = |level: usize| s.rows[level & 31] as usize & 31;
     loop {
-        if open == 0 {
-            if level == top {
-                return;
-            }
-            level -= 1;
-            (open, cols, ld, rd) = stack[level & 31];
-            continue;
-        }
-        let bit = open & open.wrapping_neg();
-        open ^= bit;
-        board[s.rows[level & 31] as usize & 31] = bit.trailing_zeros() as u8;
         let sh = s.shift[level & 31];
-        let ncols = cols | bit;
-        let nld = (ld | bit) << sh;
-        let nrd = (rd | bit) >> sh;
-        let next = s.full & !(ncols | nld | nrd | s.pre[(level + 1) & 31]);
+        let below = closed[level & 31];
+        let masks = (cols, ld, rd);
         if level + 2 == last {
-            walker.last_row(next, board);
-            if walker.stop {
-                return;
+            while open != 0 {
+                let bit = open & open.wrapping_neg();
+                open &= open - 1;
+                if L::RECORD {
+                    board[row(level)] = bit.trailing_zeros() as u8;
+                }
+                leaves.last_row(place(bit, masks, sh, below)[0], board);
+                if leaves.stopped() {
+                    return leaves;
+                }
             }
-        } else if next != 0 {
-            stack[level & 31] = (open, cols, ld, rd);
-            (open, cols, ld, rd) = (next, ncols, nld, nrd);
-            level += 1;
+        } else if open != 0 {
+            let first = open & open.wrapping_neg();
+            let mut rest = open ^ first;
+            let child = (level + 1) as u8;
+            let mut push = |bit: u32, live: bool| {
+                let [o, c, l, r] = place(bit, masks, sh, below);
+                let i = sp & (STACK - 1);
+                (nodes.open[i], nodes.cols[i], nodes.ld[i], nodes.rd[i]) = (o, c, l, r);
+                nodes.level[i] = child;
+                if L::RECORD {
+                    nodes.queen[i] = bit.trailing_zeros() as u8;
+                }
+                sp += usize::from(live & (o != 0));
+            };
+            // One square with no branch (written and dropped when there is none), then any
+            // others. Listing pushes them highest first, so they come back lowest first;
+            // counting needs no order and takes the lowest, which costs one instruction
+            // less (1-2% at n = 17 on Zen 4).
+            let next = |rest: u32| match L::RECORD {
+                true => highest(rest),
+                false => rest & rest.wrapping_neg(),
+            };
+            let bit = next(rest);
+            push(bit, bit != 0);
+            rest ^= bit;
+            while rest != 0 {
+                let bit = next(rest);
+                push(bit, true);
+                rest ^= bit;
+            }
+            let [o, c, l, r] = place(first, masks, sh, below);
+            if o != 0 {
+                if L::RECORD {
+                    board[row(level)] = first.trailing_zeros() as u8;
+                }
+                (open, cols, ld, rd) = (o, c, l, r);
+                level += 1;
+                continue;
+            }
+        }
+        if sp == 0 {
+            return leaves;
+        }
+        sp -= 1;
+        let i = sp & (STACK - 1);
+        (open, cols, ld, rd) = (nodes.open[i], nodes.cols[i], nodes.ld[i], nodes.rd[i]);
+        level = usize::from(nodes.level[i]);
+        if L::RECORD {
+            board[row(level - 1)] = nodes.queen[i];
         }
     }
 }
@@ -302,7 +291,9 @@ mod tests {
     #[test]
     fn the_portable_loop_counts_the_published_totals() {
         for n in 1..=12 {
-            let total = mirror_total(n, |s| u128::from(tally(s, s.start())));
+            let total = mirror_total(n, |s| {
+                u128::from(search(s, s.start(), &mut [0; MAX_N as usize], Count(0)).0)
+            });
             assert_eq!(Some(total), published::all(n), "n = {n}");
         }
     }
@@ -340,9 +331,8 @@ mod tests {
                     starts.extend(frontier.iter().cloned());
                 }
                 for (st, prefix) in &starts {
-                    let counted = u128::from(tally(&s, *st));
+                    let counted = count(&s, *st);
                     assert_eq!(counted, walked(&s, *st, prefix), "n = {n}, {root:?} {st:?}");
-                    assert_eq!(counted, count(&s, *st), "n = {n}, {root:?} {st:?}");
                 }
             }
         }
@@ -351,15 +341,21 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn the_loop_with_bit_instructions_counts_as_the_portable_one() {
-        if !bit_instructions() {
+        if !(std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt"))
+        {
             return;
         }
         for n in 1..=12 {
             for root in split::roots(n, Symmetry::Full) {
                 let s = root.schedule(n);
-                // SAFETY: the CPU has the bit instructions (checked above).
-                let bits = unsafe { tally_bits(&s, s.start()) };
-                assert_eq!(tally(&s, s.start()), bits, "n = {n}, root {root:?}");
+                let portable = search(&s, s.start(), &mut [0; MAX_N as usize], Count(0)).0;
+                // SAFETY: the CPU has every feature the function is built for (checked above).
+                let bits =
+                    unsafe { search_bits(&s, s.start(), &mut [0; MAX_N as usize], Count(0)) }.0;
+                assert_eq!(portable, bits, "n = {n}, root {root:?}");
             }
         }
     }

@@ -45,9 +45,14 @@ fn strictly_increasing(xs: &[Vec<u8>]) -> bool {
 
 #[test]
 fn every_solution_listed_once_valid_and_in_order() {
-    for threads in [1, 2, 4] {
+    // The default loop, and the scalar one on its own (the default falls back to it only for
+    // small subtrees on a CPU with SIMD lanes).
+    for (threads, kernel) in [1, 2, 4]
+        .into_iter()
+        .flat_map(|t| [(t, Kernel::Auto), (t, Kernel::Scalar)])
+    {
         for n in 0..=10u32 {
-            let xs = list(n, threads, false, None);
+            let xs = list_with(n, threads, false, None, kernel);
             assert_eq!(
                 Some(xs.len() as u128),
                 published::all(n),

@@ -1,9 +1,9 @@
 //! The counting loop in SIMD lanes: sixteen subtrees searched in lockstep with AVX-512, and
 //! its feeding: how a subtree is cut into batches of smaller subtrees for the lanes.
 //!
-//! The scalar loop ([`crate::scalar`]) spends most of its time on mispredicted branches:
-//! whether a level is used up, whether the next level is open. Here each of sixteen lanes
-//! runs its own depth-first search of one subtree, and every step of the loop advances
+//! The scalar loop ([`crate::scalar`]) spends much of its time on mispredicted branches:
+//! whether a node's first child is live, how many siblings it pushes. Here each of sixteen
+//! lanes runs its own depth-first search of one subtree, and every step of the loop advances
 //! every lane by one node: lanes with an open square descend (or count, on the row before
 //! the last), lanes whose level is used up pop a frame. Which lanes do what is a mask, not
 //! a branch, so the loop's one branch (are any lanes still busy?) is always predicted.

@@ -315,8 +315,8 @@ mod tests {
 
     #[test]
     fn counting_and_listing_agree_on_every_subproblem() {
-        // Every full-mode root of these sizes, and every node one and two levels below
-        // them: starts on every level the plan hands out, down to the last rows.
+        // Every full-mode root of these sizes, and every node one, two and three levels
+        // below them: starts on every level the plan hands out, down to the last rows.
         for n in 4..=11 {
             for root in split::roots(n, Symmetry::Full) {
                 let s = root.schedule(n);

@@ -163,7 +163,7 @@ const VIEW_THINNING: f64 = 1.6;
 /// every view to pick the truly smallest costs more than the search).
 pub fn cheapest_view(n: u32, c: &Constellation) -> Transform {
     let size = |t: Transform| {
-        let s = Schedule::new(n, &c.transformed(n, t).queens(n), &[0; MAX_N as usize]);
+        let s = view_schedule(n, c, t);
         let free_columns = f64::from(n) - 2.0;
         let (mut nodes, mut total) = (1.0, 0.0);
         for (l, &pre) in s.pre[..s.levels].iter().enumerate() {
@@ -178,6 +178,12 @@ pub fn cheapest_view(n: u32, c: &Constellation) -> Transform {
         .map(|t| (size(t), t))
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .map_or(Transform::Identity, |(_, t)| t)
+}
+
+/// The search schedule of a constellation's image under `view`: its four queens fixed,
+/// nothing else closed (a border root's schedule).
+fn view_schedule(n: u32, c: &Constellation, view: Transform) -> Schedule {
+    Schedule::new(n, &c.transformed(n, view).queens(n), &[0; MAX_N as usize])
 }
 
 /// Whether two distinct queens attack each other.
@@ -361,7 +367,7 @@ mod tests {
 
     /// The search below a constellation's image under `view`, all its free rows.
     fn searched(n: u32, c: &Constellation, view: Transform) -> (u128, u64) {
-        let s = Schedule::new(n, &c.transformed(n, view).queens(n), &[0; MAX_N as usize]);
+        let s = view_schedule(n, c, view);
         (
             scalar::count(&s, s.start()),
             s.nodes_below(s.start(), s.levels),
@@ -376,10 +382,7 @@ mod tests {
                 for t in Transform::ALL {
                     assert_eq!(searched(n, &c, t).0, canonical, "n = {n}, {c:?} in {t:?}");
                 }
-                assert_eq!(root.schedule(n), {
-                    let queens = c.transformed(n, view).queens(n);
-                    Schedule::new(n, &queens, &[0; MAX_N as usize])
-                });
+                assert_eq!(root.schedule(n), view_schedule(n, &c, view));
                 if root.classifies() {
                     assert_eq!(
                         view,

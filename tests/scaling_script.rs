@@ -7,7 +7,8 @@ use std::process::Command;
 #[test]
 fn quick_sweep_writes_the_csv() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let out = std::env::temp_dir().join(format!("nqueens-scaling-{}", std::process::id()));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
     let status = Command::new("bash")
         .arg(format!("{root}/scripts/scaling.sh"))
         .args(["12", out.to_str().unwrap()])
@@ -33,5 +34,4 @@ fn quick_sweep_writes_the_csv() {
         assert!(["2680", "14200"].contains(&solutions), "{row}");
     }
     assert!(!out.join("scaling.svg").exists(), "NO_PLOT=1 draws nothing");
-    let _ = std::fs::remove_dir_all(out);
 }

@@ -216,8 +216,8 @@ mod tests {
     /// script writes exactly this header) draws an SVG with every panel.
     #[test]
     fn scaling_csv_draws_an_svg() {
-        let dir = std::env::temp_dir().join(format!("nqueens-plot-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let csv = dir.join("scaling.csv");
         let mut text = String::from(
             "cpu_model,logical_cpus,commit,n,symmetry,split_depth,threads,repetitions,median_s,min_s,max_s,speedup,efficiency,solutions\n",
@@ -239,6 +239,5 @@ mod tests {
         let svg = std::fs::read_to_string(&out).unwrap();
         assert!(svg.contains("<svg") && svg.contains("speedup vs threads"));
         assert!(svg.contains("median time vs n") && svg.contains("Some CPU"));
-        let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -108,7 +108,7 @@ pub enum Method {
     /// Backtracking to the leaves, in the counting loop the kernel picks.
     Search,
     /// The board is cut into a left and a right half, whose placements are built per key
-    /// (the rows of the left half's queens) and matched by diagonals (see `cut.rs`).
+    /// (the rows of the left half's queens) and matched by diagonals (see `cut/`).
     Join,
 }
 
@@ -136,6 +136,9 @@ impl Method {
         }
     }
 }
+
+/// Largest board the join handles (`--method join`).
+pub const MAX_CUT_N: u32 = 22;
 
 /// Default memory budget of a run (all threads together), in bytes: 2 GiB.
 pub const DEFAULT_MEMORY: usize = 2 << 30;
@@ -345,7 +348,7 @@ pub enum Error {
     /// The join was asked for on a board larger than it handles.
     #[error(
         "--method join handles N up to {max}, not {0} (its pieces and keys outgrow memory beyond): use --method search or auto",
-        max = crate::cut::MAX_CUT_N
+        max = MAX_CUT_N
     )]
     JoinSize(u32),
     /// The thread pool could not be started.

@@ -1,0 +1,304 @@
+//! Half-boards: a top piece and a bottom piece on a key's rows whose columns complete each
+//! other and whose diagonals do not meet, written as one word of the diagonals both halves
+//! reach (plain words, or eight or four bottom pieces a step with AVX-512 or AVX2).
+
+use super::pieces::Quadrant;
+use super::{Cut, Key, Lanes, Word};
+
+/// A queen set's diagonals as bits: `r - c + n - 1` (down-right) and `r + c` (down-left).
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(super) struct Lines {
+    pub(super) down_right: u64,
+    pub(super) down_left: u64,
+}
+
+impl Lines {
+    pub(super) fn of(n: usize, r: usize, c: usize) -> Lines {
+        Lines {
+            down_right: 1 << (r + n - 1 - c),
+            down_left: 1 << (r + c),
+        }
+    }
+
+    pub(super) fn meets(self, o: Lines) -> u64 {
+        self.down_right & o.down_right | self.down_left & o.down_left
+    }
+
+    pub(super) fn with(self, o: Lines) -> Lines {
+        Lines {
+            down_right: self.down_right | o.down_right,
+            down_left: self.down_left | o.down_left,
+        }
+    }
+}
+
+impl Cut {
+    /// Fills `out` with the word of every left half-board on `rows` that does not meet
+    /// `forbid`, or (`mirrored`) of their mirror images as right half-boards: the
+    /// diagonals `low..low + width` of each direction, down-right in the low half. The
+    /// mirror keeps rows and swaps the two directions (and so the word's halves); it maps
+    /// the middle column to itself, so the middle queen forbids the same squares.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn build(
+        &self,
+        rows: u32,
+        forbid: Lines,
+        mirrored: bool,
+        (low, width): (usize, usize),
+        lanes: Lanes,
+        out: &mut Vec<Word>,
+    ) {
+        let shape = Shape {
+            forbid,
+            low,
+            mask: (1u64 << width) - 1,
+            turn: if mirrored { 32 } else { 0 },
+        };
+        match lanes {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
+            Lanes::Avx512 => unsafe { self.build512(rows, &shape, out) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
+            Lanes::Avx2 => unsafe { self.build256(rows, &shape, out) },
+            Lanes::Scalar => self.build_with(rows, &shape, out, pairs),
+        }
+    }
+    /// [`Cut::build`] with `pairs` joining one top piece to the bottom pieces under it.
+    #[inline(always)]
+    fn build_with(
+        &self,
+        rows: u32,
+        shape: &Shape,
+        out: &mut Vec<Word>,
+        pairs: impl Fn(&Quadrant, Lines, &[u64], &Shape, &mut Vec<Word>),
+    ) {
+        out.clear();
+        let [north, south] = &self.quadrants;
+        let (rn, rs) = (
+            rows as usize & ((1 << self.top) - 1),
+            rows as usize >> self.top,
+        );
+        let k = rn.count_ones();
+        let cols = (1usize << self.h) - 1;
+        for up in (0..=cols).filter(|c| c.count_ones() == k) {
+            let below = south.pieces(rs, cols & !up);
+            if below.is_empty() {
+                continue;
+            }
+            for &p in north.pieces(rn, up) {
+                let p = north.lines(p);
+                if p.meets(shape.forbid) == 0 {
+                    pairs(south, p, below, shape, out);
+                }
+            }
+        }
+    }
+    /// [`Cut::build`] compiled for AVX-512, eight bottom pieces a step ([`pairs512`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn build512(&self, rows: u32, shape: &Shape, out: &mut Vec<Word>) {
+        // The closure inherits this function's AVX-512F, which `pairs512` needs.
+        self.build_with(rows, shape, out, |s, p, below, shape, out| {
+            pairs512(s, p, below, shape, out)
+        });
+    }
+    /// [`Cut::build`] compiled for AVX2, four bottom pieces a step ([`pairs256`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn build256(&self, rows: u32, shape: &Shape, out: &mut Vec<Word>) {
+        // The closure inherits this function's AVX2, which `pairs256` needs.
+        self.build_with(rows, shape, out, |s, p, below, shape, out| {
+            pairs256(s, p, below, shape, out)
+        });
+    }
+    /// The diagonals both halves reach: `2h - 1` of each direction from index `n - h`.
+    pub(super) fn shared(&self) -> (usize, usize) {
+        (self.n - self.h, (2 * self.h).saturating_sub(1))
+    }
+    /// An upper bound of the half-boards on `rows`: the pairs of pieces that could make one.
+    pub(super) fn bound(&self, rows: u32) -> u64 {
+        let [north, south] = &self.quadrants;
+        let (rn, rs) = (
+            rows as usize & ((1 << self.top) - 1),
+            rows as usize >> self.top,
+        );
+        let cols = (1usize << self.h) - 1;
+        (0..=cols)
+            .filter(|c| c.count_ones() == rn.count_ones())
+            .map(|up| (north.pieces(rn, up).len() * south.pieces(rs, cols & !up).len()) as u64)
+            .sum()
+    }
+    /// What `key` costs, from upper bounds of its half-boards on each side (pairs of
+    /// pieces): a relative estimate of its time (building is linear in the half-boards,
+    /// matching about `l * r / 64` word steps), and the bytes a thread's half-boards for it
+    /// can take at most, its tables aside (the left ones twice, as built and as one middle
+    /// queen leaves them; every middle row's right ones; the largest group again while it
+    /// is built).
+    pub fn measure(&self, key: &Key) -> (u64, usize) {
+        let l = self.bound(key.rows);
+        let (mut time, mut sum, mut most) = (1 + l, 0, 0);
+        for &(m, _) in &key.middles {
+            let r = self.bound(self.right_rows(key.rows, m));
+            time += r + l * r / 64;
+            (sum, most) = (sum + r, most.max(r));
+        }
+        (time, 8 * (2 * l + sum + most) as usize)
+    }
+}
+
+/// How half-boards are written: the squares the middle queen forbids, the diagonals kept
+/// (`low`, `mask`) and the turn that swaps the word's halves for a mirror image.
+struct Shape {
+    forbid: Lines,
+    low: usize,
+    mask: u64,
+    turn: u32,
+}
+
+impl Shape {
+    /// What the vector forms of [`pairs`] broadcast for top piece `p`: the lines a bottom
+    /// piece must miss (`p`'s and the middle queen's, each direction), `p`'s own, and the
+    /// mask of the diagonals kept.
+    fn words(&self, p: Lines) -> [u64; 5] {
+        let f = self.forbid;
+        [
+            p.down_right | f.down_right,
+            p.down_left | f.down_left,
+            p.down_right,
+            p.down_left,
+            self.mask,
+        ]
+    }
+
+    /// The shifts that restore a bottom piece's two directions (see [`Quadrant::lines`]) and
+    /// the one that drops the diagonals below those kept.
+    fn counts(&self, south: &Quadrant) -> [usize; 3] {
+        [south.low.0, south.low.1, self.low]
+    }
+}
+
+/// Appends the half-boards of top piece `p` with each bottom piece of `below` (pieces of
+/// `south`) that meets neither it nor the middle queen. Every pair is written and the
+/// clashing ones overwritten: no branch to mispredict.
+fn pairs(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
+    let mut len = out.len();
+    out.resize(len + below.len(), 0);
+    for &q in below {
+        let q = south.lines(q);
+        let clash = p.meets(q) | q.meets(shape.forbid);
+        let both = p.with(q);
+        let (low, mask) = (shape.low, shape.mask);
+        let word = (both.down_right >> low) & mask | ((both.down_left >> low) & mask) << 32;
+        out[len] = word.rotate_left(shape.turn);
+        len += usize::from(clash == 0);
+    }
+    out.truncate(len);
+}
+
+/// [`pairs`] with AVX-512: eight bottom pieces a step, the ones that clash dropped by
+/// `vpcompressq` into a register (its memory form is slow on Zen 4) and all eight words
+/// stored, the next step overwriting past the kept ones.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn pairs512(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
+    use std::arch::x86_64::*;
+    let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
+    let half = _mm512_set1_epi64(0xffff_ffff);
+    let [a, b, pdr, pdl, mask] = shape.words(p).map(|x| _mm512_set1_epi64(x as i64));
+    let turn = _mm512_set1_epi64(i64::from(shape.turn));
+    // Room for every pair and one full store past the last kept word.
+    out.reserve(below.len() + 8);
+    let base = out.len();
+    let dst = out.spare_capacity_mut().as_mut_ptr().cast::<u64>();
+    let mut len = 0;
+    for chunk in below.chunks(8) {
+        let live = ((1u16 << chunk.len()) - 1) as u8;
+        // SAFETY: the masked load reads only the chunk's words.
+        let q = unsafe { _mm512_maskz_loadu_epi64(live, chunk.as_ptr().cast()) };
+        let qdr = _mm512_sll_epi64(_mm512_and_si512(q, half), to_dr);
+        let qdl = _mm512_sll_epi64(_mm512_srli_epi64::<32>(q), to_dl);
+        let clash = _mm512_or_si512(_mm512_and_si512(qdr, a), _mm512_and_si512(qdl, b));
+        let kept = _mm512_testn_epi64_mask(clash, clash) & live;
+        let dr = _mm512_and_si512(_mm512_srl_epi64(_mm512_or_si512(qdr, pdr), low), mask);
+        let dl = _mm512_and_si512(_mm512_srl_epi64(_mm512_or_si512(qdl, pdl), low), mask);
+        let word = _mm512_rolv_epi64(_mm512_or_si512(dr, _mm512_slli_epi64::<32>(dl)), turn);
+        // SAFETY: `len <= below.len()` words are kept so far, so the eight words stored at
+        // `dst + len` lie within the capacity reserved above.
+        unsafe {
+            _mm512_storeu_si512(dst.add(len).cast(), _mm512_maskz_compress_epi64(kept, word))
+        };
+        len += kept.count_ones() as usize;
+    }
+    // SAFETY: the first `len` words past `base` were written above (each store wrote its
+    // kept words first), and the capacity holds them.
+    unsafe { out.set_len(base + len) };
+}
+
+/// For each set of four 64-bit lanes kept, the 32-bit indices that move them to the front
+/// in order (AVX2 has no compress; `vpermd` with one of these does it).
+#[cfg(target_arch = "x86_64")]
+const PACK: [[i32; 8]; 16] = {
+    let mut table = [[0i32; 8]; 16];
+    let mut kept = 0;
+    while kept < 16 {
+        let (mut lane, mut at) = (0i32, 0usize);
+        while lane < 4 {
+            if kept >> lane & 1 == 1 {
+                table[kept][2 * at] = 2 * lane;
+                table[kept][2 * at + 1] = 2 * lane + 1;
+                at += 1;
+            }
+            lane += 1;
+        }
+        kept += 1;
+    }
+    table
+};
+
+/// [`pairs`] with AVX2: four bottom pieces a step, the kept words moved to the front by
+/// `vpermd` ([`PACK`]) and all four stored, the next step overwriting past the kept ones.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn pairs256(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
+    use std::arch::x86_64::*;
+    let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
+    let half = _mm256_set1_epi64x(0xffff_ffff);
+    let [a, b, pdr, pdl, mask] = shape.words(p).map(|x| _mm256_set1_epi64x(x as i64));
+    let mirrored = shape.turn != 0;
+    // Room for every pair and one full store past the last kept word.
+    out.reserve(below.len() + 4);
+    let base = out.len();
+    let dst = out.spare_capacity_mut().as_mut_ptr().cast::<u64>();
+    let mut len = 0;
+    for chunk in below.chunks(4) {
+        let live = (1i32 << chunk.len()) - 1;
+        let lanes = _mm256_setr_epi64x(
+            -i64::from(live & 1 != 0),
+            -i64::from(live & 2 != 0),
+            -i64::from(live & 4 != 0),
+            -i64::from(live & 8 != 0),
+        );
+        // SAFETY: the masked load reads only the chunk's words.
+        let q = unsafe { _mm256_maskload_epi64(chunk.as_ptr().cast(), lanes) };
+        let qdr = _mm256_sll_epi64(_mm256_and_si256(q, half), to_dr);
+        let qdl = _mm256_sll_epi64(_mm256_srli_epi64::<32>(q), to_dl);
+        let clash = _mm256_or_si256(_mm256_and_si256(qdr, a), _mm256_and_si256(qdl, b));
+        let none = _mm256_cmpeq_epi64(clash, _mm256_setzero_si256());
+        let kept = _mm256_movemask_pd(_mm256_castsi256_pd(none)) & live;
+        let dr = _mm256_and_si256(_mm256_srl_epi64(_mm256_or_si256(qdr, pdr), low), mask);
+        let dl = _mm256_and_si256(_mm256_srl_epi64(_mm256_or_si256(qdl, pdl), low), mask);
+        let (dr, dl) = if mirrored { (dl, dr) } else { (dr, dl) };
+        let word = _mm256_or_si256(dr, _mm256_slli_epi64::<32>(dl));
+        // SAFETY: `PACK[kept]` is eight indices below 8; the load is unaligned.
+        let pack = unsafe { _mm256_loadu_si256(PACK[kept as usize].as_ptr().cast()) };
+        let packed = _mm256_permutevar8x32_epi32(word, pack);
+        // SAFETY: `len <= below.len()` words are kept so far, so the four words stored at
+        // `dst + len` lie within the capacity reserved above.
+        unsafe { _mm256_storeu_si256(dst.add(len).cast(), packed) };
+        len += kept.count_ones() as usize;
+    }
+    // SAFETY: the first `len` words past `base` were written above (each store wrote its
+    // kept words first), and the capacity holds them.
+    unsafe { out.set_len(base + len) };
+}

@@ -1,0 +1,324 @@
+//! The join method: the board cut down the middle into a left and a right half, each half's
+//! placements enumerated once per key, and the compatible pairs counted with bitsets.
+//!
+//! Every solution puts one queen in each of the `h = n / 2` left columns; the rows those
+//! take are its *key* `E`. On an odd board the middle column's queen (row `m`) is part of
+//! the key too, and the right `h` columns take the other rows. A *left half-board* (one
+//! queen in each left column, on the rows of `E`, no two attacking, none attacking the
+//! middle queen) and a right half-board on the other rows make a solution exactly when no
+//! diagonal holds a queen of each: the key already gives every row and column one queen.
+//! So the count of a key is `L * R` minus the pairs that share a diagonal.
+//!
+//! Half-boards are built from *pieces*: the placements inside one quadrant (the top or
+//! bottom rows of a half), stored by the rows and the columns they use, enumerated once per
+//! board. A left half-board of key `E` is a top piece on `E`'s top rows and a bottom piece
+//! on its bottom rows whose columns complete each other and whose diagonals do not meet.
+//!
+//! A half-board is stored as one word: the `2h - 1` diagonals of each direction that both
+//! halves can reach. Matching (the hot part): the smaller half of a key goes into a table.
+//! Its words' union names the diagonals in play; for each of them the set of half-boards
+//! on it is a bitset, and for each eight consecutive diagonals the union of every subset
+//! of their sets is precomputed (256 entries). A half-board of the other side then finds
+//! everything it meets by ORing one entry per eight of its diagonals (at most six at
+//! n = 22) and counting the bits: with AVX-512, eight words a step and `vpopcntq`; with
+//! AVX2 four and a nibble table; a plain loop elsewhere. The table is built and matched a
+//! slice of at most 2048 half-boards at a time (so that a slice stays in L2 cache), fewer
+//! where the memory budget asks. On an odd board the left half-boards of one row set go
+//! into one table for all its middle rows (see [`Cut::count`]).
+//!
+//! Symmetry: the mirror image maps key `(E, m)` to `(rest, m)`, the upside-down image to
+//! the flipped rows; keys in one orbit have the same count, so one key per orbit is counted
+//! with the orbit's size as its weight. The quarter and half turns and the diagonal
+//! reflections do not map keys to keys; fundamental solutions come by Burnside's lemma
+//! from the total and the solutions each of the seven other symmetries fixes, which a small
+//! search of its own counts ([`fixed_by_symmetries`]).
+//!
+//! One file per stage: [`pieces`] (the placements inside each quadrant), [`keys`](mod@keys) (the parts
+//! and their symmetry, and a key searched as an oracle), [`halves`] (half-boards built from
+//! pieces), [`matching`] (the pairs of half-boards that share no diagonal) and [`symmetric`]
+//! (the solutions the other symmetries fix, for Burnside's count).
+
+use std::cell::RefCell;
+
+use crate::schedule::mask_of;
+use crate::types::Kernel;
+
+pub mod halves;
+pub mod keys;
+pub mod matching;
+pub mod pieces;
+pub mod symmetric;
+
+pub use crate::types::MAX_CUT_N;
+pub use keys::{Key, keys, search};
+pub use matching::MIN_BYTES;
+pub use symmetric::fixed_by_symmetries;
+
+use halves::Lines;
+use matching::meets;
+use pieces::Quadrant;
+
+/// The pieces of an `n`-board's left half, top and bottom quadrants, shared by every key:
+/// the right half's are their mirror images.
+pub struct Cut {
+    n: usize,
+    h: usize,
+    top: usize,
+    quadrants: [Quadrant; 2],
+}
+
+/// A half-board's word: bits `0..2h - 1` the shared down-right diagonals, bits `32..` the
+/// shared down-left ones.
+type Word = u64;
+
+impl Cut {
+    /// Enumerates the pieces of an `n`-board (`n <= MAX_CUT_N`), or says how many bytes
+    /// they need where that is more than `limit` (counted before any is stored).
+    pub fn new(n: u32, limit: usize) -> Result<Cut, usize> {
+        debug_assert!(n <= MAX_CUT_N);
+        let n = n as usize;
+        let (h, top) = (n / 2, n / 2);
+        let mut quadrants = [
+            Quadrant::counted(n, 0, top, h),
+            Quadrant::counted(n, top, n - top, h),
+        ];
+        let need = quadrants.iter().map(Quadrant::bytes).sum::<usize>()
+            + quadrants
+                .iter()
+                .map(|q| q.offsets[q.offsets.len() - 1] as usize * 8)
+                .sum::<usize>();
+        if need > limit {
+            return Err(need);
+        }
+        quadrants[0].fill(n, 0, top);
+        quadrants[1].fill(n, top, n - top);
+        Ok(Cut {
+            n,
+            h,
+            top,
+            quadrants,
+        })
+    }
+    /// Bytes the pieces take.
+    pub fn bytes(&self) -> usize {
+        self.quadrants.iter().map(Quadrant::bytes).sum()
+    }
+    /// The rows the right half's queens take, the middle queen on `middle`.
+    fn right_rows(&self, rows: u32, middle: Option<u8>) -> u32 {
+        let mid = middle.map_or(0, |m| 1 << m);
+        mask_of(self.n as u32) ^ rows ^ mid
+    }
+    /// Number of solutions of the keys of `key`, each weighed by its orbit's size, its
+    /// tables within `budget` bytes and matched in `kernel`'s instructions.
+    ///
+    /// On an odd board the middle queen joins the right half: the left half-boards are
+    /// built once for all the part's middle rows, with one more diagonal each side
+    /// (indices `n - h - 1` to `n + h - 1`, where the middle queen on row `m` is bit `m` of
+    /// both halves), and go into the one table; each middle row's right half-boards, with
+    /// the middle queen's bits, are matched against it as one group.
+    pub fn count(&self, key: &Key, budget: usize, kernel: Kernel) -> u128 {
+        SCRATCH.with_borrow_mut(|s| {
+            let Scratch {
+                left,
+                right,
+                group,
+                kept,
+                ends,
+                sizes,
+                meets: met,
+                sets,
+                tables,
+            } = s;
+            sizes.clear();
+            let (low, width) = self.shared();
+            let odd = self.n % 2 == 1;
+            let wide = if odd {
+                (low - 1, width + 2)
+            } else {
+                (low, width)
+            };
+            let lanes = Lanes::of(kernel);
+            self.build(key.rows, Lines::default(), false, wide, lanes, left);
+            right.clear();
+            ends.clear();
+            met.clear();
+            let mask = (1u64 << width) - 1;
+            let shared = odd && left.len() < SHARED_BELOW;
+            for &(m, _) in &key.middles {
+                let forbid = m.map_or(Lines::default(), |m| Lines::of(self.n, m as usize, self.h));
+                let rows = self.right_rows(key.rows, m);
+                self.build(rows, forbid, true, (low, width), lanes, group);
+                let Some(m) = m else {
+                    // An even board: one group, the smaller side in the table.
+                    met.push(0);
+                    let (table, probe) = if left.len() <= group.len() {
+                        (&mut *left, &mut *group)
+                    } else {
+                        (&mut *group, &mut *left)
+                    };
+                    let ends = [probe.len()];
+                    meets(table, probe, &ends, met, budget, lanes, sets, tables);
+                    sizes.push((left.len() as u64, group.len() as u64));
+                    continue;
+                };
+                let mid = 1u64 << m | 1 << (m + 32);
+                if shared {
+                    // The middle queen's bits join the right half-board's, in the wide
+                    // layout: left half-boards that meet it meet every one of the group.
+                    right.extend(
+                        group
+                            .iter()
+                            .map(|&w| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid),
+                    );
+                    ends.push(right.len());
+                    sizes.push((left.len() as u64, group.len() as u64));
+                } else {
+                    // The left half-boards the middle queen leaves, narrowed, in a table of
+                    // their own.
+                    kept.clear();
+                    kept.extend(
+                        left.iter()
+                            .filter(|&&w| w & mid == 0)
+                            .map(|&w| (w >> 1) & mask | ((w >> 33) & mask) << 32),
+                    );
+                    met.push(0);
+                    let g = met.len() - 1;
+                    let ends = [group.len()];
+                    meets(
+                        kept,
+                        group,
+                        &ends,
+                        &mut met[g..],
+                        budget,
+                        lanes,
+                        sets,
+                        tables,
+                    );
+                    sizes.push((kept.len() as u64, group.len() as u64));
+                }
+            }
+            if shared && !right.is_empty() && !left.is_empty() {
+                met.resize(ends.len(), 0);
+                meets(left, right, ends, met, budget, lanes, sets, tables);
+            }
+            let mut total = 0;
+            for ((&(_, weight), &(l, r)), &met) in key.middles.iter().zip(&*sizes).zip(&*met) {
+                total += u128::from(weight) * u128::from(l * r - met);
+            }
+            total
+        })
+    }
+}
+
+/// Odd boards: the left half-boards of a part go into one table for all its middle rows
+/// below this many, one table per middle row (of those the middle queen leaves) from it.
+/// Small tables cost their 256 entries per eight diagonals whatever their size, large ones
+/// grow with the boards the middle queen would rule out: on Zen 4 one thread took 1.2-1.5 s
+/// at n = 17 shared against 2.0 s per middle row, and 47-49 s at n = 19 against 51-57 s
+/// with every part shared (thresholds of 2048 to 16384 within the noise).
+const SHARED_BELOW: usize = 4096;
+
+/// A thread's buffers, reused from key to key.
+#[derive(Default)]
+struct Scratch {
+    left: Vec<Word>,
+    /// The right half-boards of each middle row, one group after another.
+    right: Vec<Word>,
+    /// One middle row's right half-boards.
+    group: Vec<Word>,
+    /// The left half-boards one middle queen leaves.
+    kept: Vec<Word>,
+    /// Where each group of `right` ends.
+    ends: Vec<usize>,
+    /// Each middle row's numbers of left and right half-boards.
+    sizes: Vec<(u64, u64)>,
+    /// The pairs that meet, per group.
+    meets: Vec<u64>,
+    sets: Vec<u64>,
+    tables: Vec<u64>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+/// The instructions a key's matching runs in.
+#[derive(Clone, Copy)]
+enum Lanes {
+    /// AVX-512 with `vpopcntq` and BMI2 (`--kernel avx512` or `auto` on such a CPU).
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// AVX2 and BMI2 (`--kernel avx2`, or `avx512` on a CPU without `vpopcntq`).
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// Plain 64-bit words (`--kernel scalar`, or a CPU with neither).
+    Scalar,
+}
+
+impl Lanes {
+    fn of(kernel: Kernel) -> Lanes {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            let bmi2 = has!("bmi2");
+            match kernel.resolve() {
+                Ok(Kernel::Avx512) if bmi2 && has!("avx512f") && has!("avx512vpopcntdq") => {
+                    return Lanes::Avx512;
+                }
+                Ok(Kernel::Avx512 | Kernel::Avx2) if bmi2 && has!("avx2") => return Lanes::Avx2,
+                _ => {}
+            }
+        }
+        let _ = kernel;
+        Lanes::Scalar
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::published;
+    use crate::types::Symmetry;
+
+    fn total(n: u32, symmetry: Symmetry, kernel: Kernel) -> u128 {
+        let cut = Cut::new(n, usize::MAX).unwrap();
+        keys(n, symmetry)
+            .iter()
+            .map(|k| cut.count(k, 1 << 20, kernel))
+            .sum()
+    }
+
+    #[test]
+    fn totals_match_the_table_in_every_mode_and_kernel() {
+        for n in 0..=12 {
+            for symmetry in Symmetry::ALL {
+                for kernel in [Kernel::Scalar, Kernel::Auto] {
+                    assert_eq!(Some(total(n, symmetry, kernel)), published::all(n), "n={n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn burnside_gives_the_fundamental_counts() {
+        for n in 1..=12u32 {
+            let all = published::all(n).unwrap();
+            assert_eq!(
+                Some((all + fixed_by_symmetries(n)) / 8),
+                published::fundamental(n),
+                "n={n}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_small_budget_slices_the_table_and_keeps_the_count() {
+        let cut = Cut::new(14, usize::MAX).unwrap();
+        for k in keys(14, Symmetry::Full).iter().step_by(37) {
+            assert_eq!(
+                cut.count(k, 0, Kernel::Scalar),
+                search(14, k, Kernel::Scalar)
+            );
+        }
+    }
+}

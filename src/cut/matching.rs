@@ -7,87 +7,309 @@ use super::{Lanes, Word};
 /// Bytes a table of `words` words per entry takes, with its sets (at most 64 diagonals in
 /// play, eight bytes of them).
 fn table_bytes(words: usize) -> usize {
-    (64 + 8 * 256) * words * 8
+    (64 + 64usize.div_ceil(CHUNK) * ENTRIES) * words * 8
 }
 
+/// Ranks per table chunk: a probe word's ranks are read `CHUNK` at a time, each chunk
+/// selecting one of its table's `2^CHUNK` entries (the unions of every subset of the
+/// chunk's sets).
+/// Eight: at n = 18 on Zen 4 (one thread, user time) 3.1-3.5 s, against 3.2-3.6 with six,
+/// 3.9-4.3 with five and 3.6-4.0 with four (smaller tables, more loads per probe word).
+const CHUNK: usize = 8;
+/// Entries of one chunk's table.
+const ENTRIES: usize = 1 << CHUNK;
+
 /// The most words a table slice holds (2048 half-boards): its entries, 256 per eight ranks of
-/// 256 bytes each (320 KB for the usual five), stay in a core's L2 cache. On Zen 4 (1 MB of
-/// L2) `count 18 -j 1` took 2.8-3.2 s with slices of 32 words against 3.2-3.5 with 16 or 24,
-/// 3.5-3.9 with 40 to 128 and 3.5-3.7 unsliced; n = 19 on 2 threads 11.2-11.5 s against
-/// 12.8-13.1 unsliced.
+/// 256 bytes each (320 KB for the usual five), stay in a core's L2 cache. Only a table the
+/// split could not bring down to [`LEAF`] (its bits ran out) is sliced.
 const SLICE_WORDS: usize = 32;
 
 /// The least a key's matching needs: a table slice of eight words (512 half-boards).
-pub const MIN_BYTES: usize = 8 * (64 + 8 * 256) * 8;
+pub const MIN_BYTES: usize = 8 * (64 + 64usize.div_ceil(CHUNK) * ENTRIES) * 8;
 
-/// Pairs of `table` and `probe` words that share a bit, for each group of the probe words
-/// (group `g` ends at `ends[g]`) added to `out[g]`; the table built a slice at a time
-/// within `budget` bytes.
+/// The most half-boards a table leaf holds: the split goes on below it, one diagonal at a
+/// time, until a side has at most this many (one slice of eight words, 512 bits).
+pub(super) const LEAF: usize = 512;
+
+/// Most probe groups a matching takes (one per middle row of an odd board).
+pub(super) const MAX_GROUPS: usize = 32;
+
+/// A thread's buffers for matching, reused from key to key: each split level's filtered
+/// probe words, and a leaf's sets and tables.
+#[derive(Default)]
+pub(super) struct Matcher {
+    levels: Vec<Vec<Word>>,
+    sets: Vec<u64>,
+    tables: Vec<u64>,
+}
+
+impl Matcher {
+    /// Adds to `out[g]` the pairs of a `table` word and a word of probe group `g` (which
+    /// ends at `ends[g]`) that share no bit: the pairs that make a solution.
+    ///
+    /// Counting every pair would test far more than there are solutions (about 3,000 pairs
+    /// per solution at n = 18, 7,400 at n = 20, and more as n grows). So the table side is
+    /// split first, one diagonal at a time, the most contested first (in both sides'
+    /// samples): its words without the diagonal meet every probe word there, those with it
+    /// only the probe words without it, which are filtered into a buffer of their own. Each
+    /// side of the split loses that diagonal; once the table side has at most [`LEAF`]
+    /// words, its pairs are counted with bitset tables over the diagonals still in play.
+    /// The table side is reordered; the probe words are not changed.
+    pub(super) fn disjoint(
+        &mut self,
+        table: &mut [Word],
+        probe: &[Word],
+        ends: &[usize],
+        out: &mut [u64],
+        budget: usize,
+        lanes: Lanes,
+    ) {
+        debug_assert!(ends.len() <= MAX_GROUPS && ends.last() == Some(&probe.len()));
+        let order = if table.len() > LEAF {
+            contested(table, probe)
+        } else {
+            Order::default()
+        };
+        if self.levels.len() < order.len {
+            self.levels.resize_with(order.len, Vec::new);
+        }
+        let mut leaf = Leaf {
+            budget,
+            lanes,
+            sets: &mut self.sets,
+            tables: &mut self.tables,
+        };
+        split(
+            table,
+            probe,
+            ends,
+            !0,
+            &order.bits[..order.len],
+            out,
+            &mut self.levels,
+            &mut leaf,
+        );
+    }
+}
+
+/// The diagonals a split goes through, most contested first.
+struct Order {
+    bits: [u64; 64],
+    len: usize,
+}
+
+impl Default for Order {
+    fn default() -> Order {
+        Order {
+            bits: [0; 64],
+            len: 0,
+        }
+    }
+}
+
+/// The bits both sides use, ordered by the product of their shares in samples of at most
+/// about 256 words of each side (ties to the lower bit): the diagonals where a table word
+/// and a probe word most often meet, whose split drops the most pairs.
+fn contested(table: &[Word], probe: &[Word]) -> Order {
+    let tally = |v: &[Word]| {
+        let mut c = [0u64; 64];
+        for &w in v.iter().step_by((v.len() / 256).max(1)) {
+            let mut b = w;
+            while b != 0 {
+                c[b.trailing_zeros() as usize] += 1;
+                b &= b - 1;
+            }
+        }
+        c
+    };
+    let (a, b) = (tally(table), tally(probe));
+    let mut scored: Vec<(u64, usize)> = (0..64)
+        .map(|i| (a[i] * b[i], i))
+        .filter(|&(s, _)| s > 0)
+        .collect();
+    scored.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+    let mut order = Order::default();
+    for (k, &(_, i)) in scored.iter().enumerate() {
+        order.bits[k] = 1 << i;
+    }
+    order.len = scored.len();
+    order
+}
+
+/// The probe groups' ranges, from their ends.
+fn groups(ends: &[usize]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    (0..ends.len()).map(|g| g.checked_sub(1).map_or(0, |f| ends[f])..ends[g])
+}
+
+/// One split level of [`Matcher::disjoint`]: `live` holds the diagonals still in play,
+/// `order` those left to split on; `levels[0]` takes this level's filtered probe words.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn meets(
-    table: &[Word],
-    probe: &mut [Word],
+fn split(
+    table: &mut [Word],
+    probe: &[Word],
     ends: &[usize],
+    live: u64,
+    order: &[u64],
     out: &mut [u64],
+    levels: &mut [Vec<Word>],
+    leaf: &mut Leaf,
+) {
+    if table.is_empty() || probe.is_empty() {
+        return;
+    }
+    let (Some((&bit, order)), Some((filtered, levels))) = (
+        order.split_first().filter(|_| table.len() > LEAF),
+        levels.split_first_mut(),
+    ) else {
+        leaf.disjoint(table, probe, ends, live, out);
+        return;
+    };
+    // The table words without `bit` first (a branchless partition: each word is swapped
+    // into place and the boundary moves past it when it lacks the bit).
+    let mut without = 0;
+    for j in 0..table.len() {
+        let w = table[j];
+        table.swap(j, without);
+        without += usize::from(w & bit == 0);
+    }
+    // The probe words without `bit`, group by group.
+    filtered.clear();
+    let mut kept = [0usize; MAX_GROUPS];
+    for (g, range) in groups(ends).enumerate() {
+        filter(&probe[range], bit, filtered, leaf.lanes);
+        kept[g] = filtered.len();
+    }
+    let (t0, t1) = table.split_at_mut(without);
+    split(t0, probe, ends, live & !bit, order, out, levels, leaf);
+    let ends = &kept[..ends.len()];
+    split(t1, filtered, ends, live & !bit, order, out, levels, leaf);
+}
+
+/// Appends the words of `from` without `bit` to `to`, in order.
+fn filter(from: &[Word], bit: u64, to: &mut Vec<Word>, lanes: Lanes) {
+    #[cfg(target_arch = "x86_64")]
+    if let Lanes::Avx512 = lanes {
+        // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
+        unsafe { filter512(from, bit, to) };
+        return;
+    }
+    let _ = lanes;
+    // Every word written, the kept ones advancing the end: no branch to mispredict.
+    let base = to.len();
+    to.resize(base + from.len(), 0);
+    let mut len = base;
+    for &w in from {
+        to[len] = w;
+        len += usize::from(w & bit == 0);
+    }
+    to.truncate(len);
+}
+
+/// [`filter`] with AVX-512: eight words a step, those without `bit` compressed to the front
+/// of a register (`vpcompressq`'s memory form is slow on Zen 4) and all eight stored, the
+/// next step overwriting past the kept ones.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn filter512(from: &[Word], bit: u64, to: &mut Vec<Word>) {
+    use std::arch::x86_64::*;
+    let b = _mm512_set1_epi64(bit as i64);
+    // Room for every word and one full store past the last kept one.
+    to.reserve(from.len() + 8);
+    let base = to.len();
+    let dst = to.spare_capacity_mut().as_mut_ptr().cast::<u64>();
+    let mut len = 0;
+    for chunk in from.chunks(8) {
+        let live = ((1u16 << chunk.len()) - 1) as u8;
+        // SAFETY: the masked load reads only the chunk's words.
+        let w = unsafe { _mm512_maskz_loadu_epi64(live, chunk.as_ptr().cast()) };
+        let kept = _mm512_testn_epi64_mask(w, b) & live;
+        // SAFETY: at most `from.len()` words are kept, so the eight stored at `dst + len`
+        // lie within the capacity reserved above.
+        unsafe { _mm512_storeu_si512(dst.add(len).cast(), _mm512_maskz_compress_epi64(kept, w)) };
+        len += kept.count_ones() as usize;
+    }
+    // SAFETY: the first `len` words past `base` were written above, within the capacity.
+    unsafe { to.set_len(base + len) };
+}
+
+/// What a leaf needs besides its words: the memory its tables may take, the instructions
+/// they run in, and the buffers they are built in.
+struct Leaf<'a> {
     budget: usize,
     lanes: Lanes,
-    sets: &mut Vec<u64>,
-    tables: &mut Vec<u64>,
-) {
-    let union = table.iter().fold(0, |u, &w| u | w);
-    let ranks = union.count_ones() as usize;
-    let groups = || (0..ends.len()).map(|g| g.checked_sub(1).map_or(0, |f| ends[f])..ends[g]);
-    if ranks == 0 {
-        return;
-    }
-    // Small keys: every pair tested is cheaper than a table.
-    if (table.len() * probe.len()) < 256 * 8 * ranks.div_ceil(8) {
-        for (g, range) in groups().enumerate() {
-            out[g] += table
-                .iter()
-                .map(|&t| probe[range.clone()].iter().filter(|&&p| p & t != 0).count() as u64)
-                .sum::<u64>();
+    sets: &'a mut Vec<u64>,
+    tables: &'a mut Vec<u64>,
+}
+
+impl Leaf<'_> {
+    /// Adds to `out[g]` the pairs of `table` and group `g` of `probe` that share no bit of
+    /// `live` (the other bits are settled: no table word shares them with a probe word).
+    fn disjoint(
+        &mut self,
+        table: &[Word],
+        probe: &[Word],
+        ends: &[usize],
+        live: u64,
+        out: &mut [u64],
+    ) {
+        let union = table.iter().fold(0, |u, &w| u | w) & live;
+        let ranks = union.count_ones() as usize;
+        let all = |range: &std::ops::Range<usize>| (table.len() * range.len()) as u64;
+        if ranks == 0 {
+            for (g, range) in groups(ends).enumerate() {
+                out[g] += all(&range);
+            }
+            return;
         }
-        return;
-    }
-    // Each probe word's diagonals as ranks among the table's (what `pext` computes).
-    for p in probe.iter_mut() {
-        *p = ranked(*p, union);
-    }
-    let most = (budget / table_bytes(1)).clamp(8, SLICE_WORDS) / 8 * 8;
-    for slice in table.chunks(64 * most) {
-        let words = slice.len().div_ceil(64).next_multiple_of(8);
-        let mut t = Tables {
-            union,
-            words,
-            sets: &mut *sets,
-            entries: &mut *tables,
-        };
-        match lanes {
-            #[cfg(target_arch = "x86_64")]
-            Lanes::Avx512 => {
-                // SAFETY: `Lanes::of` picked these only where the CPU has their features.
-                unsafe { t.fill512(slice) };
-                for (g, range) in groups().enumerate() {
+        // Small leaves: every pair tested is cheaper than a table.
+        if (table.len() * probe.len()) < ENTRIES * 8 * ranks.div_ceil(CHUNK) {
+            for (g, range) in groups(ends).enumerate() {
+                out[g] += table
+                    .iter()
+                    .map(|&t| probe[range.clone()].iter().filter(|&&p| p & t == 0).count() as u64)
+                    .sum::<u64>();
+            }
+            return;
+        }
+        let mut met = [0u64; MAX_GROUPS];
+        let most = (self.budget / table_bytes(1)).clamp(8, SLICE_WORDS) / 8 * 8;
+        for slice in table.chunks(64 * most) {
+            let words = slice.len().div_ceil(64).next_multiple_of(8);
+            let mut t = Tables {
+                union,
+                words,
+                sets: &mut *self.sets,
+                entries: &mut *self.tables,
+            };
+            match self.lanes {
+                #[cfg(target_arch = "x86_64")]
+                Lanes::Avx512 => {
+                    // SAFETY: `Lanes::of` picked these only where the CPU has their features.
+                    unsafe { t.fill512(slice) };
+                    for (g, range) in groups(ends).enumerate() {
+                        // SAFETY: as above.
+                        met[g] += unsafe { t.matched512(&probe[range]) };
+                    }
+                }
+                #[cfg(target_arch = "x86_64")]
+                Lanes::Avx2 => {
                     // SAFETY: as above.
-                    out[g] += unsafe { t.matched512(&probe[range]) };
+                    unsafe { t.fill256(slice) };
+                    for (g, range) in groups(ends).enumerate() {
+                        // SAFETY: as above.
+                        met[g] += unsafe { t.matched256(&probe[range]) };
+                    }
+                }
+                Lanes::Scalar => {
+                    t.fill(slice, |w| ranked(w, union), columns);
+                    for (g, range) in groups(ends).enumerate() {
+                        met[g] += t.matched_scalar(&probe[range]);
+                    }
                 }
             }
-            #[cfg(target_arch = "x86_64")]
-            Lanes::Avx2 => {
-                // SAFETY: as above.
-                unsafe { t.fill256(slice) };
-                for (g, range) in groups().enumerate() {
-                    // SAFETY: as above.
-                    out[g] += unsafe { t.matched256(&probe[range]) };
-                }
-            }
-            Lanes::Scalar => {
-                t.fill(slice, |w| ranked(w, union), columns);
-                for (g, range) in groups().enumerate() {
-                    out[g] += t.matched_scalar(&probe[range]);
-                }
-            }
+        }
+        for (g, range) in groups(ends).enumerate() {
+            out[g] += all(&range) - met[g];
         }
     }
 }
@@ -138,23 +360,33 @@ impl Tables<'_> {
                 sets[r * words + b] = c;
             }
         }
-        let bytes = ranks.div_ceil(8);
+        // Each eight ranks' 256 unions by doubling: entries `2^k..2^(k + 1)` are entries
+        // `0..2^k` with rank `k`'s set added, contiguous runs the compiler vectorises. Every
+        // entry is written, so the buffer only grows and is never cleared.
+        let bytes = ranks.div_ceil(CHUNK);
         let tables = &mut *self.entries;
-        tables.clear();
-        tables.resize(bytes * 256 * words, 0);
-        for j in 0..bytes {
-            for v in 1..256usize {
-                let r = 8 * j + v.trailing_zeros() as usize;
-                let (to, from) = ((j * 256 + v) * words, (j * 256 + (v & (v - 1))) * words);
-                let (done, rest) = tables.split_at_mut(to);
-                let (entry, smaller) = (&mut rest[..words], &done[from..from + words]);
-                match sets.get(r * words..(r + 1) * words) {
+        if tables.len() < bytes * ENTRIES * words {
+            tables.resize(bytes * ENTRIES * words, 0);
+        }
+        for (j, table) in tables
+            .chunks_exact_mut(ENTRIES * words)
+            .take(bytes)
+            .enumerate()
+        {
+            table[..words].fill(0);
+            for k in 0..CHUNK {
+                let (done, rest) = table.split_at_mut(words << k);
+                let next = &mut rest[..words << k];
+                match sets.get((CHUNK * j + k) * words..(CHUNK * j + k + 1) * words) {
                     Some(set) => {
-                        for ((e, a), b) in entry.iter_mut().zip(smaller).zip(set) {
-                            *e = a | b;
+                        for (to, from) in next.chunks_exact_mut(words).zip(done.chunks_exact(words))
+                        {
+                            for ((t, f), s) in to.iter_mut().zip(from).zip(set) {
+                                *t = f | s;
+                            }
                         }
                     }
-                    None => entry.copy_from_slice(smaller),
+                    None => next.copy_from_slice(done),
                 }
             }
         }
@@ -164,12 +396,12 @@ impl Tables<'_> {
     /// is `words` words inside `entries`: a ranked word has bits below the union's count
     /// only, so its bytes `j` stay below the tables' count.
     #[inline(always)]
-    fn select(&self, ranked: u64, at: &mut [usize; 8]) -> usize {
+    fn select(&self, ranked: u64, at: &mut [usize; 64]) -> usize {
         let mut k = 0;
-        for j in 0..8 {
-            let v = (ranked >> (8 * j)) as usize & 255;
+        for j in 0..64usize.div_ceil(CHUNK) {
+            let v = (ranked >> (CHUNK * j)) as usize & (ENTRIES - 1);
             if v != 0 {
-                at[k] = (j * 256 + v) * self.words;
+                at[k] = (j * ENTRIES + v) * self.words;
                 k += 1;
             }
         }
@@ -178,9 +410,9 @@ impl Tables<'_> {
 
     /// The table members each probe word meets, summed: the OR of its entries, counted.
     fn matched_scalar(&self, probe: &[Word]) -> u64 {
-        let (mut meets, mut at, mut acc) = (0, [0usize; 8], [0u64; 8]);
+        let (mut meets, mut at, mut acc) = (0, [0usize; 64], [0u64; 8]);
         for &p in probe {
-            let k = self.select(p, &mut at);
+            let k = self.select(ranked(p, self.union), &mut at);
             for c in (0..self.words).step_by(8) {
                 acc.fill(0);
                 for &o in &at[..k] {
@@ -200,7 +432,7 @@ impl Tables<'_> {
 #[cfg(target_arch = "x86_64")]
 macro_rules! per_bytes {
     ($tables:expr, $loop:ident, $probe:expr) => {
-        match $tables.union.count_ones().div_ceil(8) {
+        match ($tables.union.count_ones() as usize).div_ceil(CHUNK) {
             1 => $tables.$loop::<1>($probe),
             2 => $tables.$loop::<2>($probe),
             3 => $tables.$loop::<3>($probe),
@@ -208,7 +440,12 @@ macro_rules! per_bytes {
             5 => $tables.$loop::<5>($probe),
             6 => $tables.$loop::<6>($probe),
             7 => $tables.$loop::<7>($probe),
-            _ => $tables.$loop::<8>($probe),
+            8 => $tables.$loop::<8>($probe),
+            9 => $tables.$loop::<9>($probe),
+            10 => $tables.$loop::<10>($probe),
+            11 => $tables.$loop::<11>($probe),
+            12 => $tables.$loop::<12>($probe),
+            _ => $tables.$loop::<13>($probe),
         }
     };
 }
@@ -264,7 +501,9 @@ impl Tables<'_> {
     /// bits below the union's count only, and `K` is the tables' count of bytes.
     #[inline(always)]
     fn every<const K: usize>(&self, ranked: u64) -> [usize; K] {
-        std::array::from_fn(|j| (j * 256 + ((ranked >> (8 * j)) & 255) as usize) * self.words)
+        std::array::from_fn(|j| {
+            (j * ENTRIES + ((ranked >> (CHUNK * j)) as usize & (ENTRIES - 1))) * self.words
+        })
     }
 
     /// [`Tables::matched_scalar`] with AVX-512: eight words of the entries a step, counted
@@ -277,11 +516,11 @@ impl Tables<'_> {
     #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
     fn matched512k<const K: usize>(&self, probe: &[Word]) -> u64 {
         use std::arch::x86_64::*;
-        debug_assert!(K * 256 * self.words <= self.entries.len());
+        debug_assert!(K * ENTRIES * self.words <= self.entries.len());
         let (entries, words) = (self.entries.as_ptr(), self.words);
         let mut sum = _mm512_setzero_si512();
         for &p in probe {
-            let at = self.every::<K>(p);
+            let at = self.every::<K>(std::arch::x86_64::_pext_u64(p, self.union));
             for c in (0..words).step_by(8) {
                 // SAFETY: `o + c + 8 <= o + words <= entries.len()` for every `o` of `at`
                 // (see `every`; `c` steps by 8 below `words`, a multiple of 8); unaligned.
@@ -305,7 +544,7 @@ impl Tables<'_> {
     #[target_feature(enable = "avx2,bmi2,popcnt")]
     fn matched256k<const K: usize>(&self, probe: &[Word]) -> u64 {
         use std::arch::x86_64::*;
-        debug_assert!(K * 256 * self.words <= self.entries.len());
+        debug_assert!(K * ENTRIES * self.words <= self.entries.len());
         let (entries, words) = (self.entries.as_ptr(), self.words);
         let nibbles = _mm256_setr_epi8(
             0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
@@ -314,7 +553,7 @@ impl Tables<'_> {
         let low = _mm256_set1_epi8(0x0f);
         let mut sum = _mm256_setzero_si256();
         for &p in probe {
-            let at = self.every::<K>(p);
+            let at = self.every::<K>(std::arch::x86_64::_pext_u64(p, self.union));
             for c in (0..words).step_by(4) {
                 // SAFETY: `o + c + 4 <= o + words <= entries.len()` for every `o` of `at`
                 // (see `every`; `c` steps by 4 below `words`, a multiple of 8); unaligned.

@@ -55,7 +55,7 @@ pub use matching::MIN_BYTES;
 pub use symmetric::fixed_by_symmetries;
 
 use halves::Lines;
-use matching::meets;
+use matching::{LEAF, MAX_GROUPS, Matcher};
 use pieces::Quadrant;
 
 /// The pieces of an `n`-board's left half, top and bottom quadrants, shared by every key:
@@ -108,14 +108,39 @@ impl Cut {
         let mid = middle.map_or(0, |m| 1 << m);
         mask_of(self.n as u32) ^ rows ^ mid
     }
+    /// The right half-boards of `rows` with the middle queen on row `m` (none attacking it).
+    fn build_right(
+        &self,
+        rows: u32,
+        m: u8,
+        shared: (usize, usize),
+        lanes: Lanes,
+        out: &mut Vec<Word>,
+    ) {
+        let forbid = Lines::of(self.n, m as usize, self.h);
+        self.build(
+            self.right_rows(rows, Some(m)),
+            forbid,
+            true,
+            shared,
+            lanes,
+            out,
+        );
+    }
+
     /// Number of solutions of the keys of `key`, each weighed by its orbit's size, its
-    /// tables within `budget` bytes and matched in `kernel`'s instructions.
+    /// tables within `budget` bytes and matched in `kernel`'s instructions
+    /// ([`matching::Matcher::disjoint`]).
     ///
-    /// On an odd board the middle queen joins the right half: the left half-boards are
-    /// built once for all the part's middle rows, with one more diagonal each side
-    /// (indices `n - h - 1` to `n + h - 1`, where the middle queen on row `m` is bit `m` of
-    /// both halves), and go into the one table; each middle row's right half-boards, with
-    /// the middle queen's bits, are matched against it as one group.
+    /// On an even board the smaller side's half-boards are the table. On an odd board the
+    /// middle queen joins the right half: the left half-boards are built once for all the
+    /// part's middle rows, with one more diagonal each side (indices `n - h - 1` to
+    /// `n + h - 1`, where the middle queen on row `m` is bit `m` of both halves). Where they
+    /// fit one table leaf ([`matching::LEAF`]) they are the table for every middle row at
+    /// once, each middle row's right half-boards (with the middle queen's bits) a group of
+    /// probe words; otherwise each middle row is matched on its own, against the left
+    /// half-boards its queen leaves (at n = 21, 1/32 of the keys on one thread, Zen 4: 29.7 s
+    /// against 37.4 s with one table for every middle row).
     pub fn count(&self, key: &Key, budget: usize, kernel: Kernel) -> u128 {
         SCRATCH.with_borrow_mut(|s| {
             let Scratch {
@@ -124,12 +149,8 @@ impl Cut {
                 group,
                 kept,
                 ends,
-                sizes,
-                meets: met,
-                sets,
-                tables,
+                matcher,
             } = s;
-            sizes.clear();
             let (low, width) = self.shared();
             let odd = self.n % 2 == 1;
             let wide = if odd {
@@ -139,84 +160,65 @@ impl Cut {
             };
             let lanes = Lanes::of(kernel);
             self.build(key.rows, Lines::default(), false, wide, lanes, left);
-            right.clear();
-            ends.clear();
-            met.clear();
-            let mask = (1u64 << width) - 1;
-            let shared = odd && left.len() < SHARED_BELOW;
-            for &(m, _) in &key.middles {
-                let forbid = m.map_or(Lines::default(), |m| Lines::of(self.n, m as usize, self.h));
-                let rows = self.right_rows(key.rows, m);
-                self.build(rows, forbid, true, (low, width), lanes, group);
-                let Some(m) = m else {
-                    // An even board: one group, the smaller side in the table.
-                    met.push(0);
-                    let (table, probe) = if left.len() <= group.len() {
-                        (&mut *left, &mut *group)
-                    } else {
-                        (&mut *group, &mut *left)
-                    };
-                    let ends = [probe.len()];
-                    meets(table, probe, &ends, met, budget, lanes, sets, tables);
-                    sizes.push((left.len() as u64, group.len() as u64));
-                    continue;
+            let mut found = [0u64; MAX_GROUPS];
+            if !odd {
+                let rows = self.right_rows(key.rows, None);
+                self.build(rows, Lines::default(), true, (low, width), lanes, group);
+                let (table, probe) = if left.len() <= group.len() {
+                    (&mut *left, &*group)
+                } else {
+                    (&mut *group, &*left)
                 };
-                let mid = 1u64 << m | 1 << (m + 32);
-                if shared {
-                    // The middle queen's bits join the right half-board's, in the wide
-                    // layout: left half-boards that meet it meet every one of the group.
+                matcher.disjoint(table, probe, &[probe.len()], &mut found, budget, lanes);
+            } else if left.len() <= LEAF {
+                // A small left side: one table for every middle row.
+                right.clear();
+                ends.clear();
+                let mask = (1u64 << width) - 1;
+                for &(m, _) in &key.middles {
+                    let m = m.expect("an odd board's keys have a middle row");
+                    self.build_right(key.rows, m, (low, width), lanes, group);
+                    // The right half-board's bits in the wide layout, with the middle queen's.
+                    let mid = 1u64 << m | 1 << (m + 32);
                     right.extend(
                         group
                             .iter()
                             .map(|&w| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid),
                     );
                     ends.push(right.len());
-                    sizes.push((left.len() as u64, group.len() as u64));
-                } else {
-                    // The left half-boards the middle queen leaves, narrowed, in a table of
-                    // their own.
+                }
+                matcher.disjoint(left, right, ends, &mut found, budget, lanes);
+            } else {
+                // Each middle row on its own: the left half-boards its queen leaves, narrowed
+                // (most others would meet every right one), against its right half-boards.
+                let mask = (1u64 << width) - 1;
+                for (g, &(m, _)) in key.middles.iter().enumerate() {
+                    let m = m.expect("an odd board's keys have a middle row");
+                    let mid = 1u64 << m | 1 << (m + 32);
                     kept.clear();
                     kept.extend(
                         left.iter()
                             .filter(|&&w| w & mid == 0)
                             .map(|&w| (w >> 1) & mask | ((w >> 33) & mask) << 32),
                     );
-                    met.push(0);
-                    let g = met.len() - 1;
-                    let ends = [group.len()];
-                    meets(
-                        kept,
-                        group,
-                        &ends,
-                        &mut met[g..],
-                        budget,
-                        lanes,
-                        sets,
-                        tables,
-                    );
-                    sizes.push((kept.len() as u64, group.len() as u64));
+                    self.build_right(key.rows, m, (low, width), lanes, group);
+                    let (table, probe) = if kept.len() <= group.len() {
+                        (&mut *kept, &*group)
+                    } else {
+                        (&mut *group, &*kept)
+                    };
+                    let out = &mut found[g..g + 1];
+                    matcher.disjoint(table, probe, &[probe.len()], out, budget, lanes);
                 }
             }
-            if shared && !right.is_empty() && !left.is_empty() {
-                met.resize(ends.len(), 0);
-                meets(left, right, ends, met, budget, lanes, sets, tables);
-            }
-            let mut total = 0;
-            for ((&(_, weight), &(l, r)), &met) in key.middles.iter().zip(&*sizes).zip(&*met) {
-                total += u128::from(weight) * u128::from(l * r - met);
-            }
-            total
+            key.middles
+                .iter()
+                .zip(found)
+                .map(|(&(_, weight), found)| u128::from(weight) * u128::from(found))
+                .sum()
         })
     }
 }
-
-/// Odd boards: the left half-boards of a part go into one table for all its middle rows
-/// below this many, one table per middle row (of those the middle queen leaves) from it.
-/// Small tables cost their 256 entries per eight diagonals whatever their size, large ones
-/// grow with the boards the middle queen would rule out: on Zen 4 one thread took 1.2-1.5 s
-/// at n = 17 shared against 2.0 s per middle row, and 47-49 s at n = 19 against 51-57 s
-/// with every part shared (thresholds of 2048 to 16384 within the noise).
-const SHARED_BELOW: usize = 4096;
 
 /// A thread's buffers, reused from key to key.
 #[derive(Default)]
@@ -230,12 +232,7 @@ struct Scratch {
     kept: Vec<Word>,
     /// Where each group of `right` ends.
     ends: Vec<usize>,
-    /// Each middle row's numbers of left and right half-boards.
-    sizes: Vec<(u64, u64)>,
-    /// The pairs that meet, per group.
-    meets: Vec<u64>,
-    sets: Vec<u64>,
-    tables: Vec<u64>,
+    matcher: Matcher,
 }
 
 thread_local! {

@@ -25,7 +25,20 @@ pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 10..=cut::MAX_CUT_N;
 
 /// The cost model of [`Plan::costs`] (it decides which subproblems a shard gets), named so
 /// that files made under another one are refused: it goes into [`Plan::fingerprint`].
-pub const COST_MODEL: &str = "nodes-4-levels-below; cut pieces l + r + l * r / 64";
+pub const COST_MODEL: &str =
+    "nodes-4-levels-below; cut estimated half-boards l + r + l * r / 512 per middle row";
+
+impl Method {
+    /// The method that counts an `n`-board: `Auto` joins the boards of [`JOIN_FASTER`] and
+    /// searches the rest, whatever the machine; `Search` and `Join` are what they say.
+    pub fn resolve(self, n: u32) -> Method {
+        match self {
+            Method::Auto if JOIN_FASTER.contains(&n) => Method::Join,
+            Method::Auto => Method::Search,
+            m => m,
+        }
+    }
+}
 
 /// What a plan is, as checkpoints and shard results record it: equal for equal plans.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,68 +144,32 @@ impl Plan {
         })
     }
 
-    /// The same board counted with `method` within `memory` bytes over `threads` threads
-    /// (`Auto` resolved for the board: `Join` where it was measured faster,
-    /// [`JOIN_FASTER`], and it fits; `Search` otherwise). A join cuts the board into its
-    /// keys; an explicit join that cannot is an error: a board over [`cut::MAX_CUT_N`], or
-    /// pieces, half-boards and tables over the memory.
-    pub fn with_method(self, method: Method, memory: usize, threads: usize) -> Result<Plan, Error> {
-        let wanted = match method {
-            Method::Auto if JOIN_FASTER.contains(&self.n) => Method::Join,
-            Method::Auto => Method::Search,
-            m => m,
-        };
-        let joined = match wanted {
-            Method::Join => Plan::cut(self.n, self.symmetry, memory, threads.max(1)),
-            _ => return Ok(self.searched()),
-        };
-        match joined {
-            Ok((parts, join_budget)) => Ok(Plan {
-                parts,
-                method: Method::Join,
-                join_budget,
-                ..self
-            }),
-            Err(_) if method == Method::Auto => Ok(self.searched()),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// The same plan, searched.
-    fn searched(self) -> Plan {
-        Plan {
-            method: Method::Search,
-            ..self
-        }
-    }
-
-    /// The join's parts of an `n`-board within `memory` bytes over `threads` threads, and
-    /// each thread's share for its tables; or why they do not fit.
-    fn cut(
+    /// The plan of an `n`-board counted with `method` (`Auto` resolved by [`Method::resolve`]:
+    /// from `n` alone, so that every machine cuts the same parts); the join's keys and their
+    /// costs depend only on `n` and `symmetry`. `memory` and `threads` only decide how much
+    /// each thread's join may hold at once (its tables are sliced, its half-boards built a
+    /// part at a time, to fit), or refuse where not even the least a thread needs fits.
+    /// The split depth is checked against `n` and used by the search only.
+    pub fn build(
         n: u32,
         symmetry: Symmetry,
+        split_depth: usize,
+        method: Method,
         memory: usize,
         threads: usize,
-    ) -> Result<(Parts, usize), Error> {
+    ) -> Result<Plan, Error> {
+        validate(n, split_depth)?;
+        if method.resolve(n) == Method::Search {
+            return Plan::new(n, symmetry, split_depth);
+        }
         if n > cut::MAX_CUT_N {
             return Err(Error::JoinSize(n));
         }
-        let tables = threads * cut::MIN_BYTES;
-        let cut = Cut::new(n, memory.saturating_sub(tables)).map_err(|pieces| Error::Memory {
-            n,
-            need: pieces + tables,
-            limit: memory,
-        })?;
+        let threads = threads.max(1);
         let keys = cut::keys(n, symmetry);
-        let measured: Vec<(u64, usize)> = keys.par_iter().map(|k| cut.measure(k)).collect();
-        let mut costs: Vec<u64> = measured.iter().map(|m| m.0).collect();
-        if symmetry == Symmetry::Full {
-            // The symmetric solutions' searches: a few rows' worth; start them first.
-            costs.push(costs.iter().copied().max().unwrap_or(1));
-        }
-        // Each thread holds one key's half-boards at a time, at most the largest key's.
-        let scratch = measured.iter().map(|m| m.1).max().unwrap_or(0);
-        let need = cut.bytes() + threads * scratch + tables;
+        // The plan's own memory: each key, its cost and the run's order of the parts.
+        let own = keys.len() * (std::mem::size_of::<cut::Key>() + 16);
+        let need = own + threads * cut::MIN_BYTES;
         if need > memory {
             return Err(Error::Memory {
                 n,
@@ -200,9 +177,26 @@ impl Plan {
                 limit: memory,
             });
         }
-        // What is left goes to the threads' tables, sliced to fit.
-        let join_budget = (memory - cut.bytes() - threads * scratch) / threads;
-        Ok((Parts::Columns { cut, keys, costs }, join_budget))
+        let mut costs: Vec<u64> = keys.par_iter().map(|&k| cut::cost(n, k)).collect();
+        if symmetry == Symmetry::Full {
+            // The symmetric solutions' searches: a few rows' worth; start them first.
+            costs.push(costs.iter().copied().max().unwrap_or(1));
+        }
+        // A quarter of what is left keeps pieces for all threads, the rest is the threads'.
+        let free = memory - own;
+        Ok(Plan {
+            n,
+            symmetry,
+            split_depth,
+            parts: Parts::Columns {
+                cut: Cut::new(n, symmetry, free / 4),
+                keys,
+                costs,
+            },
+            method: Method::Join,
+            join_budget: (free - free / 4) / threads,
+            costs: OnceLock::new(),
+        })
     }
 
     /// Number of parts.
@@ -276,7 +270,7 @@ impl Plan {
                 h.update(b"cut");
                 for k in keys {
                     h.update(&k.rows.to_le_bytes());
-                    for &(m, weight) in &k.middles {
+                    for (m, weight) in k.entries(self.n, self.symmetry) {
                         h.update(&[m.unwrap_or(u8::MAX), weight]);
                     }
                 }
@@ -316,7 +310,7 @@ impl Plan {
             }
             Parts::Columns { cut, keys, .. } => (cut, keys),
         };
-        let Some(key) = keys.get(i) else {
+        let Some(&key) = keys.get(i) else {
             // The last part in full mode: what the seven other symmetries fix.
             return Tally {
                 solutions: 0,
@@ -325,7 +319,7 @@ impl Plan {
         };
         let solutions = match method {
             Method::Join => cut.count(key, self.join_budget, kernel),
-            _ => cut::search(self.n, key, kernel),
+            _ => cut::search(self.n, self.symmetry, key, kernel),
         };
         Tally {
             solutions,

@@ -86,7 +86,10 @@ impl Engine {
     /// join cannot keep within the budget, `auto` searches instead and an explicit `join`
     /// is an error.
     pub fn plan(&self, n: u32, split_depth: usize) -> Result<Plan, Error> {
-        Plan::new(n, self.symmetry, split_depth)?.with_method(
+        Plan::build(
+            n,
+            self.symmetry,
+            split_depth,
             self.method,
             self.memory,
             self.threads(),

@@ -356,9 +356,15 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged> {
         .parse()
         .map_err(|e: String| anyhow::anyhow!("{}: {e}", first_path.display()))?;
     // Built to compare and recount, not to join: the pieces need memory, the tables none.
-    let plan = Plan::new(config.n, config.symmetry, config.split_depth)
-        .and_then(|p| p.with_method(method, usize::MAX, 1))
-        .with_context(|| format!("{}: {}", first_path.display(), config.describe()))?;
+    let plan = Plan::build(
+        config.n,
+        config.symmetry,
+        config.split_depth,
+        method,
+        usize::MAX,
+        1,
+    )
+    .with_context(|| format!("{}: {}", first_path.display(), config.describe()))?;
     ensure!(
         plan.config() == *config,
         "the shards are for {}, but this nqueens plans {}: merge them with the nqueens that made them",

@@ -91,7 +91,7 @@ fn the_join_matches_the_published_table_up_to_15_in_every_mode_and_kernel() {
 
 /// The join's plan of an `n`-board in `symmetry`, within `memory` bytes over two threads.
 fn joined(n: u32, symmetry: Symmetry, memory: usize) -> Result<Plan, nqueens::Error> {
-    Plan::new(n, symmetry, 2)?.with_method(Method::Join, memory, 2)
+    Plan::build(n, symmetry, 2, Method::Join, memory, 2)
 }
 
 /// Each part of the join (a key, or the symmetric solutions' part) counted by the join in
@@ -125,41 +125,43 @@ fn methods_agree_part_by_part_on_random_samples_up_to_18() {
     }
 }
 
-/// A join held to less memory builds its tables in more slices and counts the same; one
-/// whose pieces do not fit is refused with the bytes it needs, and `auto` searches instead.
+/// Memory decides how a join is sliced, never what it counts or how it is cut: a tight
+/// budget counts the same; one below the least the threads need is refused with the bytes
+/// it needs (`auto` too: it does not fall back to another method); the plan, method and
+/// fingerprint are the same whatever the memory and threads.
 #[test]
-fn a_tight_memory_budget_slices_the_tables_not_the_count() {
+fn memory_slices_the_work_never_the_plan() {
     let roomy = joined(15, Symmetry::Full, 1 << 30).unwrap();
-    let pieces = match &roomy.parts {
-        nqueens::plan::Parts::Columns { cut, .. } => cut.bytes(),
-        nqueens::plan::Parts::Rows { .. } => unreachable!("a join cuts keys"),
-    };
-    // With room for the pieces and the least tables, the half-boards still do not fit: the
-    // error names what the plan needs in all, which is then enough.
-    let tight = match joined(15, Symmetry::Full, pieces + 2 * nqueens::cut::MIN_BYTES) {
-        Err(nqueens::Error::Memory { need, .. }) => need,
+    let least = match joined(15, Symmetry::Full, 1 << 10) {
+        Err(nqueens::Error::Memory { need, limit, .. }) => {
+            assert!(need > limit, "{need} {limit}");
+            need
+        }
         other => panic!("expected a memory error, got {:?}", other.map(|p| p.len())),
     };
-    for memory in [tight, 4 << 20, 64 << 20] {
+    for memory in [least, 4 << 20, 64 << 20] {
         let plan = joined(15, Symmetry::Full, memory).unwrap();
+        assert_eq!(plan.fingerprint(), roomy.fingerprint(), "memory {memory}");
         let total: nqueens::Tally = (0..plan.len()).map(|i| plan.count(i, Kernel::Auto)).sum();
         assert_eq!(Some(total.solutions), published::all(15), "memory {memory}");
         assert_eq!(Some(total.unique8 / 8), published::fundamental(15));
     }
-    match joined(15, Symmetry::Full, pieces / 2) {
-        Err(nqueens::Error::Memory { need, limit, .. }) => {
-            assert!(need > limit && need >= pieces, "{need} {limit}")
-        }
-        other => panic!("expected a memory error, got {:?}", other.map(|p| p.len())),
+    assert!(matches!(
+        Plan::build(15, Symmetry::Full, 2, Method::Auto, 1 << 10, 2),
+        Err(nqueens::Error::Memory { .. })
+    ));
+    for (memory, threads) in [(8 << 20, 2), (8 << 20, 8), (1 << 30, 64)] {
+        let auto = Plan::build(17, Symmetry::Full, 2, Method::Auto, memory, threads).unwrap();
+        assert_eq!(auto.method, Method::Join);
+        assert_eq!(
+            auto.config(),
+            joined(17, Symmetry::Full, 1 << 30).unwrap().config()
+        );
     }
-    let auto = Plan::new(15, Symmetry::Full, 2)
-        .unwrap()
-        .with_method(Method::Auto, pieces / 2, 2)
-        .unwrap();
-    assert_eq!(auto.method, Method::Search);
+    let max = nqueens::cut::MAX_CUT_N;
     assert_eq!(
-        joined(23, Symmetry::Full, 1 << 30).map(|p| p.len()),
-        Err(nqueens::Error::JoinSize(23))
+        joined(max + 1, Symmetry::Full, 1 << 30).map(|p| p.len()),
+        Err(nqueens::Error::JoinSize(max + 1))
     );
 }
 

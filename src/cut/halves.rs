@@ -2,8 +2,8 @@
 //! other and whose diagonals do not meet, written as one word of the diagonals both halves
 //! reach (plain words, or eight or four bottom pieces a step with AVX-512 or AVX2).
 
-use super::pieces::Quadrant;
-use super::{Cut, Key, Lanes, Word};
+use super::pieces::Pieces;
+use super::{Cut, Lanes, Word};
 
 /// A queen set's diagonals as bits: `r - c + n - 1` (down-right) and `r + c` (down-left).
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -33,15 +33,18 @@ impl Lines {
 }
 
 impl Cut {
-    /// Fills `out` with the word of every left half-board on `rows` that does not meet
-    /// `forbid`, or (`mirrored`) of their mirror images as right half-boards: the
-    /// diagonals `low..low + width` of each direction, down-right in the low half. The
-    /// mirror keeps rows and swaps the two directions (and so the word's halves); it maps
-    /// the middle column to itself, so the middle queen forbids the same squares.
+    /// Fills `out` with the word of every left half-board whose top piece is one of
+    /// `north`'s on a column set of `ups` and whose bottom piece is one of `south`'s (the
+    /// pieces of one row set of each quadrant), that does not meet `forbid`; or
+    /// (`mirrored`) of their mirror images as right half-boards: the diagonals
+    /// `low..low + width` of each direction, down-right in the low half. The mirror keeps
+    /// rows and swaps the two directions (and so the word's halves); it maps the middle
+    /// column to itself, so the middle queen forbids the same squares.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn build(
         &self,
-        rows: u32,
+        (north, south): (&Pieces, &Pieces),
+        ups: &[u32],
         forbid: Lines,
         mirrored: bool,
         (low, width): (usize, usize),
@@ -54,39 +57,66 @@ impl Cut {
             mask: (1u64 << width) - 1,
             turn: if mirrored { 32 } else { 0 },
         };
+        let halves = Halves {
+            north,
+            south,
+            ups,
+            all: (1 << self.h) - 1,
+        };
         match lanes {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
-            Lanes::Avx512 => unsafe { self.build512(rows, &shape, out) },
+            Lanes::Avx512 => unsafe { halves.build512(&shape, out) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
-            Lanes::Avx2 => unsafe { self.build256(rows, &shape, out) },
-            Lanes::Scalar => self.build_with(rows, &shape, out, pairs),
+            Lanes::Avx2 => unsafe { halves.build256(&shape, out) },
+            Lanes::Scalar => halves.build_with(&shape, out, pairs),
         }
     }
+
+    /// The diagonals both halves reach: `2h - 1` of each direction from index `n - h`.
+    pub(super) fn shared(&self) -> (usize, usize) {
+        (self.n - self.h, (2 * self.h).saturating_sub(1))
+    }
+}
+
+/// The column sets of `north`'s pieces that `south` has pieces to complete, each with the
+/// pairs of pieces on it: an upper bound of the half-boards built from them.
+pub(super) fn column_sets(north: &Pieces, south: &Pieces, h: usize) -> Vec<(u32, u64)> {
+    let all = (1usize << h) - 1;
+    (0..=all)
+        .map(|up| (up, (north.on(up).len() * south.on(all & !up).len()) as u64))
+        .filter(|&(_, pairs)| pairs > 0)
+        .map(|(up, pairs)| (up as u32, pairs))
+        .collect()
+}
+
+/// The pieces one build joins: `north`'s on the column sets `ups` with `south`'s on the
+/// other columns of `all`.
+struct Halves<'a> {
+    north: &'a Pieces,
+    south: &'a Pieces,
+    ups: &'a [u32],
+    all: usize,
+}
+
+impl Halves<'_> {
     /// [`Cut::build`] with `pairs` joining one top piece to the bottom pieces under it.
     #[inline(always)]
     fn build_with(
         &self,
-        rows: u32,
         shape: &Shape,
         out: &mut Vec<Word>,
-        pairs: impl Fn(&Quadrant, Lines, &[u64], &Shape, &mut Vec<Word>),
+        pairs: impl Fn(&Pieces, Lines, &[u64], &Shape, &mut Vec<Word>),
     ) {
         out.clear();
-        let [north, south] = &self.quadrants;
-        let (rn, rs) = (
-            rows as usize & ((1 << self.top) - 1),
-            rows as usize >> self.top,
-        );
-        let k = rn.count_ones();
-        let cols = (1usize << self.h) - 1;
-        for up in (0..=cols).filter(|c| c.count_ones() == k) {
-            let below = south.pieces(rs, cols & !up);
+        let (north, south) = (self.north, self.south);
+        for &up in self.ups {
+            let below = south.on(self.all & !up as usize);
             if below.is_empty() {
                 continue;
             }
-            for &p in north.pieces(rn, up) {
+            for &p in north.on(up as usize) {
                 let p = north.lines(p);
                 if p.meets(shape.forbid) == 0 {
                     pairs(south, p, below, shape, out);
@@ -94,56 +124,25 @@ impl Cut {
             }
         }
     }
+
     /// [`Cut::build`] compiled for AVX-512, eight bottom pieces a step ([`pairs512`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    fn build512(&self, rows: u32, shape: &Shape, out: &mut Vec<Word>) {
+    fn build512(&self, shape: &Shape, out: &mut Vec<Word>) {
         // The closure inherits this function's AVX-512F, which `pairs512` needs.
-        self.build_with(rows, shape, out, |s, p, below, shape, out| {
+        self.build_with(shape, out, |s, p, below, shape, out| {
             pairs512(s, p, below, shape, out)
         });
     }
+
     /// [`Cut::build`] compiled for AVX2, four bottom pieces a step ([`pairs256`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn build256(&self, rows: u32, shape: &Shape, out: &mut Vec<Word>) {
+    fn build256(&self, shape: &Shape, out: &mut Vec<Word>) {
         // The closure inherits this function's AVX2, which `pairs256` needs.
-        self.build_with(rows, shape, out, |s, p, below, shape, out| {
+        self.build_with(shape, out, |s, p, below, shape, out| {
             pairs256(s, p, below, shape, out)
         });
-    }
-    /// The diagonals both halves reach: `2h - 1` of each direction from index `n - h`.
-    pub(super) fn shared(&self) -> (usize, usize) {
-        (self.n - self.h, (2 * self.h).saturating_sub(1))
-    }
-    /// An upper bound of the half-boards on `rows`: the pairs of pieces that could make one.
-    pub(super) fn bound(&self, rows: u32) -> u64 {
-        let [north, south] = &self.quadrants;
-        let (rn, rs) = (
-            rows as usize & ((1 << self.top) - 1),
-            rows as usize >> self.top,
-        );
-        let cols = (1usize << self.h) - 1;
-        (0..=cols)
-            .filter(|c| c.count_ones() == rn.count_ones())
-            .map(|up| (north.pieces(rn, up).len() * south.pieces(rs, cols & !up).len()) as u64)
-            .sum()
-    }
-    /// What `key` costs, from upper bounds of its half-boards on each side (pairs of
-    /// pieces): a relative estimate of its time (building is linear in the half-boards,
-    /// matching about `l * r / 64` word steps), and the bytes a thread's half-boards for it
-    /// can take at most, its tables aside (the left ones twice, as built and as one middle
-    /// queen leaves them; every middle row's right ones; the largest group again while it
-    /// is built).
-    pub fn measure(&self, key: &Key) -> (u64, usize) {
-        let l = self.bound(key.rows);
-        let (mut time, mut sum, mut most) = (1 + l, 0, 0);
-        for &(m, _) in &key.middles {
-            let r = self.bound(self.right_rows(key.rows, m));
-            time += r + l * r / 64;
-            (sum, most) = (sum + r, most.max(r));
-        }
-        (time, 8 * (2 * l + sum + most) as usize)
     }
 }
 
@@ -171,9 +170,9 @@ impl Shape {
         ]
     }
 
-    /// The shifts that restore a bottom piece's two directions (see [`Quadrant::lines`]) and
+    /// The shifts that restore a bottom piece's two directions (see [`Pieces::lines`]) and
     /// the one that drops the diagonals below those kept.
-    fn counts(&self, south: &Quadrant) -> [usize; 3] {
+    fn counts(&self, south: &Pieces) -> [usize; 3] {
         [south.low.0, south.low.1, self.low]
     }
 }
@@ -181,7 +180,7 @@ impl Shape {
 /// Appends the half-boards of top piece `p` with each bottom piece of `below` (pieces of
 /// `south`) that meets neither it nor the middle queen. Every pair is written and the
 /// clashing ones overwritten: no branch to mispredict.
-fn pairs(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
+fn pairs(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
     let mut len = out.len();
     out.resize(len + below.len(), 0);
     for &q in below {
@@ -201,7 +200,7 @@ fn pairs(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec
 /// stored, the next step overwriting past the kept ones.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn pairs512(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
+fn pairs512(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
     use std::arch::x86_64::*;
     let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
     let half = _mm512_set1_epi64(0xffff_ffff);
@@ -260,7 +259,7 @@ const PACK: [[i32; 8]; 16] = {
 /// `vpermd` ([`PACK`]) and all four stored, the next step overwriting past the kept ones.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn pairs256(south: &Quadrant, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
+fn pairs256(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
     use std::arch::x86_64::*;
     let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
     let half = _mm256_set1_epi64x(0xffff_ffff);

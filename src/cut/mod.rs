@@ -41,7 +41,7 @@
 use std::cell::RefCell;
 
 use crate::schedule::mask_of;
-use crate::types::Kernel;
+use crate::types::{Kernel, Symmetry};
 
 pub mod halves;
 pub mod keys;
@@ -50,21 +50,24 @@ pub mod pieces;
 pub mod symmetric;
 
 pub use crate::types::MAX_CUT_N;
-pub use keys::{Key, keys, search};
+pub use keys::{Key, cost, keys, search};
 pub use matching::MIN_BYTES;
 pub use symmetric::fixed_by_symmetries;
 
 use halves::Lines;
 use matching::{LEAF, MAX_GROUPS, Matcher};
-use pieces::Quadrant;
+use pieces::{Cache, Store};
 
-/// The pieces of an `n`-board's left half, top and bottom quadrants, shared by every key:
-/// the right half's are their mirror images.
+/// How an `n`-board is cut: its left half (`h = n / 2` columns) into a top quadrant (rows
+/// `0..top`) and a bottom one; the right half's half-boards are the mirror images of left
+/// ones. The pieces of each key's rows are enumerated when it is counted.
 pub struct Cut {
     n: usize,
     h: usize,
     top: usize,
-    quadrants: [Quadrant; 2],
+    symmetry: Symmetry,
+    /// The pieces of the row sets used so far, shared by the threads.
+    store: Store,
 }
 
 /// A half-board's word: bits `0..2h - 1` the shared down-right diagonals, bits `32..` the
@@ -72,37 +75,49 @@ pub struct Cut {
 type Word = u64;
 
 impl Cut {
-    /// Enumerates the pieces of an `n`-board (`n <= MAX_CUT_N`), or says how many bytes
-    /// they need where that is more than `limit` (counted before any is stored).
-    pub fn new(n: u32, limit: usize) -> Result<Cut, usize> {
+    /// The cut of an `n`-board (`n <= MAX_CUT_N`) whose keys stand for their orbits under
+    /// the symmetries `symmetry` uses, keeping the pieces it enumerates for all threads up
+    /// to `pieces` bytes.
+    pub fn new(n: u32, symmetry: Symmetry, pieces: usize) -> Cut {
         debug_assert!(n <= MAX_CUT_N);
         let n = n as usize;
-        let (h, top) = (n / 2, n / 2);
-        let mut quadrants = [
-            Quadrant::counted(n, 0, top, h),
-            Quadrant::counted(n, top, n - top, h),
-        ];
-        let need = quadrants.iter().map(Quadrant::bytes).sum::<usize>()
-            + quadrants
-                .iter()
-                .map(|q| q.offsets[q.offsets.len() - 1] as usize * 8)
-                .sum::<usize>();
-        if need > limit {
-            return Err(need);
-        }
-        quadrants[0].fill(n, 0, top);
-        quadrants[1].fill(n, top, n - top);
-        Ok(Cut {
+        Cut {
             n,
-            h,
-            top,
-            quadrants,
-        })
+            h: n / 2,
+            top: n / 2,
+            symmetry,
+            store: Store::new(pieces),
+        }
     }
-    /// Bytes the pieces take.
-    pub fn bytes(&self) -> usize {
-        self.quadrants.iter().map(Quadrant::bytes).sum()
+
+    /// Bytes of pieces kept for all threads so far.
+    pub fn pieces_bytes(&self) -> usize {
+        self.store.bytes()
     }
+
+    /// Fills `out` with the half-boards on `rows` (left ones, or right ones `mirrored`)
+    /// that do not meet `forbid`, their pieces found in or added to `cache`.
+    #[allow(clippy::too_many_arguments)]
+    fn build_side(
+        &self,
+        cache: &mut Cache,
+        rows: u32,
+        forbid: Lines,
+        mirrored: bool,
+        shared: (usize, usize),
+        lanes: Lanes,
+        out: &mut Vec<Word>,
+    ) {
+        let (n, top, h, store) = (self.n, self.top, self.h, &self.store);
+        let north = cache.find(store, n, 0, rows & ((1 << top) - 1), h);
+        let south = cache.find(store, n, top, rows >> top, h);
+        let ups: Vec<u32> = halves::column_sets(&north, &south, h)
+            .into_iter()
+            .map(|(up, _)| up)
+            .collect();
+        self.build((&north, &south), &ups, forbid, mirrored, shared, lanes, out);
+    }
+
     /// The rows the right half's queens take, the middle queen on `middle`.
     fn right_rows(&self, rows: u32, middle: Option<u8>) -> u32 {
         let mid = middle.map_or(0, |m| 1 << m);
@@ -111,6 +126,7 @@ impl Cut {
     /// The right half-boards of `rows` with the middle queen on row `m` (none attacking it).
     fn build_right(
         &self,
+        cache: &mut Cache,
         rows: u32,
         m: u8,
         shared: (usize, usize),
@@ -118,14 +134,8 @@ impl Cut {
         out: &mut Vec<Word>,
     ) {
         let forbid = Lines::of(self.n, m as usize, self.h);
-        self.build(
-            self.right_rows(rows, Some(m)),
-            forbid,
-            true,
-            shared,
-            lanes,
-            out,
-        );
+        let right = self.right_rows(rows, Some(m));
+        self.build_side(cache, right, forbid, true, shared, lanes, out);
     }
 
     /// Number of solutions of the keys of `key`, each weighed by its orbit's size, its
@@ -141,7 +151,8 @@ impl Cut {
     /// probe words; otherwise each middle row is matched on its own, against the left
     /// half-boards its queen leaves (at n = 21, 1/32 of the keys on one thread, Zen 4: 29.7 s
     /// against 37.4 s with one table for every middle row).
-    pub fn count(&self, key: &Key, budget: usize, kernel: Kernel) -> u128 {
+    pub fn count(&self, key: Key, budget: usize, kernel: Kernel) -> u128 {
+        let entries: Vec<(Option<u8>, u8)> = key.entries(self.n as u32, self.symmetry).collect();
         SCRATCH.with_borrow_mut(|s| {
             let Scratch {
                 left,
@@ -150,6 +161,7 @@ impl Cut {
                 kept,
                 ends,
                 matcher,
+                pieces,
             } = s;
             let (low, width) = self.shared();
             let odd = self.n % 2 == 1;
@@ -159,11 +171,19 @@ impl Cut {
                 (low, width)
             };
             let lanes = Lanes::of(kernel);
-            self.build(key.rows, Lines::default(), false, wide, lanes, left);
+            self.build_side(pieces, key.rows, Lines::default(), false, wide, lanes, left);
             let mut found = [0u64; MAX_GROUPS];
             if !odd {
                 let rows = self.right_rows(key.rows, None);
-                self.build(rows, Lines::default(), true, (low, width), lanes, group);
+                self.build_side(
+                    pieces,
+                    rows,
+                    Lines::default(),
+                    true,
+                    (low, width),
+                    lanes,
+                    group,
+                );
                 let (table, probe) = if left.len() <= group.len() {
                     (&mut *left, &*group)
                 } else {
@@ -175,9 +195,9 @@ impl Cut {
                 right.clear();
                 ends.clear();
                 let mask = (1u64 << width) - 1;
-                for &(m, _) in &key.middles {
+                for &(m, _) in &entries {
                     let m = m.expect("an odd board's keys have a middle row");
-                    self.build_right(key.rows, m, (low, width), lanes, group);
+                    self.build_right(pieces, key.rows, m, (low, width), lanes, group);
                     // The right half-board's bits in the wide layout, with the middle queen's.
                     let mid = 1u64 << m | 1 << (m + 32);
                     right.extend(
@@ -192,7 +212,7 @@ impl Cut {
                 // Each middle row on its own: the left half-boards its queen leaves, narrowed
                 // (most others would meet every right one), against its right half-boards.
                 let mask = (1u64 << width) - 1;
-                for (g, &(m, _)) in key.middles.iter().enumerate() {
+                for (g, &(m, _)) in entries.iter().enumerate() {
                     let m = m.expect("an odd board's keys have a middle row");
                     let mid = 1u64 << m | 1 << (m + 32);
                     kept.clear();
@@ -201,7 +221,7 @@ impl Cut {
                             .filter(|&&w| w & mid == 0)
                             .map(|&w| (w >> 1) & mask | ((w >> 33) & mask) << 32),
                     );
-                    self.build_right(key.rows, m, (low, width), lanes, group);
+                    self.build_right(pieces, key.rows, m, (low, width), lanes, group);
                     let (table, probe) = if kept.len() <= group.len() {
                         (&mut *kept, &*group)
                     } else {
@@ -211,7 +231,7 @@ impl Cut {
                     matcher.disjoint(table, probe, &[probe.len()], out, budget, lanes);
                 }
             }
-            key.middles
+            entries
                 .iter()
                 .zip(found)
                 .map(|(&(_, weight), found)| u128::from(weight) * u128::from(found))
@@ -233,6 +253,8 @@ struct Scratch {
     /// Where each group of `right` ends.
     ends: Vec<usize>,
     matcher: Matcher,
+    /// The pieces of the last few row sets.
+    pieces: Cache,
 }
 
 thread_local! {
@@ -275,12 +297,11 @@ impl Lanes {
 mod tests {
     use super::*;
     use crate::published;
-    use crate::types::Symmetry;
 
     fn total(n: u32, symmetry: Symmetry, kernel: Kernel) -> u128 {
-        let cut = Cut::new(n, usize::MAX).unwrap();
+        let cut = Cut::new(n, symmetry, 1 << 30);
         keys(n, symmetry)
-            .iter()
+            .into_iter()
             .map(|k| cut.count(k, 1 << 20, kernel))
             .sum()
     }
@@ -310,11 +331,11 @@ mod tests {
 
     #[test]
     fn a_small_budget_slices_the_table_and_keeps_the_count() {
-        let cut = Cut::new(14, usize::MAX).unwrap();
-        for k in keys(14, Symmetry::Full).iter().step_by(37) {
+        let cut = Cut::new(14, Symmetry::Full, 0);
+        for k in keys(14, Symmetry::Full).into_iter().step_by(37) {
             assert_eq!(
                 cut.count(k, 0, Kernel::Scalar),
-                search(14, k, Kernel::Scalar)
+                search(14, Symmetry::Full, k, Kernel::Scalar)
             );
         }
     }

@@ -1,82 +1,93 @@
-//! The placements inside each quadrant of the left half, enumerated once per board and
-//! stored by the rows and columns they use.
+//! Pieces: the placements inside one quadrant of the left half on a given set of its rows,
+//! one queen on each of those rows, grouped by the columns they use. A key's half-boards
+//! are built from the pieces on its own rows, enumerated when the key is counted (and kept
+//! in a small cache for the keys after it), so that nothing is built for the whole board up
+//! front: a process holds only the pieces of the keys it is counting.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use super::halves::Lines;
 
-/// The placements inside one quadrant of the left half (rows `first..first + rows`,
-/// columns `0..width`), by the rows and columns they use: the pieces of index
-/// `rows_used << width | cols_used` are `pieces[offsets[i]..offsets[i + 1]]`. A piece is
-/// stored as its diagonals relative to the quadrant's lowest ones, down-right in the low
-/// half of the word, down-left in the high half ([`Quadrant::lines`] restores them).
-pub(super) struct Quadrant {
-    pub(super) width: usize,
+/// The placements of one queen on each row of `rows` (bit `i`: row `first + i`) in columns
+/// `0..width`, none attacking another, grouped by the columns they use: those on column set
+/// `cols` are `pieces[offsets[cols]..offsets[cols + 1]]`. A piece is stored as its
+/// diagonals relative to the quadrant's lowest ones, down-right in the low half of the
+/// word, down-left in the high half ([`Pieces::lines`] restores them).
+#[derive(Default)]
+pub(super) struct Pieces {
+    /// The board, the quadrant's first row and the rows (relative to it) these pieces
+    /// cover: what they are, for the cache.
+    n: usize,
+    first: usize,
+    rows: u32,
+    width: usize,
     /// Down-right and down-left index of bit 0 of each half.
     pub(super) low: (usize, usize),
-    pub(super) offsets: Vec<u32>,
-    pub(super) pieces: Vec<u64>,
+    offsets: Vec<u32>,
+    pieces: Vec<u64>,
+    /// Each piece's columns and word, as enumerated (reused between fills).
+    found: Vec<(u32, u64)>,
 }
 
-impl Quadrant {
-    /// The quadrant's offsets, its pieces counted but not stored.
-    pub(super) fn counted(n: usize, first: usize, rows: usize, width: usize) -> Quadrant {
-        let mut q = Quadrant {
-            width,
-            low: ((first + n).saturating_sub(width), first),
-            offsets: vec![0; (1 << (rows + width)) + 1],
-            pieces: Vec::new(),
-        };
-        q.each(n, first, rows, |i, _, q| q.offsets[i + 1] += 1);
-        for i in 1..q.offsets.len() {
-            q.offsets[i] += q.offsets[i - 1];
-        }
-        q
-    }
-
-    /// Stores the pieces counted.
-    pub(super) fn fill(&mut self, n: usize, first: usize, rows: usize) {
-        let total = self.offsets[self.offsets.len() - 1] as usize;
-        self.pieces = vec![0; total];
-        self.each(n, first, rows, |i, lines, q| {
-            let o = q.offsets[i] as usize;
-            q.pieces[o] = lines.down_right >> q.low.0 | (lines.down_left >> q.low.1) << 32;
-            q.offsets[i] += 1;
-        });
-        // Each offset advanced to its bucket's end, its successor's start: shift them back.
-        self.offsets.rotate_right(1);
-        self.offsets[0] = 0;
-    }
-
-    /// Calls `visit` with the index and lines of every placement, depth first over the
-    /// rows: each row empty or one queen on a free square.
-    fn each(
-        &mut self,
-        n: usize,
-        first: usize,
-        rows: usize,
-        mut visit: impl FnMut(usize, Lines, &mut Quadrant),
-    ) {
-        let width = self.width;
-        let mut stack = vec![(0usize, 0usize, 0usize, Lines::default())];
-        while let Some((i, used_rows, used_cols, lines)) = stack.pop() {
-            if i == rows {
-                visit(used_rows << width | used_cols, lines, self);
+impl Pieces {
+    /// Enumerates the pieces of an `n`-board's quadrant whose rows start at `first`, on its
+    /// rows `rows` (relative to `first`), in columns `0..width`.
+    pub(super) fn fill(&mut self, n: usize, first: usize, rows: u32, width: usize) {
+        debug_assert!(width <= 16 && rows < 1 << 16);
+        self.n = n;
+        self.first = first;
+        self.rows = rows;
+        self.width = width;
+        self.low = ((first + n).saturating_sub(width), first);
+        let low = self.low;
+        self.found.clear();
+        let on: Vec<usize> = (0..16).filter(|i| rows >> i & 1 == 1).collect();
+        // Depth first over the rows of the set: a queen on a free column of each, its
+        // diagonals clear of the queens above.
+        let mut stack = vec![(0usize, 0u32, Lines::default())];
+        while let Some((i, cols, lines)) = stack.pop() {
+            let Some(&row) = on.get(i) else {
+                let word = lines.down_right >> low.0 | (lines.down_left >> low.1) << 32;
+                self.found.push((cols, word));
                 continue;
-            }
-            stack.push((i + 1, used_rows, used_cols, lines));
-            for c in (0..width).filter(|c| used_cols >> c & 1 == 0) {
-                let queen = Lines::of(n, first + i, c);
+            };
+            for c in (0..width).filter(|c| cols >> c & 1 == 0) {
+                let queen = Lines::of(n, first + row, c);
                 if lines.meets(queen) == 0 {
-                    let next = (used_rows | 1 << i, used_cols | 1 << c);
-                    stack.push((i + 1, next.0, next.1, lines.with(queen)));
+                    stack.push((i + 1, cols | 1 << c, lines.with(queen)));
                 }
             }
         }
+        // Grouped by columns: a counting sort.
+        self.offsets.clear();
+        self.offsets.resize((1 << width) + 1, 0);
+        for &(cols, _) in &self.found {
+            self.offsets[cols as usize + 1] += 1;
+        }
+        for i in 1..self.offsets.len() {
+            self.offsets[i] += self.offsets[i - 1];
+        }
+        self.pieces.resize(self.found.len(), 0);
+        let mut at = self.offsets.clone();
+        for &(cols, word) in &self.found {
+            self.pieces[at[cols as usize] as usize] = word;
+            at[cols as usize] += 1;
+        }
+        self.found = Vec::new();
     }
 
-    /// The stored pieces on `rows` and `cols`.
-    pub(super) fn pieces(&self, rows: usize, cols: usize) -> &[u64] {
-        let i = rows << self.width | cols;
-        &self.pieces[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    /// Whether these are the pieces of an `n`-board on `rows` of the quadrant starting at
+    /// `first`, in columns `0..width`.
+    fn covers(&self, n: usize, first: usize, rows: u32, width: usize) -> bool {
+        let what = (self.n, self.first, self.rows, self.width);
+        !self.offsets.is_empty() && what == (n, first, rows, width)
+    }
+
+    /// The pieces on column set `cols`.
+    pub(super) fn on(&self, cols: usize) -> &[u64] {
+        &self.pieces[self.offsets[cols] as usize..self.offsets[cols + 1] as usize]
     }
 
     /// A stored piece's lines on the board.
@@ -88,7 +99,91 @@ impl Quadrant {
         }
     }
 
+    /// Bytes these pieces take.
     pub(super) fn bytes(&self) -> usize {
-        self.offsets.len() * 4 + self.pieces.len() * 8
+        self.offsets.capacity() * 4 + self.pieces.capacity() * 8
+    }
+}
+
+/// The pieces of the row sets the run has used, shared by its threads, while they fit a
+/// byte budget: each is enumerated once (up to n = 21 every row set's fit the default 2 GiB
+/// budget's share; beyond, the first ones do and the rest are kept per thread by [`Cache`]).
+pub(super) struct Store {
+    kept: Mutex<HashMap<(usize, u32), Arc<Pieces>>>,
+    bytes: AtomicUsize,
+    budget: usize,
+}
+
+impl Store {
+    /// An empty store that keeps pieces up to `budget` bytes.
+    pub(super) fn new(budget: usize) -> Store {
+        Store {
+            kept: Mutex::new(HashMap::new()),
+            bytes: AtomicUsize::new(0),
+            budget,
+        }
+    }
+
+    /// Bytes the kept pieces take.
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
+}
+
+/// The pieces a thread used last, a few row sets' worth, in front of the [`Store`]:
+/// consecutive keys share most of theirs (a key's middle rows, its neighbours).
+#[derive(Default)]
+pub(super) struct Cache {
+    slots: Vec<(u64, Arc<Pieces>)>,
+    clock: u64,
+}
+
+/// Row sets a thread's cache keeps: a key's two sides and a few middle rows' right sides.
+const SLOTS: usize = 8;
+
+impl Cache {
+    /// The pieces of an `n`-board on `rows` of the quadrant starting at `first`, in columns
+    /// `0..width`: from this cache, else from `store`, else enumerated (and kept in the
+    /// store where its budget allows).
+    pub(super) fn find(
+        &mut self,
+        store: &Store,
+        n: usize,
+        first: usize,
+        rows: u32,
+        width: usize,
+    ) -> Arc<Pieces> {
+        self.clock += 1;
+        if let Some(slot) = self
+            .slots
+            .iter_mut()
+            .find(|(_, p)| p.covers(n, first, rows, width))
+        {
+            slot.0 = self.clock;
+            return slot.1.clone();
+        }
+        let kept = |s: &Store| {
+            let map = s.kept.lock().unwrap_or_else(|e| e.into_inner());
+            map.get(&(first, rows)).cloned()
+        };
+        let pieces = kept(store).unwrap_or_else(|| {
+            let mut p = Pieces::default();
+            p.fill(n, first, rows, width);
+            let p = Arc::new(p);
+            let size = p.bytes();
+            if store.bytes.fetch_add(size, Ordering::Relaxed) + size <= store.budget {
+                let mut map = store.kept.lock().unwrap_or_else(|e| e.into_inner());
+                map.insert((first, rows), p.clone());
+            } else {
+                store.bytes.fetch_sub(size, Ordering::Relaxed);
+            }
+            p
+        });
+        if self.slots.len() < SLOTS {
+            self.slots.push((self.clock, pieces.clone()));
+        } else if let Some(oldest) = self.slots.iter_mut().min_by_key(|(t, _)| *t) {
+            *oldest = (self.clock, pieces.clone());
+        }
+        pieces
     }
 }

@@ -88,11 +88,14 @@ pub enum Parts {
     /// The join's keys (the rows of the left half's queens, one per orbit), and in full mode
     /// one more part last: the solutions the other symmetries fix, for Burnside's count.
     Columns {
-        /// The pieces the half-boards are built from.
+        /// How the board is cut, and the pieces kept for the threads.
         cut: Cut,
         /// The keys, in order.
         keys: Vec<Key>,
-        /// [`Plan::costs`] of the keys (and the symmetric part), measured with the plan.
+        /// Keys per part: consecutive keys are grouped where there are more than a plan's
+        /// [`MAX_SUBPROBLEMS`] (2 at n = 27), else 1.
+        group: usize,
+        /// [`Plan::costs`] of the parts (and the symmetric part), estimated with the plan.
         costs: Vec<u64>,
     },
 }
@@ -177,7 +180,12 @@ impl Plan {
                 limit: memory,
             });
         }
-        let mut costs: Vec<u64> = keys.par_iter().map(|&k| cut::cost(n, k)).collect();
+        // Consecutive keys grouped into parts where they would outnumber a plan's parts.
+        let group = keys.len().div_ceil(MAX_SUBPROBLEMS).max(1);
+        let mut costs: Vec<u64> = keys
+            .par_chunks(group)
+            .map(|g| g.iter().map(|&k| cut::cost(n, k)).sum())
+            .collect();
         if symmetry == Symmetry::Full {
             // The symmetric solutions' searches: a few rows' worth; start them first.
             costs.push(costs.iter().copied().max().unwrap_or(1));
@@ -191,6 +199,7 @@ impl Plan {
             parts: Parts::Columns {
                 cut: Cut::new(n, symmetry, free / 4),
                 keys,
+                group,
                 costs,
             },
             method: Method::Join,
@@ -203,8 +212,8 @@ impl Plan {
     pub fn len(&self) -> usize {
         match &self.parts {
             Parts::Rows { subproblems, .. } => subproblems.len(),
-            Parts::Columns { keys, .. } => {
-                keys.len() + usize::from(self.symmetry == Symmetry::Full)
+            Parts::Columns { keys, group, .. } => {
+                keys.len().div_ceil(*group) + usize::from(self.symmetry == Symmetry::Full)
             }
         }
     }
@@ -266,8 +275,9 @@ impl Plan {
                     }
                 }
             }
-            Parts::Columns { keys, .. } => {
+            Parts::Columns { keys, group, .. } => {
                 h.update(b"cut");
+                h.update(&(*group as u64).to_le_bytes());
                 for k in keys {
                     h.update(&k.rows.to_le_bytes());
                     for (m, weight) in k.entries(self.n, self.symmetry) {
@@ -308,19 +318,24 @@ impl Plan {
                 let sub = &subproblems[i];
                 return search(self.n, &roots[sub.root as usize], sub, kernel);
             }
-            Parts::Columns { cut, keys, .. } => (cut, keys),
+            Parts::Columns {
+                cut, keys, group, ..
+            } => (cut, keys.chunks(*group)),
         };
-        let Some(&key) = keys.get(i) else {
+        let Some(part) = keys.clone().nth(i) else {
             // The last part in full mode: what the seven other symmetries fix.
             return Tally {
                 solutions: 0,
                 unique8: cut::fixed_by_symmetries(self.n),
             };
         };
-        let solutions = match method {
-            Method::Join => cut.count(key, self.join_budget, kernel),
-            _ => cut::search(self.n, self.symmetry, key, kernel),
-        };
+        let solutions = part
+            .iter()
+            .map(|&key| match method {
+                Method::Join => cut.count(key, self.join_budget, kernel),
+                _ => cut::search(self.n, self.symmetry, key, kernel),
+            })
+            .sum();
         Tally {
             solutions,
             unique8: solutions,
@@ -328,10 +343,10 @@ impl Plan {
     }
 
     /// A relative estimate of each part's cost: for a subproblem the number of nodes a few
-    /// levels below it, for a key the pairs of pieces on each side and the word steps of
-    /// matching them ([`Cut::measure`]). Costs vary by orders of magnitude; this tracks them
-    /// well enough to order the parts, weight an ETA and balance shards. Computed once per
-    /// plan (a join's when the plan is built: its memory bound needs the same bounds).
+    /// levels below it, for a join's part an estimate of its keys' half-boards on each side
+    /// and the word steps of matching them ([`cut::cost`]). Costs vary by orders of
+    /// magnitude; this tracks them well enough to order the parts, weight an ETA and balance
+    /// shards. Computed once per plan (a join's when the plan is built).
     pub fn costs(&self) -> &[u64] {
         let (roots, subproblems) = match &self.parts {
             Parts::Rows { roots, subproblems } => (roots, subproblems),

@@ -2,6 +2,8 @@
 //! odd board), one per orbit of the symmetries that map keys to keys; and a key counted by
 //! searching, the oracle the join is checked against part by part.
 
+use rayon::prelude::*;
+
 use crate::schedule::{Schedule, mask_of};
 use crate::types::{Kernel, MAX_N, Symmetry};
 
@@ -74,87 +76,162 @@ fn orbit(n: usize, symmetry: Symmetry, rows: u32, m: Option<usize>) -> Option<u8
 /// The keys of an `n`-board, one per orbit of the symmetries `symmetry` uses (none; the
 /// mirror; the mirror and the upside-down image), in increasing order of rows: every set
 /// of `n / 2` rows with a representative (on an odd board, each with the middle rows that
-/// make one).
+/// make one). Found in parallel, one block of row sets per pattern of the top rows.
 pub fn keys(n: u32, symmetry: Symmetry) -> Vec<Key> {
     let h = n / 2;
+    let top = n.min(8);
+    let low = n - top;
+    (0..1u32 << top)
+        .into_par_iter()
+        .filter(|high| high.count_ones() <= h && h - high.count_ones() <= low)
+        .map(|high| {
+            let mut out = Vec::new();
+            for below in subsets(low, h - high.count_ones()) {
+                let rows = high << low | below;
+                if let Some(key) = key_of(n, symmetry, rows) {
+                    out.push(key);
+                }
+            }
+            out
+        })
+        .flatten_iter()
+        .collect()
+}
+
+/// Every `k`-subset of `0..bits` as a mask, in increasing order (Gosper's next-combination
+/// step).
+fn subsets(bits: u32, k: u32) -> impl Iterator<Item = u32> {
+    let first: u64 = (1 << k) - 1;
+    std::iter::successors(Some(first), move |&x| {
+        if x == 0 {
+            return None;
+        }
+        let low = x & x.wrapping_neg();
+        let up = x + low;
+        Some(up | (((x ^ up) >> 2) / low))
+    })
+    .take_while(move |&x| x < 1 << bits)
+    .map(|x| x as u32)
+}
+
+/// The key on `rows`, with the middle rows whose keys represent their orbits, if any do.
+fn key_of(n: u32, symmetry: Symmetry, rows: u32) -> Option<Key> {
     let nz = n as usize;
-    let mut out = Vec::new();
-    // Every `h`-subset of the rows in increasing order (Gosper's next-combination step).
-    let mut rows: u64 = (1 << h) - 1;
-    while rows < 1 << n {
-        let r = rows as u32;
-        let middles = if n % 2 == 1 {
-            (0..nz)
-                .filter(|&m| r >> m & 1 == 0 && orbit(nz, symmetry, r, Some(m)).is_some())
-                .fold(0, |acc, m| acc | 1 << m)
-        } else {
-            0
-        };
-        if middles != 0 || (n.is_multiple_of(2) && orbit(nz, symmetry, r, None).is_some()) {
-            out.push(Key { rows: r, middles });
-        }
-        if rows == 0 {
-            break;
-        }
-        let low = rows & rows.wrapping_neg();
-        let up = rows + low;
-        rows = up | (((rows ^ up) >> 2) / low);
+    if n.is_multiple_of(2) {
+        return orbit(nz, symmetry, rows, None).map(|_| Key { rows, middles: 0 });
     }
-    out
+    let middles = (0..nz)
+        .filter(|&m| rows >> m & 1 == 0 && orbit(nz, symmetry, rows, Some(m)).is_some())
+        .fold(0, |acc, m| acc | 1 << m);
+    (middles != 0).then_some(Key { rows, middles })
 }
 
 /// A relative estimate of the time counting `key` takes, from an estimate of its
-/// half-boards on each side ([`half_boards`]): building them, and matching (about one
-/// word step per 512 pairs). It only orders the parts, weights progress and balances
-/// shards; it is the same on every machine (IEEE multiplies, divides and adds, no fused
-/// steps or library functions).
+/// half-boards on each side ([`Estimate`]): building them, and matching (about one word
+/// step per 512 pairs). It only orders the parts, weights progress and balances shards; it
+/// is the same on every machine (IEEE multiplies, divides and adds in a fixed order, no
+/// fused steps or library functions).
 pub fn cost(n: u32, key: Key) -> u64 {
     let all = mask_of(n);
-    let left = half_boards(n, key.rows, None);
+    let e = Estimate::new(n);
+    let left = e.half_boards(key.rows);
+    let rest = all ^ key.rows;
+    let others = e.half_boards(rest);
     let mut time = 1.0;
     for m in key.middle_rows(n) {
-        let mid = m.map_or(0, |m| 1 << m);
-        let right = half_boards(n, all ^ key.rows ^ mid, m);
-        let kept = m.map_or(left, |m| left * missed(n, key.rows, m));
+        let (kept, right) = match m {
+            None => (left, others),
+            Some(m) => (
+                left * e.missed(key.rows, m),
+                e.without(others, rest, m) * e.missed(rest ^ 1 << m, m),
+            ),
+        };
         time += kept + right + kept * right / 512.0;
     }
     time as u64
 }
 
-/// An estimate of the half-boards on `rows` (one queen in each of the `h = n / 2` columns
-/// of a half, none attacking another, nor the middle queen on row `m`): the `h!` ways to
-/// give the rows columns, times the chance that no two queens share a diagonal, taken as
-/// independent per pair of rows (two rows `d < h` apart share one in `2(h - d)` of the
-/// `h(h - 1)` ordered pairs of columns).
-fn half_boards(n: u32, rows: u32, m: Option<usize>) -> f64 {
-    let h = n as usize / 2;
-    let on: Vec<usize> = (0..n as usize).filter(|&r| rows >> r & 1 == 1).collect();
-    let mut count: f64 = (1..=h).map(|k| k as f64).product();
-    if h < 2 {
-        return count;
-    }
-    let pairs = (h * (h - 1)) as f64;
-    for (i, &a) in on.iter().enumerate() {
-        for &b in &on[i + 1..] {
-            let d = b - a;
-            if d < h {
-                count *= 1.0 - 2.0 * (h - d) as f64 / pairs;
+/// An estimate of the half-boards on a set of rows (one queen in each of the `h = n / 2`
+/// columns of a half, none attacking another): the `h!` ways to give the rows columns,
+/// times the chance that no two queens share a diagonal, taken as independent per pair of
+/// rows (two rows `d < h` apart share one in `2(h - d)` of the `h(h - 1)` ordered pairs of
+/// columns: `apart[d]` is the chance they do not).
+struct Estimate {
+    n: usize,
+    h: usize,
+    orders: f64,
+    apart: [f64; 32],
+    /// `missed[k]`: the chance that `k` queens near the middle queen all miss it.
+    missed: [f64; 33],
+}
+
+impl Estimate {
+    fn new(n: u32) -> Estimate {
+        let (n, h) = (n as usize, n as usize / 2);
+        let mut apart = [1.0; 32];
+        if h >= 2 {
+            let pairs = (h * (h - 1)) as f64;
+            for (d, a) in apart.iter_mut().enumerate().take(h).skip(1) {
+                *a = 1.0 - 2.0 * (h - d) as f64 / pairs;
             }
         }
+        let mut missed = [1.0; 33];
+        for k in 1..missed.len() {
+            missed[k] = missed[k - 1] * (1.0 - 1.0 / h.max(1) as f64);
+        }
+        Estimate {
+            n,
+            h,
+            orders: (1..=h).map(|k| k as f64).product(),
+            apart,
+            missed,
+        }
     }
-    match m {
-        Some(m) => count * missed(n, rows, m),
-        None => count,
+
+    /// The rows at most `reach` rows from `m`, `m` itself aside.
+    fn near(&self, m: usize, reach: usize) -> u64 {
+        let band = (1u64 << (2 * reach + 1)) - 1;
+        (band << m >> reach) & !(1 << m)
+    }
+
+    /// The estimate for the queens on `rows`.
+    fn half_boards(&self, rows: u32) -> f64 {
+        let (rows, reach) = (u64::from(rows), (1u64 << self.h.saturating_sub(1)) - 1);
+        let mut count = self.orders;
+        for a in Bits(rows) {
+            for j in Bits((rows >> (a + 1)) & reach) {
+                count *= self.apart[j + 1];
+            }
+        }
+        count
+    }
+
+    /// `count`, the estimate for `rows`, for `rows` without row `m`: its pairs divided out.
+    fn without(&self, count: f64, rows: u32, m: usize) -> f64 {
+        let close = u64::from(rows) & self.near(m, self.h.saturating_sub(1));
+        Bits(close).fold(count, |c, r| c / self.apart[r.abs_diff(m)])
+    }
+
+    /// The chance that the queens on `rows` miss the middle queen on row `m`: a queen `d`
+    /// rows from it, `1 <= d <= h`, is on its diagonal in one of `h` columns.
+    fn missed(&self, rows: u32, m: usize) -> f64 {
+        let close = u64::from(rows) & self.near(m, self.h) & ((1 << self.n) - 1);
+        self.missed[close.count_ones() as usize]
     }
 }
 
-/// The chance that the queens on `rows` miss the middle queen on row `m`: a queen `d` rows
-/// from it, `1 <= d <= h`, is on its diagonal in one of `h` columns.
-fn missed(n: u32, rows: u32, m: usize) -> f64 {
-    let h = n as usize / 2;
-    (0..n as usize)
-        .filter(|&r| rows >> r & 1 == 1 && (1..=h).contains(&r.abs_diff(m)))
-        .fold(1.0, |p, _| p * (1.0 - 1.0 / h as f64))
+/// The positions of a word's set bits, lowest first.
+struct Bits(u64);
+
+impl Iterator for Bits {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        (self.0 != 0).then(|| {
+            let b = self.0.trailing_zeros() as usize;
+            self.0 &= self.0 - 1;
+            b
+        })
+    }
 }
 
 /// The solutions of the keys of `key`, each weighed by its orbit's size, counted by

@@ -1,5 +1,6 @@
 //! The command-line contract: outputs that parse, and bad input that gets exit code 2 and a
-//! one-line message naming the argument.
+//! message naming the argument: clap's whole message (tip and usage) for what clap parses, one
+//! line for what only the count can check.
 
 use assert_cmd::Command;
 use predicates::prelude::*;
@@ -19,7 +20,7 @@ fn count_8_shows_92_with_threads() {
 }
 
 #[test]
-fn bad_input_exits_2_with_one_line_naming_the_argument() {
+fn bad_input_exits_2_with_a_message_naming_the_argument() {
     let cases: &[(&[&str], &str)] = &[
         (&["count", "-3"], "between 0 and 32"),
         (&["count", "abc"], "not a board size"),
@@ -55,12 +56,60 @@ fn bad_input_exits_2_with_one_line_naming_the_argument() {
         let out = nqueens().args(*args).output().unwrap();
         let err = String::from_utf8(out.stderr).unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        // clap's errors end by pointing to --help; the count's own are one line.
+        let lines = err.trim_end().lines().count();
+        assert!(
+            lines == 1
+                || err
+                    .trim_end()
+                    .ends_with("For more information, try '--help'."),
+            "{args:?}: {err}"
+        );
         assert!(
             !err.contains("panicked") && !err.contains("backtrace"),
             "{args:?}: {err}"
         );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// A typo gets clap's suggestion and the usage, a bad choice the values there are.
+#[test]
+fn typos_get_a_suggestion_and_the_usage() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["cout", "12"],
+            &[
+                "'cout'",
+                "a similar subcommand exists: 'count'",
+                "Usage: nqueens",
+            ],
+        ),
+        (
+            &["count", "12", "--symetry", "full"],
+            &[
+                "'--symetry'",
+                "a similar argument exists: '--symmetry'",
+                "Usage: nqueens count",
+            ],
+        ),
+        (
+            &["completions", "tcsh"],
+            &[
+                "'tcsh'",
+                "possible values: bash, elvish, fish, powershell, zsh",
+            ],
+        ),
+    ];
+    for (args, needles) in cases {
+        let out = nqueens().args(*args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        for needle in *needles {
+            assert!(err.contains(needle), "{args:?}: {needle} in {err}");
+        }
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }

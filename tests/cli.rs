@@ -46,7 +46,7 @@ fn bad_input_exits_2_with_a_message_naming_the_argument() {
         ),
         (&["count", "24", "--split-depth", "12"], "--split-depth 12"),
         (&["count", "8", "--method", "fast"], "--method"),
-        (&["count", "8", "--memory", "2T"], "--memory"),
+        (&["count", "8", "--memory", "2P"], "--memory"),
         (
             &["count", "16", "--method", "join", "--memory", "64K"],
             "--memory",

@@ -9,6 +9,20 @@ fn nqueens() -> Command {
     Command::cargo_bin("nqueens").unwrap()
 }
 
+/// Runs nqueens with `args`, which must succeed: its stdout and stderr.
+fn succeeds(args: &[&str]) -> (String, String) {
+    let out = nqueens().args(args).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{args:?}: {err}");
+    (String::from_utf8(out.stdout).unwrap(), err)
+}
+
+/// [`succeeds`], with the one JSON line it prints parsed.
+fn json(args: &[&str]) -> (serde_json::Value, String) {
+    let (out, err) = succeeds(args);
+    (serde_json::from_str(&out).unwrap(), err)
+}
+
 #[test]
 fn count_8_shows_92_with_threads() {
     nqueens()
@@ -170,7 +184,15 @@ fn json_lines_have_every_field_with_exact_values() {
             assert_eq!(v["solutions"], total);
             assert!(v["solutions"].is_u64(), "solutions is a JSON integer");
             assert_eq!(v["threads"], 2);
-            assert_eq!(v["split_depth"], 3);
+            // n = 8 is searched, split 3 rows down; n = 10 joined, whose parts are its keys.
+            let (method, depth) = if n == 8 {
+                ("search", 3.into())
+            } else {
+                ("join", serde_json::Value::Null)
+            };
+            assert_eq!(v["method"], method);
+            assert_eq!(v["split_depth"], depth);
+            assert!(["scalar", "avx2", "avx512"].contains(&v["kernel"].as_str().unwrap()));
             assert_eq!(v["symmetry"], symmetry);
             assert!(v["subproblems"].as_u64().unwrap() > 1);
             assert!(v["elapsed_s"].as_f64().unwrap() >= 0.0);
@@ -196,6 +218,8 @@ fn csv_has_a_header_and_the_same_columns() {
         "n",
         "solutions",
         "unique",
+        "method",
+        "kernel",
         "threads",
         "split_depth",
         "symmetry",
@@ -244,6 +268,8 @@ fn verify_json_has_one_line_per_size() {
             "json",
             "--symmetry",
             "full",
+            "--kernel",
+            "scalar",
         ])
         .output()
         .unwrap();
@@ -255,6 +281,11 @@ fn verify_json_has_one_line_per_size() {
         .collect();
     assert_eq!(lines.len(), 10);
     assert!(lines.iter().all(|v| v["ok"] == true));
+    assert!(
+        lines
+            .iter()
+            .all(|v| v["method"] == "search" && v["kernel"] == "scalar")
+    );
     assert_eq!(lines[9]["computed_unique"], 46);
 }
 
@@ -293,47 +324,89 @@ fn completions_and_man_page_are_generated() {
 
 #[test]
 fn verify_passes_with_the_join() {
-    let out = nqueens()
-        .args([
-            "verify", "--max-n", "14", "--method", "join", "--format", "csv",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (text, _) = succeeds(&[
+        "verify", "--max-n", "14", "--method", "join", "--format", "csv",
+    ]);
     assert_eq!(text.lines().count(), 16, "{text}");
     assert!(text.lines().skip(1).all(|l| l.contains(",ok,")), "{text}");
 }
 
 /// Without `--split-depth` the search splits at depth 2; the join's parts are its keys
 /// (one per orbit of the mirror and the upside-down image, plus the part of the solutions
-/// the other symmetries fix in full mode) whatever the depth.
+/// the other symmetries fix in full mode) whatever the depth, and it reports no depth.
 #[test]
 fn the_join_cuts_keys_whatever_the_split_depth() {
     let line = |n: &str, args: &[&str]| {
-        let out = nqueens()
-            .args(["count", n, "--format", "json"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (line, _) = json(&[&["count", n, "--format", "json"], args].concat());
         (
-            line["split_depth"].as_u64().unwrap(),
+            line["split_depth"].as_u64(),
             line["subproblems"].as_u64().unwrap(),
             line["solutions"].as_u64().unwrap(),
         )
     };
-    assert_eq!(line("12", &["--method", "search"]).0, 2);
+    assert_eq!(line("12", &["--method", "search"]).0, Some(2));
     for depth in ["1", "3"] {
         let (d, parts, total) = line("12", &["--method", "join", "--split-depth", depth]);
-        assert_eq!((d.to_string().as_str(), total), (depth, 14200));
+        assert_eq!((d, total), (None, 14200));
         assert_eq!(parts as usize, expected_keys(12) + 1);
     }
+}
+
+/// What ran is what is reported: the join at split depth 0 still runs on every thread (and
+/// says the depth was not used), the search at depth 0 on one.
+#[test]
+fn split_depth_0_reports_the_threads_that_ran() {
+    let run = |args: &[&str]| {
+        let base = [
+            "count",
+            "12",
+            "-j",
+            "2",
+            "--split-depth",
+            "0",
+            "--format",
+            "json",
+        ];
+        json(&[&base[..], args].concat())
+    };
+    let (joined, note) = run(&[]);
+    assert_eq!(joined["method"], "join");
+    assert_eq!(joined["threads"], 2);
+    assert!(joined["split_depth"].is_null());
+    assert!(note.contains("--split-depth 0 is not used"), "{note}");
+    let (searched, quiet) = run(&["--method", "search", "--kernel", "scalar"]);
+    assert_eq!(
+        (
+            &searched["method"],
+            &searched["kernel"],
+            &searched["threads"]
+        ),
+        (&"search".into(), &"scalar".into(), &1.into())
+    );
+    assert_eq!(
+        (&searched["split_depth"], &searched["subproblems"]),
+        (&0.into(), &1.into())
+    );
+    assert!(quiet.is_empty(), "{quiet}");
+    // The table says `-` where a value does not apply.
+    let out = nqueens()
+        .args(["count", "12", "--symmetry", "mirror", "--method", "join"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let at = |name: &str| rows[0].iter().position(|c| *c == name).unwrap();
+    assert_eq!(
+        (
+            rows[1][at("unique")],
+            rows[1][at("method")],
+            rows[1][at("split_depth")]
+        ),
+        ("-", "join", "-")
+    );
 }
 
 /// Orbits of the `n / 2`-row sets of `n` rows (`n` even) under complement and reversal,
@@ -345,4 +418,37 @@ fn expected_keys(n: u32) -> usize {
         .filter(|e| e.count_ones() == n / 2)
         .filter(|&e| [all ^ e, flip(e), flip(all ^ e)].iter().all(|&o| o >= e))
         .count()
+}
+
+/// `merge` reports the method of the shards' plan and the loop they ran, `mixed` where they
+/// ran different ones.
+#[test]
+fn merge_reports_the_method_and_the_loop_the_shards_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = |i: usize, kernel: &str| {
+        let file = dir.path().join(format!("{i}-{kernel}.json"));
+        let file = file.to_str().unwrap().to_string();
+        let shard = format!("{i}/2");
+        let args = ["count", "12", "--method", "search", "--kernel", kernel];
+        succeeds(&[&args[..], &["--shard", &shard, "--output", &file]].concat());
+        file
+    };
+    let merged = |files: [String; 2]| json(&["merge", "--format", "json", &files[0], &files[1]]).0;
+    let scalar = merged([shard(0, "scalar"), shard(1, "scalar")]);
+    assert_eq!(
+        (&scalar["method"], &scalar["kernel"]),
+        (&"search".into(), &"scalar".into())
+    );
+    assert_eq!(
+        (&scalar["split_depth"], &scalar["solutions"]),
+        (&2.into(), &14200.into())
+    );
+    let here = nqueens::Kernel::Auto.resolve().unwrap();
+    let either = merged([shard(0, "scalar"), shard(1, here.name())]);
+    let expected = if here == nqueens::Kernel::Scalar {
+        "scalar"
+    } else {
+        "mixed"
+    };
+    assert_eq!(either["kernel"], expected);
 }

@@ -9,7 +9,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use nqueens::shard::Shard;
 use nqueens::{
-    DEFAULT_SPLIT_DEPTH, Engine, Error, Kernel, MAX_N, Method, Options, Symmetry, published,
+    Counts, DEFAULT_SPLIT_DEPTH, Engine, Error, Kernel, MAX_N, Method, Options, Symmetry, published,
 };
 
 use crate::output::Format;
@@ -337,6 +337,35 @@ pub fn split_depth_for(n: u32, args: &EngineArgs, engine: &Engine) -> usize {
     match args.split_depth {
         Some(depth) => depth.min(n as usize),
         None => engine.default_split_depth(n),
+    }
+}
+
+/// Says once, on stderr, that an explicit `--split-depth` was not used: the join counted a
+/// board (its parts are its keys at any depth), and the output reports no split depth.
+pub struct UnusedDepth {
+    asked: Option<usize>,
+    said: bool,
+}
+
+impl UnusedDepth {
+    pub fn new(args: &EngineArgs) -> UnusedDepth {
+        UnusedDepth {
+            asked: args.split_depth,
+            said: false,
+        }
+    }
+
+    /// Notes `counts` (once per command) if the depth was asked for and the join counted.
+    pub fn check(&mut self, counts: &Counts) {
+        if let Some(depth) = self.asked
+            && counts.split_depth.is_none()
+            && !std::mem::replace(&mut self.said, true)
+        {
+            eprintln!(
+                "note: --split-depth {depth} is not used where the join counts (n = {} here): its parts are its keys; --method search splits at that depth",
+                counts.n
+            );
+        }
     }
 }
 

@@ -17,7 +17,7 @@ use nqueens::{
 
 use crate::cli::{
     BoardFormat, Cli, Command, CountArgs, EngineArgs, LongRunArgs, MergeArgs, SolveArgs,
-    VerifyArgs, check_split_depth, options, split_depth_for,
+    UnusedDepth, VerifyArgs, check_split_depth, options, split_depth_for,
 };
 use crate::output::{Check, Printer};
 use crate::periodic::{Tick, while_running};
@@ -87,9 +87,11 @@ fn count(args: CountArgs) -> Result<(), Failure> {
     }
     let engine = engine(&args.engine)?;
     let mut out = Printer::new(io::stdout().lock(), args.engine.format);
+    let mut unused = UnusedDepth::new(&args.engine);
     for n in args.sizes.iter().cloned().flatten() {
         let depth = split_depth_for(n, &args.engine, &engine);
         if let Some(counts) = long_count(n, depth, &engine, &args.long)? {
+            unused.check(&counts);
             out.print(&counts)?;
         }
     }
@@ -233,7 +235,7 @@ fn long_count(
             );
             Ok(None)
         }
-        _ => Ok(Some(outcome.counts(&plan))),
+        _ => Ok(Some(outcome.counts(&plan, engine.kernel()))),
     }
 }
 
@@ -299,7 +301,11 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
             engine.kernel().name()
         );
     }
-    Printer::new(io::stdout().lock(), args.format).print(&merged.outcome.counts(&merged.plan))?;
+    // The loop the shards ran, where they all ran the same one.
+    let kernel = merged.shards[0].1.kernel;
+    let same = merged.shards.iter().all(|(_, r)| r.kernel == kernel);
+    let counts = merged.outcome.counts(&merged.plan, same.then_some(kernel));
+    Printer::new(io::stdout().lock(), args.format).print(&counts)?;
     Ok(())
 }
 
@@ -311,8 +317,10 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     // A reader that stops early (`verify | head`) does not stop the check: the exit code
     // still says whether every count matched.
     let mut closed = None;
+    let mut unused = UnusedDepth::new(&args.engine);
     for n in 0..=args.max_n {
         let counts = engine.count(n, split_depth_for(n, &args.engine, &engine))?;
+        unused.check(&counts);
         let published = published::all(n).expect("--max-n is within the published table");
         let check = Check::of(&counts, published, published::fundamental(n));
         if !check.ok {

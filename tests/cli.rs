@@ -319,7 +319,7 @@ fn completions_and_man_page_are_generated() {
     let man = nqueens().arg("man").output().unwrap();
     assert!(man.status.success());
     let man = String::from_utf8(man.stdout).unwrap();
-    assert!(man.contains(".TH nqueens 1") && man.contains("verify"));
+    assert!(man.contains(".TH NQUEENS 1") && man.contains(".SS \"nqueens verify\""));
 }
 
 #[test]

@@ -41,7 +41,7 @@ pub enum Command {
     Merge(MergeArgs),
     /// Write a shell completion script to stdout (e.g. `nqueens completions bash`).
     Completions(CompletionsArgs),
-    /// Write the man page (roff) to stdout: `nqueens man > nqueens.1`.
+    /// Write the man page (roff; every subcommand and option) to stdout: `nqueens man > nqueens.1`.
     Man,
 }
 
@@ -131,7 +131,7 @@ pub struct EngineArgs {
     #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<NonZeroUsize>,
     /// Rows placed before the search's work is split into subproblems (0: as 1, run on one
-    /// thread; the join's parts are its keys at any depth) [default: 2]
+    /// thread); the join does not use it: its parts are its keys [default: 2]
     #[arg(long, value_name = "K", value_parser = parse_split_depth, allow_negative_numbers = true)]
     pub split_depth: Option<usize>,
     /// Symmetry used to cut the work

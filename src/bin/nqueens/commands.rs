@@ -64,7 +64,7 @@ pub fn dispatch(cli: Cli) -> Result<(), Failure> {
         }
         Command::Man => {
             let mut out = io::stdout().lock();
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            out.write_all(crate::man::page(Cli::command()).as_bytes())?;
             out.flush()?;
             Ok(())
         }

@@ -7,6 +7,7 @@ use clap::Parser;
 
 mod cli;
 mod commands;
+mod man;
 mod output;
 mod periodic;
 mod progress;

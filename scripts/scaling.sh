@@ -5,13 +5,13 @@
 #
 # Writes OUT_DIR/scaling.csv: one row per (n, symmetry, split depth, threads) with the median,
 # min and max of REPS runs, the speedup over 1 thread and the efficiency; OUT_DIR/baseline.csv:
-# the ratio to ../shared/reference/baseline.c (run side by side, median of REPS) for
+# the ratio to the reference counter, scripts/reference/textbook.c (run side by side, median of REPS), for
 # n = 14..=MAX_N; and OUT_DIR/scaling.svg from those numbers.
 #
 # Environment (defaults in brackets): REPS [3], MIN_N [12], SWEEP_MAX_N [MAX_N] (the last n of
 # the thread sweep; baseline.csv still goes to MAX_N), MODES ["none mirror full"],
 # DEPTHS ["1 2 3"], THREADS [1 2 4 ... and the logical CPUs], BASE_MODES [MODES] and
-# BASE_MIN_N [14] for baseline.csv (BASE_MODES="" skips it), BASELINE [beside the checkout],
+# BASE_MIN_N [14] for baseline.csv (BASE_MODES="" skips it), REFERENCE [textbook.c],
 # NQUEENS_BIN [the release build, built now], PLOT_BIN [scripts/plot, built now], NO_PLOT
 # [unset; 1 skips the SVG]. `scripts/scaling.sh 12 /tmp/x` is the quick check of the script.
 set -euo pipefail
@@ -78,10 +78,7 @@ fi
 
 # Ratio to the reference counter: baseline and engine run side by side, as ratio.sh does.
 if [ -n "$base_modes" ] && ((max_n >= base_min_n)); then
-  if ! ref=$(baseline_bin); then
-    echo "no reference counter beside the checkout: skipping baseline.csv" >&2
-    exit 0
-  fi
+  ref=$(reference_bin)
   t_all=${threads[${#threads[@]} - 1]}
   bcsv=$out/baseline.csv
   echo "cpu_model,logical_cpus,commit,n,symmetry,threads,repetitions,baseline_median_s,engine_median_s,ratio_median,subproblems,solutions" >"$bcsv"

@@ -452,3 +452,65 @@ fn merge_reports_the_method_and_the_loop_the_shards_ran() {
     };
     assert_eq!(either["kernel"], expected);
 }
+
+/// Off a terminal, `--progress always` writes a line at once (planning), then lines with
+/// every field filled, the last at 100%.
+#[test]
+fn progress_shows_planning_at_once_and_no_empty_field() {
+    let (_, err) = succeeds(&["count", "13", "--progress", "always", "--method", "join"]);
+    let lines: Vec<&str> = err.lines().collect();
+    let first = lines[0];
+    assert!(
+        first.starts_with("n=13: planning: building the join's pieces and keys, ")
+            && first.ends_with("s elapsed"),
+        "{err}"
+    );
+    let last = lines[lines.len() - 1];
+    assert!(
+        last.starts_with("n=13: 100.0% of estimated work, done, ")
+            && last.ends_with(" 545/545 subproblems"),
+        "{err}"
+    );
+    for line in lines {
+        assert!(
+            !line.contains(", ,") && !line.contains(": ,") && !line.ends_with(", "),
+            "{line}"
+        );
+    }
+}
+
+/// On a terminal (a pseudo-terminal from util-linux's `script`), Ctrl-C during a count
+/// without a checkpoint ends the bar's line before saying so, and exits 130.
+#[test]
+fn ctrl_c_on_a_terminal_ends_the_bar_line() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("NOT TESTED HERE: no `script` (util-linux) to make a terminal");
+        return;
+    }
+    let command = format!(
+        "timeout --preserve-status -s INT 2 {} count 20 --method search --kernel scalar -j 1",
+        env!("CARGO_BIN_EXE_nqueens")
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{text}");
+    // The last frame of the bar, its line ended (the terminal writes \n as \r\n), then the
+    // message on a line of its own.
+    let (before, after) = text.rsplit_once("interrupted by SIGINT").unwrap();
+    assert_eq!(after, "\r\n", "{text:?}");
+    let frame = before
+        .strip_suffix("\r\n")
+        .expect("the bar's line is ended");
+    let frame = frame.rsplit("\x1b[2K").next().unwrap();
+    assert!(
+        frame.starts_with("n=20 [") && frame.contains("% of estimated work"),
+        "{frame:?}"
+    );
+}

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::CommandFactory;
 use nqueens::checkpoint::{self, Checkpoint};
@@ -21,7 +21,7 @@ use crate::cli::{
 };
 use crate::output::{Check, Printer};
 use crate::periodic::{Tick, while_running};
-use crate::progress::Progress;
+use crate::progress::{self, Progress};
 
 /// What went wrong, and the exit code it maps to.
 #[derive(Debug)]
@@ -129,7 +129,12 @@ fn long_count(
 ) -> Result<Option<Counts>, Failure> {
     let failed = Failure::Failed;
     let start = Instant::now();
-    let plan = engine.plan(n, split_depth)?;
+    let progress = Progress::start(
+        long.progress,
+        format!("n={n}"),
+        progress::planning(n, engine.method()),
+    );
+    let plan = Progress::during(&progress, || engine.plan(n, split_depth))?;
     let mut run = Run::new(&plan).started(start);
     if let Some(shard) = long.shard {
         shard.check(&plan)?;
@@ -166,13 +171,13 @@ fn long_count(
             seen: AtomicUsize::new(0),
             checkpoint,
         });
-    let progress = Progress::new(
-        long.progress,
-        format!("n={n}"),
-        || engine.pool().install(|| plan.costs().to_vec()),
-        run.selected(),
-        &run.already_done(),
-    );
+    if let Some(p) = &progress {
+        // Costs are estimated on the engine's threads, as -j asks (planning still).
+        let costs = Progress::during(&progress, || {
+            engine.pool().install(|| plan.costs().to_vec())
+        });
+        p.counting(costs, run.selected(), &run.already_done());
+    }
     if let Some(c) = &checkpoint {
         run = run.observe(c.as_ref());
         save_on_signals(Arc::clone(c));
@@ -184,8 +189,8 @@ fn long_count(
         run = run.observe(p);
     }
     let selected = run.selected().len();
-    // Plain progress lines every 2 s; checkpoint records synced at least every second even
-    // while no subproblem finishes.
+    // Progress brought up to date (a plain line every 2 s); checkpoint records synced at
+    // least every second even while no subproblem finishes.
     let (line, sync) = (
         progress.as_ref().map(|p| move || p.tick()),
         checkpoint.as_ref().map(|c| {
@@ -195,8 +200,8 @@ fn long_count(
         }),
     );
     let mut ticks: Vec<Tick> = Vec::new();
-    if let Some(f) = &line {
-        ticks.push((Duration::from_secs(2), f));
+    if let (Some(f), Some(p)) = (&line, &progress) {
+        ticks.push((p.period(), f));
     }
     if let Some(f) = &sync {
         ticks.push((checkpoint::SYNC_EVERY, f));
@@ -246,6 +251,7 @@ fn save_on_signals(checkpoint: Arc<Checkpoint>) {
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return;
     };
+    progress::leave_signals();
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
             let name = match signal {
@@ -253,6 +259,7 @@ fn save_on_signals(checkpoint: Arc<Checkpoint>) {
                 SIGTERM => "SIGTERM",
                 _ => "SIGHUP",
             };
+            progress::end_line();
             let kept = checkpoint.flush();
             let mut err = io::stderr().lock();
             let _ = match kept {

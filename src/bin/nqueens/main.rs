@@ -16,6 +16,7 @@ use cli::Cli;
 use commands::Failure;
 
 fn main() -> ExitCode {
+    progress::start_clock();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -7,7 +7,9 @@
 # Usage: scripts/ratio.sh N RUNS [KERNEL...]     (kernels default: auto; THREADS [2];
 #        METHODS ["auto"], e.g. "search join": each method with each kernel;
 #        REFERENCE [scripts/reference/textbook.c]: another C counter to time instead)
-#        OUT [results/ratio.csv] is appended to (its header written when it is new).
+#        OUT [ratio.csv in cargo's target directory] is appended to (its header written when it
+#        is new; a file with another header is refused rather than mixed: results/ratio.csv
+#        holds an older format). The results/ CSVs are written with OUT=results/....
 # Columns: cpu_model, commit, n, method and kernel (as nqueens reports them: what ran),
 # threads, run, baseline_s (the reference's seconds), nqueens_s, ratio, max_rss_kb (of the
 # nqueens process, from GNU time), solutions.
@@ -18,10 +20,16 @@ runs=${2:?RUNS}
 shift 2
 kernels=("${@:-auto}")
 threads=${THREADS:-2}
-out=${OUT:-$root/results/ratio.csv}
+out=${OUT:-$(target_dir)/ratio.csv}
 ref=$(reference_bin) || exit 1
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time (/usr/bin/time; Debian: apt-get install time)" >&2; exit 1; }
-[ -s "$out" ] || echo "cpu_model,commit,n,method,kernel,threads,run,baseline_s,nqueens_s,ratio,max_rss_kb,solutions" >"$out"
+header="cpu_model,commit,n,method,kernel,threads,run,baseline_s,nqueens_s,ratio,max_rss_kb,solutions"
+if [ -s "$out" ]; then
+  [ "$(head -n 1 "$out")" = "$header" ] || { echo "$out has other columns than ratio.sh writes: set OUT to another file" >&2; exit 2; }
+else
+  mkdir -p "$(dirname "$out")"
+  echo "$header" >"$out"
+fi
 rss=$(mktemp)
 trap 'rm -f "$rss"' EXIT
 for ((r = 0; r < runs; r++)); do

@@ -3,7 +3,8 @@
 # over the one before (the growth per n; backtracking grows about 8-9x per n).
 #
 # Usage: scripts/growth.sh MIN MAX [OUT_CSV]   (default results/growth.csv; THREADS [2],
-#        KERNEL [auto], METHOD [auto]). Needs GNU time (/usr/bin/time).
+#        KERNEL [auto], METHOD [auto]). Needs GNU time (/usr/bin/time). The method and kernel
+#        columns are what nqueens reports it ran.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 min=${1:?MIN}
@@ -17,9 +18,9 @@ echo "cpu_model,commit,n,method,kernel,threads,seconds,growth_over_n_minus_1,max
 prev=""
 for ((n = min; n <= max; n++)); do
   line=$(/usr/bin/time -f %M -o "$rss" "$bin" count "$n" -j "$threads" --method "$method" --kernel "$kernel" --format json)
-  IFS=, read -r s solutions unique <<<"$(json_fields elapsed_s solutions unique <<<"$line")"
+  IFS=, read -r s solutions unique ran loop <<<"$(json_fields elapsed_s solutions unique method kernel <<<"$line")"
   growth=$([ -n "$prev" ] && awk -v a="$prev" -v b="$s" 'BEGIN {printf "%.2f", b / a}' || echo "")
-  echo "\"$cpu_model\",$commit,$n,$method,$kernel,$threads,$s,$growth,$(cat "$rss"),$solutions,$unique" | tee -a "$out"
+  echo "\"$cpu_model\",$commit,$n,$ran,$loop,$threads,$s,$growth,$(cat "$rss"),$solutions,$unique" | tee -a "$out"
   prev=$s
 done
 rm -f "$rss"

@@ -2,7 +2,8 @@
 #
 # Sets `root` (the checkout), `bin` (the nqueens binary: $NQUEENS_BIN if set, else the
 # release build, built now, in cargo's target directory, CARGO_TARGET_DIR respected),
-# `cpu_model`, `cpus` and `commit`. Needs python3 (JSON is read with its json module).
+# `cpu_model`, `cpus` and `commit`; `reference_bin` builds the reference counter. Needs
+# python3 (JSON is read with its json module).
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -50,11 +51,17 @@ print(",".join("" if row[k] is None else str(row[k]) for k in sys.argv[1:]))
 ' "$@"
 }
 
-# Builds ../shared/reference/baseline.c (or $BASELINE) once, as ratio.sh does; prints its path.
-baseline_bin() {
-  local src=${BASELINE:-$root/../shared/reference/baseline.c}
-  local ref=${TMPDIR:-/tmp}/nq-baseline
-  [ -f "$src" ] || return 1
-  [ "$ref" -nt "$src" ] || cc -O3 -march=native -o "$ref" "$src"
+# Builds the reference counter, scripts/reference/textbook.c (or the C file $REFERENCE), with
+# `cc -O3 -march=native` into cargo's target directory when the source is newer than the
+# build; prints the program's path. Every ratio to the reference is measured against it.
+reference_bin() {
+  local src=${REFERENCE:-$root/scripts/reference/textbook.c}
+  [ -f "$src" ] || { echo "no reference counter at $src" >&2; return 1; }
+  command -v cc >/dev/null || { echo "the reference counter needs a C compiler, cc" >&2; return 1; }
+  local dir
+  dir=$(target_dir)/reference
+  local ref=$dir/$(basename "$src" .c)
+  mkdir -p "$dir"
+  [ "$ref" -nt "$src" ] || cc -O3 -march=native -o "$ref" "$src" || return 1
   echo "$ref"
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The pooled thread efficiency of results/README.md from a scaling.csv: per split depth, the
-# geometric mean over modes and n >= MIN_N of the efficiency at the most threads measured,
-# with the lowest and highest cell. Prints a Markdown table.
+# The pooled thread efficiency of results/README.md from a scaling.csv: per method and split
+# depth (the join has none), the geometric mean over modes and n >= MIN_N of the efficiency at
+# the most threads measured, with the lowest and highest cell. Prints a Markdown table. A CSV
+# without a method column predates the join: every row of it is the search.
 #
 # Usage: scripts/pooled-efficiency.sh [SCALING_CSV] [MIN_N]    (defaults results/scaling.csv, 16)
 set -euo pipefail
@@ -17,11 +18,11 @@ top = max(int(r["threads"]) for r in rows)
 cells = defaultdict(list)
 for r in rows:
     if int(r["n"]) >= min_n and int(r["threads"]) == top:
-        cells[int(r["split_depth"])].append(float(r["efficiency"]))
-print(f"| split depth | cells | geometric mean efficiency at {top} threads | lowest | highest |")
-print("| ---: | ---: | ---: | ---: | ---: |")
-for depth in sorted(cells):
-    e = cells[depth]
+        cells[(r.get("method", "search"), r["split_depth"] or "-")].append(float(r["efficiency"]))
+print(f"| method | split depth | cells | geometric mean efficiency at {top} threads | lowest | highest |")
+print("| --- | ---: | ---: | ---: | ---: | ---: |")
+for method, depth in sorted(cells):
+    e = cells[(method, depth)]
     g = math.exp(sum(math.log(x) for x in e) / len(e))
-    print(f"| {depth} | {len(e)} | {g:.3f} | {min(e):.2f} | {max(e):.2f} |")
+    print(f"| {method} | {depth} | {len(e)} | {g:.3f} | {min(e):.2f} | {max(e):.2f} |")
 PY

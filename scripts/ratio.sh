@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# nqueens against the reference counter, side by side, as the issues' targets are stated:
-# in each of RUNS rounds, ../shared/reference/baseline.c counts N once, then nqueens counts N
-# with each kernel asked for; every ratio is against that round's baseline.
+# nqueens against the reference counter, side by side: in each of RUNS rounds the reference
+# (scripts/reference/textbook.c, the textbook one-thread mirror counter, built here with
+# `cc -O3 -march=native`) counts N once, then nqueens counts N with each kernel asked for;
+# every ratio is against that round's reference time. Needs only a clone, cc and GNU time.
 #
 # Usage: scripts/ratio.sh N RUNS [KERNEL...]     (kernels default: auto; THREADS [2];
-#        METHODS ["auto"], e.g. "search join": each method with each kernel)
-#        OUT [results/ratio.csv] is appended to (its header written when it is new).
-# Columns: cpu_model, commit, n, method, kernel, threads, run, baseline_s, nqueens_s, ratio,
-# max_rss_kb (of the nqueens process, from GNU time), solutions.
+#        METHODS ["auto"], e.g. "search join": each method with each kernel;
+#        REFERENCE [scripts/reference/textbook.c]: another C counter to time instead)
+#        OUT [ratio.csv in cargo's target directory] is appended to (its header written when it
+#        is new; a file with another header is refused rather than mixed: results/ratio.csv
+#        holds an older format). The results/ CSVs are written with OUT=results/....
+# Columns: cpu_model, commit, n, method and kernel (as nqueens reports them: what ran),
+# threads, run, baseline_s (the reference's seconds), nqueens_s, ratio, max_rss_kb (of the
+# nqueens process, from GNU time), solutions.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 n=${1:?N}
@@ -15,11 +20,18 @@ runs=${2:?RUNS}
 shift 2
 kernels=("${@:-auto}")
 threads=${THREADS:-2}
-out=${OUT:-$root/results/ratio.csv}
-ref=$(baseline_bin) || { echo "no ../shared/reference/baseline.c beside the checkout" >&2; exit 1; }
+out=${OUT:-$(target_dir)/ratio.csv}
+ref=$(reference_bin) || exit 1
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time (/usr/bin/time; Debian: apt-get install time)" >&2; exit 1; }
-[ -s "$out" ] || echo "cpu_model,commit,n,method,kernel,threads,run,baseline_s,nqueens_s,ratio,max_rss_kb,solutions" >"$out"
+header="cpu_model,commit,n,method,kernel,threads,run,baseline_s,nqueens_s,ratio,max_rss_kb,solutions"
+if [ -s "$out" ]; then
+  [ "$(head -n 1 "$out")" = "$header" ] || { echo "$out has other columns than ratio.sh writes: set OUT to another file" >&2; exit 2; }
+else
+  mkdir -p "$(dirname "$out")"
+  echo "$header" >"$out"
+fi
 rss=$(mktemp)
+trap 'rm -f "$rss"' EXIT
 for ((r = 0; r < runs; r++)); do
   t0=$(now); "$ref" "$n" >/dev/null; t1=$(now)
   b=$(elapsed "$t0" "$t1")
@@ -30,10 +42,10 @@ for ((r = 0; r < runs; r++)); do
       t2=$(now)
       e=$(elapsed "$t1" "$t2")
       ratio=$(awk -v b="$b" -v e="$e" 'BEGIN {printf "%.2f", b / e}')
-      echo "\"$cpu_model\",$commit,$n,$method,$k,$threads,$r,$b,$e,$ratio,$(cat "$rss"),$(json_fields solutions <<<"$line")" >>"$out"
-      printf 'n=%s run %d: baseline %.3f s, nqueens --method %s --kernel %s -j %s %.3f s, ratio %s, max RSS %s KB\n' \
-        "$n" "$r" "$b" "$method" "$k" "$threads" "$e" "$ratio" "$(cat "$rss")" >&2
+      IFS=, read -r ran loop solutions <<<"$(json_fields method kernel solutions <<<"$line")"
+      echo "\"$cpu_model\",$commit,$n,$ran,$loop,$threads,$r,$b,$e,$ratio,$(cat "$rss"),$solutions" >>"$out"
+      printf 'n=%s run %d: %s %.3f s, nqueens --method %s --kernel %s -j %s (ran %s, %s) %.3f s, ratio %s, max RSS %s KB\n' \
+        "$n" "$r" "$(basename "$ref")" "$b" "$method" "$k" "$threads" "$ran" "$loop" "$e" "$ratio" "$(cat "$rss")" >&2
     done
   done
 done
-rm -f "$rss"

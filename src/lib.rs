@@ -59,3 +59,8 @@ pub fn count(n: u32, options: &Options) -> Result<Counts, Error> {
     types::validate(n, options.split_depth)?;
     Engine::new(options)?.count(n, options.split_depth)
 }
+
+/// The README's examples (its `rust` blocks), compiled and run with the doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

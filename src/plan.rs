@@ -364,8 +364,17 @@ impl Plan {
         })
     }
 
-    /// The counts of the whole board from the sum over all its subproblems.
-    pub fn counts(&self, tally: Tally, threads: usize, elapsed_s: f64) -> Counts {
+    /// The counts of the whole board from the sum over all its subproblems, counted with
+    /// `kernel` (`None` for shards counted with different loops) on `threads` threads in
+    /// `elapsed_s` seconds. The method is the plan's; the split depth is reported only where
+    /// the search ran.
+    pub fn counts(
+        &self,
+        tally: Tally,
+        kernel: Option<Kernel>,
+        threads: usize,
+        elapsed_s: f64,
+    ) -> Counts {
         let unique = (self.symmetry == Symmetry::Full).then(|| {
             debug_assert_eq!(tally.unique8 % 8, 0, "Burnside sums are multiples of 8");
             tally.unique8 / 8
@@ -374,8 +383,10 @@ impl Plan {
             n: self.n,
             solutions: tally.solutions,
             unique,
+            method: self.method,
+            kernel,
             threads,
-            split_depth: self.split_depth,
+            split_depth: (self.method == Method::Search).then_some(self.split_depth),
             symmetry: self.symmetry,
             subproblems: self.reported_subproblems(),
             elapsed_s,

@@ -22,7 +22,7 @@
 //! let plan = engine.plan(12, 2).unwrap();
 //! let seen = Finished(AtomicU64::new(0));
 //! let outcome = Run::new(&plan).observe(&seen).execute(&engine);
-//! assert_eq!(outcome.counts(&plan).solutions, 14200);
+//! assert_eq!(outcome.counts(&plan, engine.kernel()).solutions, 14200);
 //! assert_eq!(seen.0.into_inner(), plan.len() as u64);
 //! ```
 
@@ -71,7 +71,7 @@ impl Engine {
         self.pool.current_num_threads()
     }
 
-    /// The counting loop that runs (`Scalar` or `Avx512`).
+    /// The counting loop that runs, resolved for this CPU (`Scalar`, `Avx2` or `Avx512`).
     pub fn kernel(&self) -> Kernel {
         self.kernel
     }
@@ -111,7 +111,8 @@ impl Engine {
     pub fn count(&self, n: u32, split_depth: usize) -> Result<Counts, Error> {
         let start = Instant::now();
         let plan = self.plan(n, split_depth)?;
-        Ok(Run::new(&plan).started(start).execute(self).counts(&plan))
+        let outcome = Run::new(&plan).started(start).execute(self);
+        Ok(outcome.counts(&plan, self.kernel))
     }
 }
 
@@ -126,7 +127,8 @@ pub trait Observer: Sync {
 pub struct Outcome {
     /// The sum over the run's subproblems, those resumed from earlier runs included.
     pub tally: Tally,
-    /// Worker threads used.
+    /// Worker threads used (1 where the parts ran one after another: a search at split
+    /// depth 0, or an engine of one thread).
     pub threads: usize,
     /// Wall-clock seconds of this run.
     pub elapsed_s: f64,
@@ -136,9 +138,11 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// The counts of the whole board (for a run over every subproblem of `plan`).
-    pub fn counts(&self, plan: &Plan) -> Counts {
-        plan.counts(self.tally, self.threads, self.elapsed_s)
+    /// The counts of the whole board (for a run over every subproblem of `plan`), counted
+    /// with `kernel` (the engine's, [`Engine::kernel`]; `None` for shards counted with
+    /// different loops).
+    pub fn counts(&self, plan: &Plan, kernel: impl Into<Option<Kernel>>) -> Counts {
+        plan.counts(self.tally, kernel.into(), self.threads, self.elapsed_s)
     }
 }
 
@@ -258,7 +262,8 @@ impl<'a> Run<'a> {
             }
             t
         };
-        let tally = if plan.sequential() || engine.threads() == 1 {
+        let one_thread = plan.sequential() || engine.threads() == 1;
+        let tally = if one_thread {
             todo.iter().map(one).sum()
         } else {
             engine.pool.install(|| {
@@ -272,7 +277,7 @@ impl<'a> Run<'a> {
         };
         Outcome {
             tally: prior + tally,
-            threads: engine.threads(),
+            threads: if one_thread { 1 } else { engine.threads() },
             elapsed_s: self.start.elapsed().as_secs_f64(),
             each: kept.into_inner().unwrap_or_else(|e| e.into_inner()),
         }

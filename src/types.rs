@@ -280,16 +280,34 @@ pub struct Counts {
     /// Number of fundamental solutions, up to rotation and reflection (OEIS A002562);
     /// counted in full mode only (`null` in JSON otherwise).
     pub unique: Option<u128>,
-    /// Worker threads used.
+    /// How the board was counted: `search` or `join` (`auto` resolved for the board).
+    pub method: Method,
+    /// The counting loop that ran, resolved for the CPU: `scalar`, `avx2` or `avx512` (the
+    /// join's matcher follows it too). `None` only where shards counted with different loops
+    /// were merged (`"mixed"` in JSON).
+    #[serde(serialize_with = "kernel_or_mixed")]
+    pub kernel: Option<Kernel>,
+    /// Worker threads used (1 where a search at split depth 0 ran on one thread).
     pub threads: usize,
-    /// Rows placed before the split.
-    pub split_depth: usize,
+    /// Rows placed before the search's split; `None` (`null` in JSON) where the join ran,
+    /// which cuts the board into its keys at any depth.
+    pub split_depth: Option<usize>,
     /// Symmetry mode.
     pub symmetry: Symmetry,
     /// Number of independent subproblems the work was cut into.
     pub subproblems: u64,
     /// Wall-clock seconds for the count.
     pub elapsed_s: f64,
+}
+
+/// The name of a kernel, or `mixed` where shards ran different ones.
+pub fn kernel_name(kernel: Option<Kernel>) -> &'static str {
+    kernel.map_or("mixed", Kernel::name)
+}
+
+/// Serializes a kernel as its name, or `mixed` ([`kernel_name`]).
+fn kernel_or_mixed<S: serde::Serializer>(kernel: &Option<Kernel>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(kernel_name(*kernel))
 }
 
 /// Why a count could not be made.

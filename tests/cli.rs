@@ -1,11 +1,26 @@
 //! The command-line contract: outputs that parse, and bad input that gets exit code 2 and a
-//! one-line message naming the argument.
+//! message naming the argument: clap's whole message (tip and usage) for what clap parses, one
+//! line for what only the count can check.
 
 use assert_cmd::Command;
 use predicates::prelude::*;
 
 fn nqueens() -> Command {
     Command::cargo_bin("nqueens").unwrap()
+}
+
+/// Runs nqueens with `args`, which must succeed: its stdout and stderr.
+fn succeeds(args: &[&str]) -> (String, String) {
+    let out = nqueens().args(args).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{args:?}: {err}");
+    (String::from_utf8(out.stdout).unwrap(), err)
+}
+
+/// [`succeeds`], with the one JSON line it prints parsed.
+fn json(args: &[&str]) -> (serde_json::Value, String) {
+    let (out, err) = succeeds(args);
+    (serde_json::from_str(&out).unwrap(), err)
 }
 
 #[test]
@@ -19,7 +34,7 @@ fn count_8_shows_92_with_threads() {
 }
 
 #[test]
-fn bad_input_exits_2_with_one_line_naming_the_argument() {
+fn bad_input_exits_2_with_a_message_naming_the_argument() {
     let cases: &[(&[&str], &str)] = &[
         (&["count", "-3"], "between 0 and 32"),
         (&["count", "abc"], "not a board size"),
@@ -45,7 +60,7 @@ fn bad_input_exits_2_with_one_line_naming_the_argument() {
         ),
         (&["count", "24", "--split-depth", "12"], "--split-depth 12"),
         (&["count", "8", "--method", "fast"], "--method"),
-        (&["count", "8", "--memory", "2T"], "--memory"),
+        (&["count", "8", "--memory", "2P"], "--memory"),
         (
             &["count", "16", "--method", "join", "--memory", "64K"],
             "--memory",
@@ -55,12 +70,60 @@ fn bad_input_exits_2_with_one_line_naming_the_argument() {
         let out = nqueens().args(*args).output().unwrap();
         let err = String::from_utf8(out.stderr).unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        // clap's errors end by pointing to --help; the count's own are one line.
+        let lines = err.trim_end().lines().count();
+        assert!(
+            lines == 1
+                || err
+                    .trim_end()
+                    .ends_with("For more information, try '--help'."),
+            "{args:?}: {err}"
+        );
         assert!(
             !err.contains("panicked") && !err.contains("backtrace"),
             "{args:?}: {err}"
         );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// A typo gets clap's suggestion and the usage, a bad choice the values there are.
+#[test]
+fn typos_get_a_suggestion_and_the_usage() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["cout", "12"],
+            &[
+                "'cout'",
+                "a similar subcommand exists: 'count'",
+                "Usage: nqueens",
+            ],
+        ),
+        (
+            &["count", "12", "--symetry", "full"],
+            &[
+                "'--symetry'",
+                "a similar argument exists: '--symmetry'",
+                "Usage: nqueens count",
+            ],
+        ),
+        (
+            &["completions", "tcsh"],
+            &[
+                "'tcsh'",
+                "possible values: bash, elvish, fish, powershell, zsh",
+            ],
+        ),
+    ];
+    for (args, needles) in cases {
+        let out = nqueens().args(*args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        for needle in *needles {
+            assert!(err.contains(needle), "{args:?}: {needle} in {err}");
+        }
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
@@ -121,7 +184,15 @@ fn json_lines_have_every_field_with_exact_values() {
             assert_eq!(v["solutions"], total);
             assert!(v["solutions"].is_u64(), "solutions is a JSON integer");
             assert_eq!(v["threads"], 2);
-            assert_eq!(v["split_depth"], 3);
+            // n = 8 is searched, split 3 rows down; n = 10 joined, whose parts are its keys.
+            let (method, depth) = if n == 8 {
+                ("search", 3.into())
+            } else {
+                ("join", serde_json::Value::Null)
+            };
+            assert_eq!(v["method"], method);
+            assert_eq!(v["split_depth"], depth);
+            assert!(["scalar", "avx2", "avx512"].contains(&v["kernel"].as_str().unwrap()));
             assert_eq!(v["symmetry"], symmetry);
             assert!(v["subproblems"].as_u64().unwrap() > 1);
             assert!(v["elapsed_s"].as_f64().unwrap() >= 0.0);
@@ -147,6 +218,8 @@ fn csv_has_a_header_and_the_same_columns() {
         "n",
         "solutions",
         "unique",
+        "method",
+        "kernel",
         "threads",
         "split_depth",
         "symmetry",
@@ -195,6 +268,8 @@ fn verify_json_has_one_line_per_size() {
             "json",
             "--symmetry",
             "full",
+            "--kernel",
+            "scalar",
         ])
         .output()
         .unwrap();
@@ -206,6 +281,11 @@ fn verify_json_has_one_line_per_size() {
         .collect();
     assert_eq!(lines.len(), 10);
     assert!(lines.iter().all(|v| v["ok"] == true));
+    assert!(
+        lines
+            .iter()
+            .all(|v| v["method"] == "search" && v["kernel"] == "scalar")
+    );
     assert_eq!(lines[9]["computed_unique"], 46);
 }
 
@@ -239,52 +319,94 @@ fn completions_and_man_page_are_generated() {
     let man = nqueens().arg("man").output().unwrap();
     assert!(man.status.success());
     let man = String::from_utf8(man.stdout).unwrap();
-    assert!(man.contains(".TH nqueens 1") && man.contains("verify"));
+    assert!(man.contains(".TH NQUEENS 1") && man.contains(".SS \"nqueens verify\""));
 }
 
 #[test]
 fn verify_passes_with_the_join() {
-    let out = nqueens()
-        .args([
-            "verify", "--max-n", "14", "--method", "join", "--format", "csv",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (text, _) = succeeds(&[
+        "verify", "--max-n", "14", "--method", "join", "--format", "csv",
+    ]);
     assert_eq!(text.lines().count(), 16, "{text}");
     assert!(text.lines().skip(1).all(|l| l.contains(",ok,")), "{text}");
 }
 
 /// Without `--split-depth` the search splits at depth 2; the join's parts are its keys
 /// (one per orbit of the mirror and the upside-down image, plus the part of the solutions
-/// the other symmetries fix in full mode) whatever the depth.
+/// the other symmetries fix in full mode) whatever the depth, and it reports no depth.
 #[test]
 fn the_join_cuts_keys_whatever_the_split_depth() {
     let line = |n: &str, args: &[&str]| {
-        let out = nqueens()
-            .args(["count", n, "--format", "json"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (line, _) = json(&[&["count", n, "--format", "json"], args].concat());
         (
-            line["split_depth"].as_u64().unwrap(),
+            line["split_depth"].as_u64(),
             line["subproblems"].as_u64().unwrap(),
             line["solutions"].as_u64().unwrap(),
         )
     };
-    assert_eq!(line("12", &["--method", "search"]).0, 2);
+    assert_eq!(line("12", &["--method", "search"]).0, Some(2));
     for depth in ["1", "3"] {
         let (d, parts, total) = line("12", &["--method", "join", "--split-depth", depth]);
-        assert_eq!((d.to_string().as_str(), total), (depth, 14200));
+        assert_eq!((d, total), (None, 14200));
         assert_eq!(parts as usize, expected_keys(12) + 1);
     }
+}
+
+/// What ran is what is reported: the join at split depth 0 still runs on every thread (and
+/// says the depth was not used), the search at depth 0 on one.
+#[test]
+fn split_depth_0_reports_the_threads_that_ran() {
+    let run = |args: &[&str]| {
+        let base = [
+            "count",
+            "12",
+            "-j",
+            "2",
+            "--split-depth",
+            "0",
+            "--format",
+            "json",
+        ];
+        json(&[&base[..], args].concat())
+    };
+    let (joined, note) = run(&[]);
+    assert_eq!(joined["method"], "join");
+    assert_eq!(joined["threads"], 2);
+    assert!(joined["split_depth"].is_null());
+    assert!(note.contains("--split-depth 0 is not used"), "{note}");
+    let (searched, quiet) = run(&["--method", "search", "--kernel", "scalar"]);
+    assert_eq!(
+        (
+            &searched["method"],
+            &searched["kernel"],
+            &searched["threads"]
+        ),
+        (&"search".into(), &"scalar".into(), &1.into())
+    );
+    assert_eq!(
+        (&searched["split_depth"], &searched["subproblems"]),
+        (&0.into(), &1.into())
+    );
+    assert!(quiet.is_empty(), "{quiet}");
+    // The table says `-` where a value does not apply.
+    let out = nqueens()
+        .args(["count", "12", "--symmetry", "mirror", "--method", "join"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let at = |name: &str| rows[0].iter().position(|c| *c == name).unwrap();
+    assert_eq!(
+        (
+            rows[1][at("unique")],
+            rows[1][at("method")],
+            rows[1][at("split_depth")]
+        ),
+        ("-", "join", "-")
+    );
 }
 
 /// Orbits of the `n / 2`-row sets of `n` rows (`n` even) under complement and reversal,
@@ -296,4 +418,99 @@ fn expected_keys(n: u32) -> usize {
         .filter(|e| e.count_ones() == n / 2)
         .filter(|&e| [all ^ e, flip(e), flip(all ^ e)].iter().all(|&o| o >= e))
         .count()
+}
+
+/// `merge` reports the method of the shards' plan and the loop they ran, `mixed` where they
+/// ran different ones.
+#[test]
+fn merge_reports_the_method_and_the_loop_the_shards_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = |i: usize, kernel: &str| {
+        let file = dir.path().join(format!("{i}-{kernel}.json"));
+        let file = file.to_str().unwrap().to_string();
+        let shard = format!("{i}/2");
+        let args = ["count", "12", "--method", "search", "--kernel", kernel];
+        succeeds(&[&args[..], &["--shard", &shard, "--output", &file]].concat());
+        file
+    };
+    let merged = |files: [String; 2]| json(&["merge", "--format", "json", &files[0], &files[1]]).0;
+    let scalar = merged([shard(0, "scalar"), shard(1, "scalar")]);
+    assert_eq!(
+        (&scalar["method"], &scalar["kernel"]),
+        (&"search".into(), &"scalar".into())
+    );
+    assert_eq!(
+        (&scalar["split_depth"], &scalar["solutions"]),
+        (&2.into(), &14200.into())
+    );
+    let here = nqueens::Kernel::Auto.resolve().unwrap();
+    let either = merged([shard(0, "scalar"), shard(1, here.name())]);
+    let expected = if here == nqueens::Kernel::Scalar {
+        "scalar"
+    } else {
+        "mixed"
+    };
+    assert_eq!(either["kernel"], expected);
+}
+
+/// Off a terminal, `--progress always` writes a line at once (planning), then lines with
+/// every field filled, the last at 100%.
+#[test]
+fn progress_shows_planning_at_once_and_no_empty_field() {
+    let (_, err) = succeeds(&["count", "13", "--progress", "always", "--method", "join"]);
+    let lines: Vec<&str> = err.lines().collect();
+    let first = lines[0];
+    assert!(
+        first.starts_with("n=13: planning: building the join's pieces and keys, ")
+            && first.ends_with("s elapsed"),
+        "{err}"
+    );
+    let last = lines[lines.len() - 1];
+    assert!(
+        last.starts_with("n=13: 100.0% of estimated work, done, ")
+            && last.ends_with(" 545/545 subproblems"),
+        "{err}"
+    );
+    for line in lines {
+        assert!(
+            !line.contains(", ,") && !line.contains(": ,") && !line.ends_with(", "),
+            "{line}"
+        );
+    }
+}
+
+/// On a terminal (a pseudo-terminal from util-linux's `script`), Ctrl-C during a count
+/// without a checkpoint ends the bar's line before saying so, and exits 130.
+#[test]
+fn ctrl_c_on_a_terminal_ends_the_bar_line() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("NOT TESTED HERE: no `script` (util-linux) to make a terminal");
+        return;
+    }
+    let command = format!(
+        "stty cols 200; timeout --preserve-status -s INT 1 {} count 20 --method search --kernel scalar -j 1",
+        env!("CARGO_BIN_EXE_nqueens")
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{text}");
+    // The last frame of the spinner or bar (planning or counting, as the machine's load has
+    // it; a wide terminal, so that the frame is whole), its line ended (the terminal writes \n as \r\n), then the message on its own line.
+    let (before, after) = text.rsplit_once("interrupted by SIGINT").unwrap();
+    assert_eq!(after, "\r\n", "{text:?}");
+    let frame = before
+        .strip_suffix("\r\n")
+        .expect("the bar's line is ended");
+    let frame = frame.rsplit("\x1b[2K").next().unwrap();
+    assert!(
+        frame.starts_with("n=20 ") && frame.contains(" elapsed"),
+        "{frame:?}"
+    );
 }

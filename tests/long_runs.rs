@@ -292,8 +292,8 @@ fn merge_refuses_missing_duplicate_mismatched_and_tampered_shards() {
     );
     let mut whole_join = counts(&merge(&by_join));
     let whole_search = counts(&merge(&files));
-    // The join's parts are its keys, not the search's subproblems.
-    for differs in ["threads", "subproblems"] {
+    // The join's parts are its keys, not the search's subproblems, at no split depth.
+    for differs in ["threads", "subproblems", "method", "split_depth"] {
         whole_join[differs] = whole_search[differs].clone();
     }
     assert_eq!(whole_join, whole_search, "either method, the same counts");

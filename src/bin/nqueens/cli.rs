@@ -9,7 +9,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use nqueens::shard::Shard;
 use nqueens::{
-    DEFAULT_SPLIT_DEPTH, Engine, Error, Kernel, MAX_N, Method, Options, Symmetry, published,
+    Counts, DEFAULT_SPLIT_DEPTH, Engine, Error, Kernel, MAX_N, Method, Options, Symmetry, published,
 };
 
 use crate::output::Format;
@@ -41,7 +41,7 @@ pub enum Command {
     Merge(MergeArgs),
     /// Write a shell completion script to stdout (e.g. `nqueens completions bash`).
     Completions(CompletionsArgs),
-    /// Write the man page (roff) to stdout: `nqueens man > nqueens.1`.
+    /// Write the man page (roff; every subcommand and option) to stdout: `nqueens man > nqueens.1`.
     Man,
 }
 
@@ -131,7 +131,7 @@ pub struct EngineArgs {
     #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<NonZeroUsize>,
     /// Rows placed before the search's work is split into subproblems (0: as 1, run on one
-    /// thread; the join's parts are its keys at any depth) [default: 2]
+    /// thread); the join does not use it: its parts are its keys [default: 2]
     #[arg(long, value_name = "K", value_parser = parse_split_depth, allow_negative_numbers = true)]
     pub split_depth: Option<usize>,
     /// Symmetry used to cut the work
@@ -146,8 +146,9 @@ pub struct EngineArgs {
     /// How the board is counted (all give the same counts)
     #[arg(long, value_parser = choice(&Method::ALL, Method::name, Method::about), default_value_t = Method::Auto)]
     pub method: Method,
-    /// Memory the join may use, all threads together (its pieces, then its tables): bytes,
-    /// or with K, M, G (powers of 1024)
+    /// Memory the join may use, all threads together (its pieces, then its tables): bytes, or
+    /// with a unit: K, M, G, T or KiB, MiB, GiB, TiB (powers of 1024), KB, MB, GB, TB (powers
+    /// of 1000)
     #[arg(long, value_name = "SIZE", value_parser = parse_memory, default_value = "2G")]
     pub memory: usize,
 }
@@ -198,26 +199,51 @@ fn parse_limit(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("the limit must be a whole number from 0 to {}", u64::MAX))
 }
 
+/// The units of `--memory`, as GNU coreutils reads them (`sort -S`, `head -c`): a bare letter
+/// and the `iB` forms are powers of 1024, the `B` forms powers of 1000; any case.
+const MEMORY_UNITS: [(&str, u64); 14] = [
+    ("", 1),
+    ("B", 1),
+    ("K", 1 << 10),
+    ("KIB", 1 << 10),
+    ("KB", 1_000),
+    ("M", 1 << 20),
+    ("MIB", 1 << 20),
+    ("MB", 1_000_000),
+    ("G", 1 << 30),
+    ("GIB", 1 << 30),
+    ("GB", 1_000_000_000),
+    ("T", 1 << 40),
+    ("TIB", 1 << 40),
+    ("TB", 1_000_000_000_000),
+];
+
+/// The largest `--memory`: 1 PiB.
+const MAX_MEMORY: u64 = 1 << 50;
+
 fn parse_memory(s: &str) -> Result<usize, String> {
     let bad = || {
-        format!("'{s}' is not a size: expected bytes, or a number with K, M or G, e.g. 512M or 2G")
+        format!(
+            "'{s}' is not a size from 1 byte to 1 PiB: expected bytes, or a number with a unit: \
+             K, M, G, T or KiB, MiB, GiB, TiB (powers of 1024), KB, MB, GB, TB (powers of 1000), \
+             e.g. 512M, 2GiB, 1.5G, 2GB"
+        )
     };
     let t = s.trim();
-    let (digits, scale) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let scale: u64 = match c.to_ascii_uppercase() {
-                'K' => 1 << 10,
-                'M' => 1 << 20,
-                'G' => 1 << 30,
-                _ => return Err(bad()),
-            };
-            (&t[..i], scale)
-        }
-        _ => (t, 1),
-    };
-    let value: f64 = digits.parse().map_err(|_| bad())?;
-    let bytes = value * scale as f64;
-    if !(1.0..=(1u64 << 50) as f64).contains(&bytes) {
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = (&t[..split], t[split..].trim().to_ascii_uppercase());
+    let scale = MEMORY_UNITS
+        .iter()
+        .find(|(name, _)| *name == unit)
+        .map(|&(_, scale)| scale)
+        .ok_or_else(bad)?;
+    if number.is_empty() || number.starts_with('.') || number.ends_with('.') {
+        return Err(bad());
+    }
+    let bytes = number.parse::<f64>().map_err(|_| bad())? * scale as f64;
+    if !(1.0..=MAX_MEMORY as f64).contains(&bytes) {
         return Err(bad());
     }
     Ok(bytes as usize)
@@ -314,6 +340,35 @@ pub fn split_depth_for(n: u32, args: &EngineArgs, engine: &Engine) -> usize {
     }
 }
 
+/// Says once, on stderr, that an explicit `--split-depth` was not used: the join counted a
+/// board (its parts are its keys at any depth), and the output reports no split depth.
+pub struct UnusedDepth {
+    asked: Option<usize>,
+    said: bool,
+}
+
+impl UnusedDepth {
+    pub fn new(args: &EngineArgs) -> UnusedDepth {
+        UnusedDepth {
+            asked: args.split_depth,
+            said: false,
+        }
+    }
+
+    /// Notes `counts` (once per command) if the depth was asked for and the join counted.
+    pub fn check(&mut self, counts: &Counts) {
+        if let Some(depth) = self.asked
+            && counts.split_depth.is_none()
+            && !std::mem::replace(&mut self.said, true)
+        {
+            eprintln!(
+                "note: --split-depth {depth} is not used where the join counts (n = {} here): its parts are its keys; --method search splits at that depth",
+                counts.n
+            );
+        }
+    }
+}
+
 /// Refuses a split depth deeper than every requested board.
 pub fn check_split_depth(engine: &EngineArgs, largest: u32) -> Result<(), Error> {
     match engine.split_depth {
@@ -363,11 +418,27 @@ mod tests {
     #[test]
     fn memory_sizes_parse_with_units() {
         assert_eq!(parse_memory("2G"), Ok(2 << 30));
+        assert_eq!(parse_memory("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_memory("2gib"), Ok(2 << 30));
+        assert_eq!(parse_memory("2GB"), Ok(2_000_000_000));
+        assert_eq!(parse_memory("2 GB"), Ok(2_000_000_000));
         assert_eq!(parse_memory("512m"), Ok(512 << 20));
+        assert_eq!(parse_memory("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_memory("512MB"), Ok(512_000_000));
+        assert_eq!(parse_memory("64K"), Ok(64 << 10));
+        assert_eq!(parse_memory("64kB"), Ok(64_000));
         assert_eq!(parse_memory("1.5G"), Ok(3 << 29));
+        assert_eq!(parse_memory("1T"), Ok(1 << 40));
+        assert_eq!(parse_memory("1TB"), Ok(1_000_000_000_000));
         assert_eq!(parse_memory("4096"), Ok(4096));
-        for bad in ["", "G", "2T", "-1G", "0", "é", "1e30"] {
-            assert!(parse_memory(bad).is_err(), "{bad}");
+        assert_eq!(parse_memory("4096B"), Ok(4096));
+        assert_eq!(parse_memory("1024T"), Ok(1 << 50));
+        for bad in [
+            "", "G", "2X", "2GG", "2iB", "-1G", "0", "0.5", ".5G", "5.G", "1e3", "inf", "é",
+            "1025T", "2P",
+        ] {
+            let err = parse_memory(bad).unwrap_err();
+            assert!(err.contains("from 1 byte to 1 PiB"), "{bad}: {err}");
         }
     }
 }

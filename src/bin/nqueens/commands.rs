@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::CommandFactory;
 use nqueens::checkpoint::{self, Checkpoint};
@@ -17,11 +17,11 @@ use nqueens::{
 
 use crate::cli::{
     BoardFormat, Cli, Command, CountArgs, EngineArgs, LongRunArgs, MergeArgs, SolveArgs,
-    VerifyArgs, check_split_depth, options, split_depth_for,
+    UnusedDepth, VerifyArgs, check_split_depth, options, split_depth_for,
 };
 use crate::output::{Check, Printer};
 use crate::periodic::{Tick, while_running};
-use crate::progress::Progress;
+use crate::progress::{self, Progress};
 
 /// What went wrong, and the exit code it maps to.
 #[derive(Debug)]
@@ -64,7 +64,7 @@ pub fn dispatch(cli: Cli) -> Result<(), Failure> {
         }
         Command::Man => {
             let mut out = io::stdout().lock();
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            out.write_all(crate::man::page(Cli::command()).as_bytes())?;
             out.flush()?;
             Ok(())
         }
@@ -87,9 +87,11 @@ fn count(args: CountArgs) -> Result<(), Failure> {
     }
     let engine = engine(&args.engine)?;
     let mut out = Printer::new(io::stdout().lock(), args.engine.format);
+    let mut unused = UnusedDepth::new(&args.engine);
     for n in args.sizes.iter().cloned().flatten() {
         let depth = split_depth_for(n, &args.engine, &engine);
         if let Some(counts) = long_count(n, depth, &engine, &args.long)? {
+            unused.check(&counts);
             out.print(&counts)?;
         }
     }
@@ -127,7 +129,12 @@ fn long_count(
 ) -> Result<Option<Counts>, Failure> {
     let failed = Failure::Failed;
     let start = Instant::now();
-    let plan = engine.plan(n, split_depth)?;
+    let progress = Progress::start(
+        long.progress,
+        format!("n={n}"),
+        progress::planning(n, engine.method()),
+    );
+    let plan = Progress::during(&progress, || engine.plan(n, split_depth))?;
     let mut run = Run::new(&plan).started(start);
     if let Some(shard) = long.shard {
         shard.check(&plan)?;
@@ -164,13 +171,13 @@ fn long_count(
             seen: AtomicUsize::new(0),
             checkpoint,
         });
-    let progress = Progress::new(
-        long.progress,
-        format!("n={n}"),
-        || engine.pool().install(|| plan.costs().to_vec()),
-        run.selected(),
-        &run.already_done(),
-    );
+    if let Some(p) = &progress {
+        // Costs are estimated on the engine's threads, as -j asks (planning still).
+        let costs = Progress::during(&progress, || {
+            engine.pool().install(|| plan.costs().to_vec())
+        });
+        p.counting(costs, run.selected(), &run.already_done());
+    }
     if let Some(c) = &checkpoint {
         run = run.observe(c.as_ref());
         save_on_signals(Arc::clone(c));
@@ -182,8 +189,8 @@ fn long_count(
         run = run.observe(p);
     }
     let selected = run.selected().len();
-    // Plain progress lines every 2 s; checkpoint records synced at least every second even
-    // while no subproblem finishes.
+    // Progress brought up to date (a plain line every 2 s); checkpoint records synced at
+    // least every second even while no subproblem finishes.
     let (line, sync) = (
         progress.as_ref().map(|p| move || p.tick()),
         checkpoint.as_ref().map(|c| {
@@ -193,8 +200,8 @@ fn long_count(
         }),
     );
     let mut ticks: Vec<Tick> = Vec::new();
-    if let Some(f) = &line {
-        ticks.push((Duration::from_secs(2), f));
+    if let (Some(f), Some(p)) = (&line, &progress) {
+        ticks.push((p.period(), f));
     }
     if let Some(f) = &sync {
         ticks.push((checkpoint::SYNC_EVERY, f));
@@ -233,7 +240,7 @@ fn long_count(
             );
             Ok(None)
         }
-        _ => Ok(Some(outcome.counts(&plan))),
+        _ => Ok(Some(outcome.counts(&plan, engine.kernel()))),
     }
 }
 
@@ -244,6 +251,7 @@ fn save_on_signals(checkpoint: Arc<Checkpoint>) {
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
         return;
     };
+    progress::leave_signals();
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
             let name = match signal {
@@ -251,6 +259,7 @@ fn save_on_signals(checkpoint: Arc<Checkpoint>) {
                 SIGTERM => "SIGTERM",
                 _ => "SIGHUP",
             };
+            progress::end_line();
             let kept = checkpoint.flush();
             let mut err = io::stderr().lock();
             let _ = match kept {
@@ -299,7 +308,11 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
             engine.kernel().name()
         );
     }
-    Printer::new(io::stdout().lock(), args.format).print(&merged.outcome.counts(&merged.plan))?;
+    // The loop the shards ran, where they all ran the same one.
+    let kernel = merged.shards[0].1.kernel;
+    let same = merged.shards.iter().all(|(_, r)| r.kernel == kernel);
+    let counts = merged.outcome.counts(&merged.plan, same.then_some(kernel));
+    Printer::new(io::stdout().lock(), args.format).print(&counts)?;
     Ok(())
 }
 
@@ -311,8 +324,10 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     // A reader that stops early (`verify | head`) does not stop the check: the exit code
     // still says whether every count matched.
     let mut closed = None;
+    let mut unused = UnusedDepth::new(&args.engine);
     for n in 0..=args.max_n {
         let counts = engine.count(n, split_depth_for(n, &args.engine, &engine))?;
+        unused.check(&counts);
         let published = published::all(n).expect("--max-n is within the published table");
         let check = Check::of(&counts, published, published::fundamental(n));
         if !check.ok {

@@ -7,6 +7,7 @@ use clap::Parser;
 
 mod cli;
 mod commands;
+mod man;
 mod output;
 mod periodic;
 mod progress;
@@ -15,30 +16,15 @@ use cli::Cli;
 use commands::Failure;
 
 fn main() -> ExitCode {
+    progress::start_clock();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            // `nqueens` alone: the whole usage, on stderr, and the usage error's code.
-            let _ = e.print();
-            return ExitCode::from(2);
-        }
-        Err(e) if !e.use_stderr() => {
-            // --help and --version: print and succeed.
-            let _ = e.print();
-            return ExitCode::SUCCESS;
-        }
         Err(e) => {
-            // One line that names the argument (and the allowed values); clap's usage hint would
-            // only repeat it.
-            let text = e.to_string();
-            let message = text.split("\n\n").next().unwrap_or(&text);
-            let line: Vec<&str> = message
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .collect();
-            let _ = writeln!(std::io::stderr(), "{}", line.join(" "));
-            return ExitCode::from(2);
+            // clap's whole message: the error, its tip (a similar subcommand or flag, the
+            // allowed values) and the usage, coloured only on a terminal (clap follows NO_COLOR).
+            // --help and --version exit 0; bad input and `nqueens` alone exit 2.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
     };
     match commands::dispatch(cli) {

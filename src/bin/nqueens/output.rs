@@ -1,13 +1,16 @@
 //! Renderers: one result struct, a human table, JSON Lines and CSV.
 //!
 //! Each renderer writes a header (if it has one) once and then one row per result, so rows
-//! appear as soon as each board is counted.
+//! appear as soon as each board is counted. A value that does not apply (the split depth of
+//! a join, the fundamental solutions outside full mode) is `null` in JSON, empty in CSV and
+//! `-` in the table.
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 
-use nqueens::Counts;
+use nqueens::types::kernel_name;
+use nqueens::{Counts, Method};
 
 /// Output format of `count` and `verify`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -26,8 +29,8 @@ pub trait Record: Serialize {
     fn columns() -> &'static [&'static str];
     /// Column widths for the table format.
     fn widths() -> &'static [usize];
-    /// Cell texts, in column order.
-    fn cells(&self) -> Vec<String>;
+    /// Cell texts, in column order; `None` where the value does not apply.
+    fn cells(&self) -> Vec<Option<String>>;
 }
 
 /// Writes records in one format.
@@ -58,7 +61,12 @@ impl<W: Write> Printer<W> {
                 if !self.started {
                     writeln!(self.out, "{}", R::columns().join(","))?;
                 }
-                writeln!(self.out, "{}", record.cells().join(","))?;
+                let cells: Vec<String> = record
+                    .cells()
+                    .into_iter()
+                    .map(Option::unwrap_or_default)
+                    .collect();
+                writeln!(self.out, "{}", cells.join(","))?;
             }
             Format::Table => {
                 let line = |cells: Vec<String>| {
@@ -76,16 +84,17 @@ impl<W: Write> Printer<W> {
                         line(R::columns().iter().map(|c| c.to_string()).collect())
                     )?;
                 }
-                writeln!(self.out, "{}", line(record.cells()))?;
+                let cells = record.cells().into_iter();
+                writeln!(
+                    self.out,
+                    "{}",
+                    line(cells.map(|c| c.unwrap_or_else(|| "-".into())).collect())
+                )?;
             }
         }
         self.started = true;
         self.out.flush()
     }
-}
-
-fn opt(x: Option<u128>) -> String {
-    x.map(|v| v.to_string()).unwrap_or_default()
 }
 
 impl Record for Counts {
@@ -94,6 +103,8 @@ impl Record for Counts {
             "n",
             "solutions",
             "unique",
+            "method",
+            "kernel",
             "threads",
             "split_depth",
             "symmetry",
@@ -102,18 +113,20 @@ impl Record for Counts {
         ]
     }
     fn widths() -> &'static [usize] {
-        &[2, 18, 17, 7, 11, 8, 11, 10]
+        &[2, 18, 17, 6, 6, 7, 11, 8, 11, 10]
     }
-    fn cells(&self) -> Vec<String> {
+    fn cells(&self) -> Vec<Option<String>> {
         vec![
-            self.n.to_string(),
-            self.solutions.to_string(),
-            opt(self.unique),
-            self.threads.to_string(),
-            self.split_depth.to_string(),
-            self.symmetry.to_string(),
-            self.subproblems.to_string(),
-            format!("{:.6}", self.elapsed_s),
+            Some(self.n.to_string()),
+            Some(self.solutions.to_string()),
+            self.unique.map(|u| u.to_string()),
+            Some(self.method.to_string()),
+            Some(kernel_name(self.kernel).to_string()),
+            Some(self.threads.to_string()),
+            self.split_depth.map(|d| d.to_string()),
+            Some(self.symmetry.to_string()),
+            Some(self.subproblems.to_string()),
+            Some(format!("{:.6}", self.elapsed_s)),
         ]
     }
 }
@@ -133,6 +146,10 @@ pub struct Check {
     pub published_unique: Option<u128>,
     /// Whether every counted value equals its published value.
     pub ok: bool,
+    /// How the board was counted (`search` or `join`).
+    pub method: Method,
+    /// The counting loop that ran (`scalar`, `avx2` or `avx512`).
+    pub kernel: &'static str,
     /// Wall-clock seconds for the count.
     pub elapsed_s: f64,
 }
@@ -151,6 +168,8 @@ impl Check {
             computed_unique: counts.unique,
             published_unique,
             ok: counts.solutions == published && unique_ok,
+            method: counts.method,
+            kernel: kernel_name(counts.kernel),
             elapsed_s: counts.elapsed_s,
         }
     }
@@ -165,21 +184,25 @@ impl Record for Check {
             "computed_unique",
             "published_unique",
             "ok",
+            "method",
+            "kernel",
             "elapsed_s",
         ]
     }
     fn widths() -> &'static [usize] {
-        &[2, 18, 18, 17, 17, 3, 10]
+        &[2, 18, 18, 17, 17, 3, 6, 6, 10]
     }
-    fn cells(&self) -> Vec<String> {
+    fn cells(&self) -> Vec<Option<String>> {
         vec![
-            self.n.to_string(),
-            self.computed.to_string(),
-            self.published.to_string(),
-            opt(self.computed_unique),
-            opt(self.published_unique),
-            if self.ok { "ok" } else { "BAD" }.to_string(),
-            format!("{:.6}", self.elapsed_s),
+            Some(self.n.to_string()),
+            Some(self.computed.to_string()),
+            Some(self.published.to_string()),
+            self.computed_unique.map(|u| u.to_string()),
+            self.published_unique.map(|u| u.to_string()),
+            Some(if self.ok { "ok" } else { "BAD" }.to_string()),
+            Some(self.method.to_string()),
+            Some(self.kernel.to_string()),
+            Some(format!("{:.6}", self.elapsed_s)),
         ]
     }
 }

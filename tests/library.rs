@@ -1,0 +1,53 @@
+//! The library without the command line: a crate that depends on nqueens with
+//! `default-features = false` builds none of the binary's crates.
+
+use std::process::Command;
+
+/// The crates of nqueens' normal dependency tree, with `extra` flags to `cargo tree`.
+fn tree(extra: &[&str]) -> Vec<String> {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "--offline",
+            "--locked",
+            "-e",
+            "normal",
+            "-p",
+            "nqueens",
+        ])
+        .args(["--prefix", "none", "--format", "{p}", "--manifest-path"])
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .args(extra)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .collect()
+}
+
+#[test]
+fn without_default_features_none_of_the_cli_crates_are_built() {
+    let cli = [
+        "clap",
+        "clap_complete",
+        "indicatif",
+        "console",
+        "signal-hook",
+    ];
+    let with_cli = tree(&[]);
+    for name in cli {
+        assert!(with_cli.iter().any(|c| c == name), "{name} in {with_cli:?}");
+    }
+    let library = tree(&["--no-default-features"]);
+    for name in cli {
+        assert!(!library.iter().any(|c| c == name), "{name} in {library:?}");
+    }
+    assert!(library.iter().any(|c| c == "rayon"), "{library:?}");
+}

@@ -19,8 +19,9 @@ use crate::types::{
 
 /// The boards `auto` joins: measured on Zen 4 with 2 threads (results/README.md), the
 /// join's best of five took 0.24 ms against 0.46 searching at n = 10, 1.2 against 3.4 at
-/// n = 12, 16 against 33 at n = 14 and 148 against 410 at n = 16; below 10 both take
-/// 0.2 ms or less. Above [`cut::MAX_CUT_N`] the cut is not built.
+/// n = 12, 16 against 33 at n = 14 and 148 against 410 at n = 16 (and grows slower than the
+/// search from there: n = 20 took 153 s against 1515 s); below 10 both take 0.2 ms or
+/// less. Above [`cut::MAX_CUT_N`] the cut is not built.
 pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 10..=cut::MAX_CUT_N;
 
 /// The cost model of [`Plan::costs`] (it decides which subproblems a shard gets), named so

@@ -102,7 +102,7 @@ impl Kernel {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
-    /// `join` where it was measured faster (n = 10 to 22), `search` otherwise.
+    /// `join` where it was measured faster (n = 10 to 27), `search` otherwise.
     #[default]
     Auto,
     /// Backtracking to the leaves, in the counting loop the kernel picks.
@@ -128,7 +128,7 @@ impl Method {
     /// One line on what the choice does (the command line's help).
     pub fn about(self) -> &'static str {
         match self {
-            Method::Auto => "join where it was measured faster (n = 10 to 22), search otherwise",
+            Method::Auto => "join where it was measured faster (n = 10 to 27), search otherwise",
             Method::Search => "Backtracking to the leaves in the loop --kernel picks",
             Method::Join => {
                 "Cut the board down the middle; build each half's placements per key and count the pairs that share no diagonal"
@@ -137,8 +137,10 @@ impl Method {
     }
 }
 
-/// Largest board the join handles (`--method join`).
-pub const MAX_CUT_N: u32 = 22;
+/// Largest board the join handles (`--method join`): the published range. Beyond, its plans
+/// would hold tens of millions of keys (C(n, n/2) row sets) and each key's half-boards
+/// hours of work; the search handles them.
+pub const MAX_CUT_N: u32 = 27;
 
 /// Default memory budget of a run (all threads together), in bytes: 2 GiB.
 pub const DEFAULT_MEMORY: usize = 2 << 30;

@@ -58,7 +58,10 @@ fn bad_input_exits_2_with_a_message_naming_the_argument() {
             &["count", "8", "--shard", "0/1000000000000", "--output", "x"],
             "--shard 0/1000000000000",
         ),
-        (&["count", "24", "--split-depth", "12"], "--split-depth 12"),
+        (
+            &["count", "24", "--method", "search", "--split-depth", "12"],
+            "--split-depth 12",
+        ),
         (&["count", "8", "--method", "fast"], "--method"),
         (&["count", "8", "--memory", "2P"], "--memory"),
         (

@@ -44,7 +44,7 @@ impl Cut {
     pub(super) fn build(
         &self,
         (north, south): (&Pieces, &Pieces),
-        ups: &[u32],
+        spans: &[Span],
         forbid: Lines,
         mirrored: bool,
         (low, width): (usize, usize),
@@ -60,7 +60,7 @@ impl Cut {
         let halves = Halves {
             north,
             south,
-            ups,
+            spans,
             all: (1 << self.h) - 1,
         };
         match lanes {
@@ -80,23 +80,58 @@ impl Cut {
     }
 }
 
-/// The column sets of `north`'s pieces that `south` has pieces to complete, each with the
-/// pairs of pieces on it: an upper bound of the half-boards built from them.
-pub(super) fn column_sets(north: &Pieces, south: &Pieces, h: usize) -> Vec<(u32, u64)> {
-    let all = (1usize << h) - 1;
-    (0..=all)
-        .map(|up| (up, (north.on(up).len() * south.on(all & !up).len()) as u64))
-        .filter(|&(_, pairs)| pairs > 0)
-        .map(|(up, pairs)| (up as u32, pairs))
-        .collect()
+/// Part of a side's half-boards: `north`'s pieces `from..to` on column set `up`, each with
+/// every `south` piece on the other columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Span {
+    up: u32,
+    from: u32,
+    to: u32,
 }
 
-/// The pieces one build joins: `north`'s on the column sets `ups` with `south`'s on the
-/// other columns of `all`.
+/// A side's half-boards from `north`'s and `south`'s pieces, in chunks of spans, each of at
+/// most `most` pairs of pieces (an upper bound of the half-boards it builds; a column set
+/// is cut between its north pieces where it has more), in order of columns.
+pub(super) fn chunks(north: &Pieces, south: &Pieces, h: usize, most: u64) -> Vec<Vec<Span>> {
+    let all = (1usize << h) - 1;
+    let (mut out, mut chunk, mut pairs) = (Vec::new(), Vec::new(), 0u64);
+    for up in 0..=all {
+        let (top, below) = (north.on(up).len() as u64, south.on(all & !up).len() as u64);
+        if top == 0 || below == 0 {
+            continue;
+        }
+        // North pieces a chunk can take whole, at least one.
+        let per = (most / below).max(1);
+        let mut from = 0;
+        while from < top {
+            if pairs + below > most && !chunk.is_empty() {
+                out.push(std::mem::take(&mut chunk));
+                pairs = 0;
+            }
+            let take = ((most - pairs.min(most)) / below)
+                .clamp(1, per)
+                .min(top - from);
+            chunk.push(Span {
+                up: up as u32,
+                from: from as u32,
+                to: (from + take) as u32,
+            });
+            pairs += take * below;
+            from += take;
+        }
+    }
+    if !chunk.is_empty() || out.is_empty() {
+        out.push(chunk);
+    }
+    out
+}
+
+/// The pieces one build joins: `north`'s in `spans` with `south`'s on the other columns of
+/// `all`.
 struct Halves<'a> {
     north: &'a Pieces,
     south: &'a Pieces,
-    ups: &'a [u32],
+    spans: &'a [Span],
     all: usize,
 }
 
@@ -111,12 +146,12 @@ impl Halves<'_> {
     ) {
         out.clear();
         let (north, south) = (self.north, self.south);
-        for &up in self.ups {
-            let below = south.on(self.all & !up as usize);
+        for span in self.spans {
+            let below = south.on(self.all & !span.up as usize);
             if below.is_empty() {
                 continue;
             }
-            for &p in north.on(up as usize) {
+            for &p in &north.on(span.up as usize)[span.from as usize..span.to as usize] {
                 let p = north.lines(p);
                 if p.meets(shape.forbid) == 0 {
                     pairs(south, p, below, shape, out);

@@ -39,6 +39,7 @@
 //! (the solutions the other symmetries fix, for Burnside's count).
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use crate::schedule::mask_of;
 use crate::types::{Kernel, Symmetry};
@@ -56,7 +57,8 @@ pub use symmetric::fixed_by_symmetries;
 
 use halves::Lines;
 use matching::{LEAF, MAX_GROUPS, Matcher};
-use pieces::{Cache, Store};
+
+use pieces::{Cache, Pieces, Store};
 
 /// How an `n`-board is cut: its left half (`h = n / 2` columns) into a top quadrant (rows
 /// `0..top`) and a bottom one; the right half's half-boards are the mirror images of left
@@ -95,27 +97,43 @@ impl Cut {
         self.store.bytes()
     }
 
-    /// Fills `out` with the half-boards on `rows` (left ones, or right ones `mirrored`)
-    /// that do not meet `forbid`, their pieces found in or added to `cache`.
+    /// The pieces of a side on `rows` (found in or added to `cache`) and its chunks of at
+    /// most `most` pairs of pieces.
+    fn side(&self, cache: &mut Cache, rows: u32, most: u64) -> Side {
+        let (n, top, h, store) = (self.n, self.top, self.h, &self.store);
+        let north = cache.find(store, n, 0, rows & ((1 << top) - 1), h);
+        let south = cache.find(store, n, top, rows >> top, h);
+        let chunks = halves::chunks(&north, &south, h, most);
+        Side {
+            north,
+            south,
+            chunks,
+        }
+    }
+
+    /// Fills `out` with chunk `c` of `side`'s half-boards (left ones, or right ones
+    /// `mirrored`) that do not meet `forbid`.
     #[allow(clippy::too_many_arguments)]
-    fn build_side(
+    fn build_chunk(
         &self,
-        cache: &mut Cache,
-        rows: u32,
+        side: &Side,
+        c: usize,
         forbid: Lines,
         mirrored: bool,
         shared: (usize, usize),
         lanes: Lanes,
         out: &mut Vec<Word>,
     ) {
-        let (n, top, h, store) = (self.n, self.top, self.h, &self.store);
-        let north = cache.find(store, n, 0, rows & ((1 << top) - 1), h);
-        let south = cache.find(store, n, top, rows >> top, h);
-        let ups: Vec<u32> = halves::column_sets(&north, &south, h)
-            .into_iter()
-            .map(|(up, _)| up)
-            .collect();
-        self.build((&north, &south), &ups, forbid, mirrored, shared, lanes, out);
+        let pieces = (&*side.north, &*side.south);
+        self.build(
+            pieces,
+            &side.chunks[c],
+            forbid,
+            mirrored,
+            shared,
+            lanes,
+            out,
+        );
     }
 
     /// The rows the right half's queens take, the middle queen on `middle`.
@@ -123,28 +141,17 @@ impl Cut {
         let mid = middle.map_or(0, |m| 1 << m);
         mask_of(self.n as u32) ^ rows ^ mid
     }
-    /// The right half-boards of `rows` with the middle queen on row `m` (none attacking it).
-    fn build_right(
-        &self,
-        cache: &mut Cache,
-        rows: u32,
-        m: u8,
-        shared: (usize, usize),
-        lanes: Lanes,
-        out: &mut Vec<Word>,
-    ) {
-        let forbid = Lines::of(self.n, m as usize, self.h);
-        let right = self.right_rows(rows, Some(m));
-        self.build_side(cache, right, forbid, true, shared, lanes, out);
-    }
 
-    /// Number of solutions of the keys of `key`, each weighed by its orbit's size, its
-    /// tables within `budget` bytes and matched in `kernel`'s instructions
+    /// Number of solutions of the keys of `key`, each weighed by its orbit's size, within
+    /// `budget` bytes of this thread's and matched in `kernel`'s instructions
     /// ([`matching::Matcher::disjoint`]).
     ///
-    /// On an even board the smaller side's half-boards are the table. On an odd board the
-    /// middle queen joins the right half: the left half-boards are built once for all the
-    /// part's middle rows, with one more diagonal each side (indices `n - h - 1` to
+    /// Each side's half-boards are built a chunk at a time where they would not fit the
+    /// budget (a chunk's pairs of pieces bound its half-boards, [`halves::chunks`]): every
+    /// chunk of one side is matched with every chunk of the other. On an even board the
+    /// smaller side's half-boards are the table. On an odd board the middle queen joins the
+    /// right half: the left half-boards are built once for all the part's middle rows (where
+    /// they fit one chunk), with one more diagonal each side (indices `n - h - 1` to
     /// `n + h - 1`, where the middle queen on row `m` is bit `m` of both halves). Where they
     /// fit one table leaf ([`matching::LEAF`]) they are the table for every middle row at
     /// once, each middle row's right half-boards (with the middle queen's bits) a group of
@@ -152,6 +159,12 @@ impl Cut {
     /// half-boards its queen leaves (at n = 21, 1/32 of the keys on one thread, Zen 4: 29.7 s
     /// against 37.4 s with one table for every middle row).
     pub fn count(&self, key: Key, budget: usize, kernel: Kernel) -> u128 {
+        let most = (budget / BYTES_PER_PAIR).max(MIN_PAIRS) as u64;
+        self.count_in(key, budget, kernel, most)
+    }
+
+    /// [`Cut::count`] with chunks of at most `most` pairs of pieces.
+    fn count_in(&self, key: Key, budget: usize, kernel: Kernel, most: u64) -> u128 {
         let entries: Vec<(Option<u8>, u8)> = key.entries(self.n as u32, self.symmetry).collect();
         SCRATCH.with_borrow_mut(|s| {
             let Scratch {
@@ -171,33 +184,50 @@ impl Cut {
                 (low, width)
             };
             let lanes = Lanes::of(kernel);
-            self.build_side(pieces, key.rows, Lines::default(), false, wide, lanes, left);
+            let none = Lines::default();
+            let lefts = self.side(pieces, key.rows, most);
+            let whole = lefts.chunks.len() == 1;
+            if whole {
+                self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
+            }
             let mut found = [0u64; MAX_GROUPS];
             if !odd {
-                let rows = self.right_rows(key.rows, None);
-                self.build_side(
-                    pieces,
-                    rows,
-                    Lines::default(),
-                    true,
-                    (low, width),
-                    lanes,
-                    group,
-                );
-                let (table, probe) = if left.len() <= group.len() {
-                    (&mut *left, &*group)
-                } else {
-                    (&mut *group, &*left)
-                };
-                matcher.disjoint(table, probe, &[probe.len()], &mut found, budget, lanes);
-            } else if left.len() <= LEAF {
+                let rights = self.side(pieces, self.right_rows(key.rows, None), most);
+                for r in 0..rights.chunks.len() {
+                    self.build_chunk(&rights, r, none, true, (low, width), lanes, group);
+                    for l in 0..lefts.chunks.len() {
+                        if !whole {
+                            self.build_chunk(&lefts, l, none, false, wide, lanes, left);
+                        }
+                        let (table, probe) = if left.len() <= group.len() {
+                            (&mut *left, &*group)
+                        } else {
+                            (&mut *group, &*left)
+                        };
+                        matcher.disjoint(table, probe, &[probe.len()], &mut found, budget, lanes);
+                    }
+                }
+                return u128::from(entries[0].1) * u128::from(found[0]);
+            }
+            let rights: Vec<(u8, Side)> = entries
+                .iter()
+                .map(|&(m, _)| {
+                    let m = m.expect("an odd board's keys have a middle row");
+                    (
+                        m,
+                        self.side(pieces, self.right_rows(key.rows, Some(m)), most),
+                    )
+                })
+                .collect();
+            let mask = (1u64 << width) - 1;
+            let single = rights.iter().all(|(_, side)| side.chunks.len() == 1);
+            if whole && single && left.len() <= LEAF {
                 // A small left side: one table for every middle row.
                 right.clear();
                 ends.clear();
-                let mask = (1u64 << width) - 1;
-                for &(m, _) in &entries {
-                    let m = m.expect("an odd board's keys have a middle row");
-                    self.build_right(pieces, key.rows, m, (low, width), lanes, group);
+                for (m, side) in &rights {
+                    let forbid = Lines::of(self.n, *m as usize, self.h);
+                    self.build_chunk(side, 0, forbid, true, (low, width), lanes, group);
                     // The right half-board's bits in the wide layout, with the middle queen's.
                     let mid = 1u64 << m | 1 << (m + 32);
                     right.extend(
@@ -211,24 +241,30 @@ impl Cut {
             } else {
                 // Each middle row on its own: the left half-boards its queen leaves, narrowed
                 // (most others would meet every right one), against its right half-boards.
-                let mask = (1u64 << width) - 1;
-                for (g, &(m, _)) in entries.iter().enumerate() {
-                    let m = m.expect("an odd board's keys have a middle row");
+                for (g, (m, side)) in rights.iter().enumerate() {
+                    let forbid = Lines::of(self.n, *m as usize, self.h);
                     let mid = 1u64 << m | 1 << (m + 32);
-                    kept.clear();
-                    kept.extend(
-                        left.iter()
-                            .filter(|&&w| w & mid == 0)
-                            .map(|&w| (w >> 1) & mask | ((w >> 33) & mask) << 32),
-                    );
-                    self.build_right(pieces, key.rows, m, (low, width), lanes, group);
-                    let (table, probe) = if kept.len() <= group.len() {
-                        (&mut *kept, &*group)
-                    } else {
-                        (&mut *group, &*kept)
-                    };
-                    let out = &mut found[g..g + 1];
-                    matcher.disjoint(table, probe, &[probe.len()], out, budget, lanes);
+                    for r in 0..side.chunks.len() {
+                        self.build_chunk(side, r, forbid, true, (low, width), lanes, group);
+                        for l in 0..lefts.chunks.len() {
+                            if !whole {
+                                self.build_chunk(&lefts, l, none, false, wide, lanes, left);
+                            }
+                            kept.clear();
+                            kept.extend(
+                                left.iter()
+                                    .filter(|&&w| w & mid == 0)
+                                    .map(|&w| (w >> 1) & mask | ((w >> 33) & mask) << 32),
+                            );
+                            let (table, probe) = if kept.len() <= group.len() {
+                                (&mut *kept, &*group)
+                            } else {
+                                (&mut *group, &*kept)
+                            };
+                            let out = &mut found[g..g + 1];
+                            matcher.disjoint(table, probe, &[probe.len()], out, budget, lanes);
+                        }
+                    }
                 }
             }
             entries
@@ -239,6 +275,21 @@ impl Cut {
         })
     }
 }
+
+/// A side of a key: the pieces of its rows in each quadrant, and its chunks.
+struct Side {
+    north: Arc<Pieces>,
+    south: Arc<Pieces>,
+    chunks: Vec<Vec<halves::Span>>,
+}
+
+/// Bytes a thread holds per pair of pieces of a chunk, at most: the word of the half-board
+/// it may make on each side (as built, and a middle queen's kept ones), and up to three
+/// more of the probe side in the matcher's filtered levels.
+const BYTES_PER_PAIR: usize = 8 * 6;
+
+/// The fewest pairs of pieces a chunk may hold, whatever the budget (3 MB of words).
+const MIN_PAIRS: usize = 1 << 16;
 
 /// A thread's buffers, reused from key to key.
 #[derive(Default)]
@@ -326,6 +377,24 @@ mod tests {
                 published::fundamental(n),
                 "n={n}"
             );
+        }
+    }
+
+    /// Half-boards built a few pairs of pieces at a time, one column set cut between its
+    /// pieces, give every key the same count, even and odd boards, in every mode.
+    #[test]
+    fn chunked_sides_keep_every_count() {
+        for n in [10, 11, 13, 14] {
+            for symmetry in Symmetry::ALL {
+                let cut = Cut::new(n, symmetry, 1 << 20);
+                for k in keys(n, symmetry).into_iter().step_by(7) {
+                    let whole = cut.count(k, 1 << 20, Kernel::Auto);
+                    for most in [1, 7, 50] {
+                        let chunked = cut.count_in(k, 1 << 20, Kernel::Auto, most);
+                        assert_eq!(chunked, whole, "n={n} {symmetry} {k:?} {most}");
+                    }
+                }
+            }
         }
     }
 

@@ -31,6 +31,7 @@
 pub mod board;
 pub mod checkpoint;
 pub mod cut;
+pub mod estimate;
 pub mod kernel;
 pub mod list;
 pub mod plan;

@@ -219,6 +219,15 @@ impl Plan {
         }
     }
 
+    /// Number of parts that are keys of a join (all but the symmetric solutions' part in
+    /// full mode), or subproblems of a search (all).
+    pub fn len_of_keys(&self) -> usize {
+        match &self.parts {
+            Parts::Rows { subproblems, .. } => subproblems.len(),
+            Parts::Columns { keys, group, .. } => keys.len().div_ceil(*group),
+        }
+    }
+
     /// Whether the plan has no parts (never: every board has one at least).
     pub fn is_empty(&self) -> bool {
         self.len() == 0

@@ -517,3 +517,42 @@ fn ctrl_c_on_a_terminal_ends_the_bar_line() {
         "{frame:?}"
     );
 }
+
+/// `estimate` predicts from a sample: every field filled and positive, no more parts timed
+/// than asked, the same parts for the same seed; more shards than parts is refused.
+#[test]
+fn estimate_predicts_from_a_sample_and_refuses_impossible_shards() {
+    let run = |seed: &str| {
+        let out = nqueens()
+            .args(["estimate", "12", "--samples", "12", "--shards", "4"])
+            .args(["--seed", seed, "--format", "json", "-j", "2"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(String::from_utf8_lossy(&out.stderr).contains("thread-hours"));
+        v
+    };
+    let v = run("7");
+    assert_eq!(v["n"], 12);
+    assert_eq!(v["method"], "join");
+    assert_eq!(v["parts"], 253);
+    let sampled = v["sampled"].as_u64().unwrap();
+    assert!((1..=12).contains(&sampled), "{v}");
+    for field in ["core_hours", "wall_s", "longest_shard_s"] {
+        assert!(v[field].as_f64().unwrap() > 0.0, "{field}: {v}");
+    }
+    let (low, high) = (v["core_hours_low"].as_f64(), v["core_hours_high"].as_f64());
+    assert!(low <= v["core_hours"].as_f64() && v["core_hours"].as_f64() <= high);
+    assert_eq!(run("7")["sampled"], v["sampled"]);
+    let out = nqueens()
+        .args(["estimate", "12", "--shards", "100000"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--shard"));
+}

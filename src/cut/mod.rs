@@ -53,6 +53,7 @@ pub mod symmetric;
 pub use crate::types::MAX_CUT_N;
 pub use keys::{Key, cost, keys, search};
 pub use matching::MIN_BYTES;
+pub use pieces::{Enumerated, enumerated};
 pub use symmetric::fixed_by_symmetries;
 
 use halves::Lines;
@@ -90,6 +91,29 @@ impl Cut {
             symmetry,
             store: Store::new(pieces),
         }
+    }
+
+    /// The row sets of quadrants whose pieces `keys` use: what a run that keeps them all
+    /// enumerates.
+    pub fn row_sets(&self, keys: &[Key]) -> usize {
+        let (n, top) = (self.n as u32, self.top);
+        let mut seen = [vec![false; 1 << top], vec![false; 1 << (self.n - top)]];
+        let mut mark = |rows: u32| {
+            seen[0][(rows & ((1 << top) - 1)) as usize] = true;
+            seen[1][(rows >> top) as usize] = true;
+        };
+        for &key in keys {
+            mark(key.rows);
+            for (m, _) in key.entries(n, self.symmetry) {
+                mark(self.right_rows(key.rows, m));
+            }
+        }
+        seen.iter().map(|s| s.iter().filter(|&&x| x).count()).sum()
+    }
+
+    /// Bytes of pieces the threads may keep together.
+    pub fn pieces_budget(&self) -> usize {
+        self.store.budget()
     }
 
     /// Bytes of pieces kept for all threads so far.

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use super::halves::Lines;
 
@@ -128,6 +129,46 @@ impl Store {
     pub(super) fn bytes(&self) -> usize {
         self.bytes.load(Ordering::Relaxed)
     }
+
+    /// Bytes the store may keep.
+    pub(super) fn budget(&self) -> usize {
+        self.budget
+    }
+}
+
+/// Pieces a thread enumerated: how many row sets' worth, the seconds it took and the bytes
+/// they take ([`enumerated`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Enumerated {
+    /// Row sets enumerated.
+    pub row_sets: u64,
+    /// Seconds spent enumerating them.
+    pub seconds: f64,
+    /// Bytes their pieces take.
+    pub bytes: u64,
+}
+
+impl std::ops::Sub for Enumerated {
+    type Output = Enumerated;
+    fn sub(self, o: Enumerated) -> Enumerated {
+        Enumerated {
+            row_sets: self.row_sets - o.row_sets,
+            seconds: self.seconds - o.seconds,
+            bytes: self.bytes - o.bytes,
+        }
+    }
+}
+
+thread_local! {
+    static ENUMERATED: std::cell::Cell<Enumerated> = const {
+        std::cell::Cell::new(Enumerated { row_sets: 0, seconds: 0.0, bytes: 0 })
+    };
+}
+
+/// The pieces this thread has enumerated so far (the estimate counts them apart: a run
+/// that keeps every row set's pieces enumerates each once, however many keys use it).
+pub fn enumerated() -> Enumerated {
+    ENUMERATED.with(|e| e.get())
 }
 
 /// The pieces a thread used last, a few row sets' worth, in front of the [`Store`]:
@@ -167,10 +208,18 @@ impl Cache {
             map.get(&(first, rows)).cloned()
         };
         let pieces = kept(store).unwrap_or_else(|| {
+            let start = Instant::now();
             let mut p = Pieces::default();
             p.fill(n, first, rows, width);
             let p = Arc::new(p);
             let size = p.bytes();
+            ENUMERATED.with(|e| {
+                let mut t = e.get();
+                t.row_sets += 1;
+                t.seconds += start.elapsed().as_secs_f64();
+                t.bytes += size as u64;
+                e.set(t);
+            });
             if store.bytes.fetch_add(size, Ordering::Relaxed) + size <= store.budget {
                 let mut map = store.kept.lock().unwrap_or_else(|e| e.into_inner());
                 map.insert((first, rows), p.clone());

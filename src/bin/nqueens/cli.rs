@@ -39,6 +39,9 @@ pub enum Command {
     Solve(SolveArgs),
     /// Add up shard results (from `count --shard I/K --output FILE`) and print the counts.
     Merge(MergeArgs),
+    /// Predict what counting a board costs on this machine (thread-hours, wall time, memory,
+    /// the longest of K shards) from a timed sample of its parts.
+    Estimate(EstimateArgs),
     /// Write a shell completion script to stdout (e.g. `nqueens completions bash`).
     Completions(CompletionsArgs),
     /// Write the man page (roff; every subcommand and option) to stdout: `nqueens man > nqueens.1`.
@@ -162,6 +165,56 @@ pub struct CountArgs {
     pub engine: EngineArgs,
     #[command(flatten)]
     pub long: LongRunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct EstimateArgs {
+    /// Board size (0..=32)
+    #[arg(value_name = "N", value_parser = parse_board, allow_negative_numbers = true)]
+    pub n: u32,
+    /// Also predict the longest of K shards (`count --shard I/K`), each on this machine's
+    /// threads
+    #[arg(long, value_name = "K", value_parser = parse_shards_count)]
+    pub shards: Option<usize>,
+    /// Parts to count at most
+    #[arg(long, value_name = "S", default_value_t = 256, value_parser = parse_samples)]
+    pub samples: usize,
+    /// Start no more samples after this many seconds (each stratum gets two in any case)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds)]
+    pub seconds: f64,
+    /// Seed of the random pick of parts (the same seed picks the same parts)
+    #[arg(long, value_name = "S", default_value_t = 0x5eed)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+fn parse_board(s: &str) -> Result<u32, String> {
+    s.parse::<u32>()
+        .ok()
+        .filter(|&n| n <= MAX_N)
+        .ok_or_else(|| format!("the board size must be a whole number from 0 to {MAX_N}"))
+}
+
+fn parse_shards_count(s: &str) -> Result<usize, String> {
+    s.parse::<usize>()
+        .ok()
+        .filter(|&k| (1..=1 << 24).contains(&k))
+        .ok_or_else(|| "the shard count must be a whole number from 1 to 16777216".to_string())
+}
+
+fn parse_samples(s: &str) -> Result<usize, String> {
+    s.parse::<usize>()
+        .ok()
+        .filter(|&k| (1..=1 << 20).contains(&k))
+        .ok_or_else(|| "the sample count must be a whole number from 1 to 1048576".to_string())
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|t| t.is_finite() && *t >= 0.0)
+        .ok_or_else(|| "the seconds must be a number of at least 0".to_string())
 }
 
 #[derive(Debug, Args)]

@@ -12,14 +12,15 @@ use nqueens::checkpoint::{self, Checkpoint};
 use nqueens::list::{self, ListOptions};
 use nqueens::shard::{self, ShardResult};
 use nqueens::{
-    Counts, Engine, Error, Kernel, Method, Observer, Options, Run, Tally, board, published,
+    Counts, Engine, Error, Kernel, Method, Observer, Options, Run, Tally, board, estimate,
+    published,
 };
 
 use crate::cli::{
-    BoardFormat, Cli, Command, CountArgs, EngineArgs, LongRunArgs, MergeArgs, SolveArgs,
-    UnusedDepth, VerifyArgs, check_split_depth, options, split_depth_for,
+    BoardFormat, Cli, Command, CountArgs, EngineArgs, EstimateArgs, LongRunArgs, MergeArgs,
+    SolveArgs, UnusedDepth, VerifyArgs, check_split_depth, options, split_depth_for,
 };
-use crate::output::{Check, Printer};
+use crate::output::{Check, Prediction, Printer, significant};
 use crate::periodic::{Tick, while_running};
 use crate::progress::{self, Progress};
 
@@ -57,6 +58,7 @@ pub fn dispatch(cli: Cli) -> Result<(), Failure> {
         Command::Verify(args) => verify(args),
         Command::Solve(args) => solve(args),
         Command::Merge(args) => merge(args),
+        Command::Estimate(args) => estimate(args),
         Command::Completions(args) => {
             let mut cmd = Cli::command();
             clap_complete::generate(args.shell, &mut cmd, "nqueens", &mut io::stdout().lock());
@@ -348,6 +350,106 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
         "error: counts differ from the published values for n = {bad:?}"
     );
     Err(Failure::Mismatch)
+}
+
+/// Predicts a count's cost from a timed sample of its parts: the prediction on stdout, each
+/// sample and a summary on stderr.
+fn estimate(args: EstimateArgs) -> Result<(), Failure> {
+    check_split_depth(&args.engine, args.n)?;
+    let engine = engine(&args.engine)?;
+    let n = args.n;
+    let plan = engine.plan(n, split_depth_for(n, &args.engine, &engine))?;
+    if let Some(count) = args.shards {
+        shard::Shard { index: 0, count }.check(&plan)?;
+    }
+    let settings = estimate::Settings {
+        samples: args.samples,
+        seconds: args.seconds,
+        seed: args.seed,
+        ..estimate::Settings::default()
+    };
+    let start = Instant::now();
+    let loud = std::io::IsTerminal::is_terminal(&io::stderr());
+    let done = AtomicUsize::new(0);
+    let seen = |s: &estimate::Sample| {
+        let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if loud {
+            let _ = write!(
+                io::stderr(),
+                "\restimate n={n}: {k} parts sampled, {:.0} s (last: part {}, {:.3} s)  ",
+                start.elapsed().as_secs_f64(),
+                s.part,
+                s.seconds
+            );
+        }
+    };
+    let e = estimate::estimate(&engine, &plan, &settings, &seen);
+    if loud {
+        let _ = writeln!(io::stderr());
+    }
+    let threads = engine.threads() as f64;
+    let longest = args.shards.map(|count| {
+        let costs = engine.pool().install(|| plan.costs());
+        (0..count)
+            .map(|index| e.of(&shard::subproblems_of(costs, shard::Shard { index, count })))
+            .fold(0.0, f64::max)
+            / threads
+    });
+    let hours = |s: f64| s / 3600.0;
+    let prediction = Prediction {
+        n,
+        method: plan.method,
+        kernel: nqueens::types::kernel_name(Some(engine.kernel())),
+        threads: engine.threads(),
+        parts: e.parts,
+        sampled: e.samples.len(),
+        sampling_s: start.elapsed().as_secs_f64(),
+        core_hours: hours(e.core_seconds),
+        core_hours_low: hours(e.interval.0),
+        core_hours_high: hours(e.interval.1),
+        wall_s: e.core_seconds / threads,
+        memory_limit: (plan.method == Method::Join).then_some(args.engine.memory),
+        memory_seen: peak_memory(),
+        shards: args.shards,
+        longest_shard_s: longest,
+    };
+    let _ = writeln!(
+        io::stderr(),
+        "n = {n}: about {} thread-hours (95%: {} to {}), {} on {} threads, from {} of {} parts; pieces {}",
+        significant(prediction.core_hours),
+        significant(prediction.core_hours_low),
+        significant(prediction.core_hours_high),
+        duration(prediction.wall_s),
+        engine.threads(),
+        prediction.sampled,
+        prediction.parts,
+        if e.pieces_once {
+            format!("{:.1} s, once per row set", e.pieces_seconds)
+        } else {
+            format!("about {:.0} s, with each part", e.pieces_seconds)
+        }
+    );
+    let mut out = Printer::new(io::stdout().lock(), args.engine.format);
+    out.print(&prediction)?;
+    Ok(())
+}
+
+/// A duration for people: seconds, minutes, hours or days.
+fn duration(s: f64) -> String {
+    match s {
+        s if s < 120.0 => format!("{s:.1} s"),
+        s if s < 7200.0 => format!("{:.1} min", s / 60.0),
+        s if s < 172_800.0 => format!("{:.1} h", s / 3600.0),
+        s => format!("{:.1} days", s / 86400.0),
+    }
+}
+
+/// The most memory this process has held (Linux's `VmHWM`), where the system says.
+fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 fn solve(args: SolveArgs) -> Result<(), Failure> {

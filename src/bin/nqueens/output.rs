@@ -207,6 +207,94 @@ impl Record for Check {
     }
 }
 
+/// `x` with four significant figures (thread-hours span fractions of a second to years).
+pub fn significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let digits = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+    format!("{x:.digits$}")
+}
+
+/// What `estimate` predicts for one board on this machine.
+#[derive(Debug, Serialize)]
+pub struct Prediction {
+    /// Board size.
+    pub n: u32,
+    /// How the board would be counted (`search` or `join`).
+    pub method: Method,
+    /// The counting loop that ran (`scalar`, `avx2` or `avx512`).
+    pub kernel: &'static str,
+    /// Worker threads (the wall time's).
+    pub threads: usize,
+    /// Parts in the plan.
+    pub parts: usize,
+    /// Parts counted and timed.
+    pub sampled: usize,
+    /// Seconds the sampling took.
+    pub sampling_s: f64,
+    /// Predicted thread-hours of the whole count, and a 95% interval.
+    pub core_hours: f64,
+    /// Low end of the interval.
+    pub core_hours_low: f64,
+    /// High end of the interval.
+    pub core_hours_high: f64,
+    /// Predicted wall-clock seconds on `threads` threads.
+    pub wall_s: f64,
+    /// Bytes the count may hold (`--memory`, for the join; `null` for the search).
+    pub memory_limit: Option<usize>,
+    /// Peak bytes this process held while sampling (`null` where the system does not say).
+    pub memory_seen: Option<u64>,
+    /// Shards asked for (`--shards`).
+    pub shards: Option<usize>,
+    /// Predicted wall-clock seconds of the longest shard on `threads` threads.
+    pub longest_shard_s: Option<f64>,
+}
+
+impl Record for Prediction {
+    fn columns() -> &'static [&'static str] {
+        &[
+            "n",
+            "method",
+            "kernel",
+            "threads",
+            "parts",
+            "sampled",
+            "sampling_s",
+            "core_hours",
+            "core_hours_low",
+            "core_hours_high",
+            "wall_s",
+            "memory_limit",
+            "memory_seen",
+            "shards",
+            "longest_shard_s",
+        ]
+    }
+    fn widths() -> &'static [usize] {
+        &[2, 6, 6, 7, 8, 7, 10, 12, 14, 15, 12, 12, 11, 6, 15]
+    }
+    fn cells(&self) -> Vec<Option<String>> {
+        vec![
+            Some(self.n.to_string()),
+            Some(self.method.to_string()),
+            Some(self.kernel.to_string()),
+            Some(self.threads.to_string()),
+            Some(self.parts.to_string()),
+            Some(self.sampled.to_string()),
+            Some(format!("{:.1}", self.sampling_s)),
+            Some(significant(self.core_hours)),
+            Some(significant(self.core_hours_low)),
+            Some(significant(self.core_hours_high)),
+            Some(format!("{:.1}", self.wall_s)),
+            self.memory_limit.map(|m| m.to_string()),
+            self.memory_seen.map(|m| m.to_string()),
+            self.shards.map(|k| k.to_string()),
+            self.longest_shard_s.map(|s| format!("{s:.1}")),
+        ]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

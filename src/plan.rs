@@ -148,6 +148,49 @@ impl Plan {
         })
     }
 
+    /// Refuses, before anything is built or started, what the arguments alone rule out for
+    /// [`Plan::build`]: a board or depth out of range, a join beyond [`cut::MAX_CUT_N`], or
+    /// a join whose threads and keys cannot fit `memory` (its keys counted at their fewest,
+    /// `C(n, n / 2)` row sets over the symmetries' orbits of at most 1, 2 or 4 keys). What
+    /// passes may still be refused by `build` once the keys are counted exactly.
+    pub fn precheck(
+        n: u32,
+        symmetry: Symmetry,
+        split_depth: usize,
+        method: Method,
+        memory: usize,
+        threads: usize,
+    ) -> Result<(), Error> {
+        validate(n, split_depth)?;
+        if method.resolve(n) == Method::Search {
+            return Ok(());
+        }
+        if n > cut::MAX_CUT_N {
+            return Err(Error::JoinSize(n));
+        }
+        let orbit = match symmetry {
+            Symmetry::None => 1,
+            Symmetry::Mirror => 2,
+            Symmetry::Full => 4,
+        };
+        let fewest = binomial(n, n / 2) / orbit;
+        let need = Plan::join_bytes(fewest as usize, threads.max(1));
+        if need > memory {
+            return Err(Error::Memory {
+                n,
+                need,
+                limit: memory,
+            });
+        }
+        Ok(())
+    }
+
+    /// The least a join of `keys` keys needs on `threads` threads: its keys, their costs and
+    /// the run's order of them, and each thread's least table.
+    fn join_bytes(keys: usize, threads: usize) -> usize {
+        keys * (std::mem::size_of::<cut::Key>() + 16) + threads * cut::MIN_BYTES
+    }
+
     /// The plan of an `n`-board counted with `method` (`Auto` resolved by [`Method::resolve`]:
     /// from `n` alone, so that every machine cuts the same parts); the join's keys and their
     /// costs depend only on `n` and `symmetry`. `memory` and `threads` only decide how much
@@ -170,10 +213,11 @@ impl Plan {
             return Err(Error::JoinSize(n));
         }
         let threads = threads.max(1);
+        Plan::precheck(n, symmetry, split_depth, method, memory, threads)?;
         let keys = cut::keys(n, symmetry);
+        let need = Plan::join_bytes(keys.len(), threads);
         // The plan's own memory: each key, its cost and the run's order of the parts.
-        let own = keys.len() * (std::mem::size_of::<cut::Key>() + 16);
-        let need = own + threads * cut::MIN_BYTES;
+        let own = need - threads * cut::MIN_BYTES;
         if need > memory {
             return Err(Error::Memory {
                 n,
@@ -402,6 +446,11 @@ impl Plan {
             elapsed_s,
         }
     }
+}
+
+/// `C(n, k)`, exactly (n <= 32).
+fn binomial(n: u32, k: u32) -> u64 {
+    (0..u64::from(k)).fold(1, |c, i| c * (u64::from(n) - i) / (i + 1))
 }
 
 /// Counts one subproblem of the search. Subproblems whose boards are classified one by one

@@ -2,6 +2,8 @@
 //! diagonal), counted with bitsets: for each eight diagonals in play, the unions of every
 //! subset of their sets of half-boards, ORed per probe word and counted.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use super::{Lanes, Word};
 
 /// Bytes a table of `words` words per entry takes, with its sets (at most 64 diagonals in
@@ -34,6 +36,41 @@ pub(super) const LEAF: usize = 512;
 /// Most probe groups a matching takes (one per middle row of an odd board).
 pub(super) const MAX_GROUPS: usize = 32;
 
+/// What the matching did, all threads together since the process started ([`tally`]):
+/// one atomic add per matching or leaf, each thousands of word steps.
+struct Tally {
+    every: AtomicU64,
+    tested: AtomicU64,
+    leaves: AtomicU64,
+}
+
+static TALLY: Tally = Tally {
+    every: AtomicU64::new(0),
+    tested: AtomicU64::new(0),
+    leaves: AtomicU64::new(0),
+};
+
+/// What the matching has done so far in this process, all threads together.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Matched {
+    /// Pairs of half-boards the matchings were given: what testing every pair tests.
+    pub pairs: u64,
+    /// Pairs tested at the leaves, bitset tables or one by one: the rest were ruled out
+    /// by splitting on a diagonal.
+    pub tested: u64,
+    /// Leaves counted.
+    pub leaves: u64,
+}
+
+/// The matching's totals so far ([`Matched`]).
+pub fn matched() -> Matched {
+    Matched {
+        pairs: TALLY.every.load(Ordering::Relaxed),
+        tested: TALLY.tested.load(Ordering::Relaxed),
+        leaves: TALLY.leaves.load(Ordering::Relaxed),
+    }
+}
+
 /// A thread's buffers for matching, reused from key to key: each split level's filtered
 /// probe words, and a leaf's sets and tables.
 #[derive(Default)]
@@ -65,6 +102,9 @@ impl Matcher {
         lanes: Lanes,
     ) {
         debug_assert!(ends.len() <= MAX_GROUPS && ends.last() == Some(&probe.len()));
+        TALLY
+            .every
+            .fetch_add((table.len() * probe.len()) as u64, Ordering::Relaxed);
         let order = if table.len() > LEAF {
             contested(table, probe)
         } else {
@@ -255,6 +295,10 @@ impl Leaf<'_> {
         let union = table.iter().fold(0, |u, &w| u | w) & live;
         let ranks = union.count_ones() as usize;
         let all = |range: &std::ops::Range<usize>| (table.len() * range.len()) as u64;
+        TALLY
+            .tested
+            .fetch_add((table.len() * probe.len()) as u64, Ordering::Relaxed);
+        TALLY.leaves.fetch_add(1, Ordering::Relaxed);
         if ranks == 0 {
             for (g, range) in groups(ends).enumerate() {
                 out[g] += all(&range);

@@ -52,7 +52,7 @@ pub mod symmetric;
 
 pub use crate::types::MAX_CUT_N;
 pub use keys::{Key, cost, keys, search};
-pub use matching::MIN_BYTES;
+pub use matching::{MIN_BYTES, Matched, matched};
 pub use pieces::{Enumerated, enumerated};
 pub use symmetric::fixed_by_symmetries;
 

@@ -12,8 +12,8 @@ use nqueens::checkpoint::{self, Checkpoint};
 use nqueens::list::{self, ListOptions};
 use nqueens::shard::{self, ShardResult};
 use nqueens::{
-    Counts, Engine, Error, Kernel, Method, Observer, Options, Run, Tally, board, estimate,
-    published,
+    Counts, DEFAULT_SPLIT_DEPTH, Engine, Error, Kernel, Method, Observer, Options, Plan, Run,
+    Tally, board, estimate, published,
 };
 
 use crate::cli::{
@@ -78,6 +78,22 @@ fn engine(args: &EngineArgs) -> Result<Engine, Failure> {
     Ok(Engine::new(&options(args))?)
 }
 
+/// Refuses what the arguments alone rule out for any of `sizes`, before the threads start
+/// (`-j 4096` takes seconds to start) or a plan is built.
+fn precheck(args: &EngineArgs, sizes: impl IntoIterator<Item = u32>) -> Result<(), Failure> {
+    let threads = args
+        .threads
+        .map_or_else(num_cpus::get, std::num::NonZeroUsize::get);
+    for n in sizes {
+        let depth = args
+            .split_depth
+            .unwrap_or(DEFAULT_SPLIT_DEPTH)
+            .min(n as usize);
+        Plan::precheck(n, args.symmetry, depth, args.method, args.memory, threads)?;
+    }
+    Ok(())
+}
+
 fn count(args: CountArgs) -> Result<(), Failure> {
     let largest = args.sizes.iter().map(|r| *r.end()).max().unwrap_or(0);
     check_split_depth(&args.engine, largest)?;
@@ -87,6 +103,7 @@ fn count(args: CountArgs) -> Result<(), Failure> {
             "--checkpoint and --shard take a single board size N"
         )));
     }
+    precheck(&args.engine, args.sizes.iter().cloned().flatten())?;
     let engine = engine(&args.engine)?;
     let mut out = Printer::new(io::stdout().lock(), args.engine.format);
     let mut unused = UnusedDepth::new(&args.engine);
@@ -320,6 +337,7 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
 
 fn verify(args: VerifyArgs) -> Result<(), Failure> {
     check_split_depth(&args.engine, args.max_n)?;
+    precheck(&args.engine, 0..=args.max_n)?;
     let engine = engine(&args.engine)?;
     let mut out = Printer::new(io::stdout().lock(), args.engine.format);
     let mut bad = Vec::new();
@@ -356,6 +374,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
 /// sample and a summary on stderr.
 fn estimate(args: EstimateArgs) -> Result<(), Failure> {
     check_split_depth(&args.engine, args.n)?;
+    precheck(&args.engine, [args.n])?;
     let engine = engine(&args.engine)?;
     let n = args.n;
     let plan = engine.plan(n, split_depth_for(n, &args.engine, &engine))?;

@@ -1,0 +1,34 @@
+//! Pairs of half-boards the join tests per solution, for each n from A to B:
+//! `cargo run --release --example pairs -- A B` (`scripts/pairs.sh` writes
+//! results/zen4/pairs.csv). The board is counted in `--symmetry none` (every key once), so
+//! the solutions are the board's. `every_pair` is what testing every pair of each key's
+//! half-boards tests (the join before it split on diagonals); `tested` what the split leaves
+//! to the bitset tables.
+
+use nqueens::cut::matched;
+use nqueens::{Kernel, Method, Plan, Symmetry};
+use rayon::prelude::*;
+
+fn main() {
+    let arg = |i: usize, d: u32| std::env::args().nth(i).map_or(d, |a| a.parse().unwrap());
+    let (from, to) = (arg(1, 10), arg(2, 18));
+    println!("n,solutions,every_pair,tested,leaves,every_pair_per_solution,tested_per_solution");
+    for n in from..=to {
+        let plan = Plan::build(n, Symmetry::None, 2, Method::Join, 2 << 30, 1).unwrap();
+        let before = matched();
+        let solutions: u128 = (0..plan.len())
+            .into_par_iter()
+            .map(|i| plan.count(i, Kernel::Auto).solutions)
+            .sum();
+        assert_eq!(Some(solutions), nqueens::published::all(n), "n = {n}");
+        let after = matched();
+        let (every, tested) = (after.pairs - before.pairs, after.tested - before.tested);
+        let per = |x: u64| x as f64 / solutions.max(1) as f64;
+        println!(
+            "{n},{solutions},{every},{tested},{},{:.1},{:.1}",
+            after.leaves - before.leaves,
+            per(every),
+            per(tested)
+        );
+    }
+}

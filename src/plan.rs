@@ -205,15 +205,11 @@ impl Plan {
         memory: usize,
         threads: usize,
     ) -> Result<Plan, Error> {
-        validate(n, split_depth)?;
+        let threads = threads.max(1);
+        Plan::precheck(n, symmetry, split_depth, method, memory, threads)?;
         if method.resolve(n) == Method::Search {
             return Plan::new(n, symmetry, split_depth);
         }
-        if n > cut::MAX_CUT_N {
-            return Err(Error::JoinSize(n));
-        }
-        let threads = threads.max(1);
-        Plan::precheck(n, symmetry, split_depth, method, memory, threads)?;
         let keys = cut::keys(n, symmetry);
         let need = Plan::join_bytes(keys.len(), threads);
         // The plan's own memory: each key, its cost and the run's order of the parts.

@@ -562,8 +562,12 @@ fn estimate_predicts_from_a_sample_and_refuses_impossible_shards() {
 #[test]
 fn refusals_that_need_only_the_arguments_come_at_once() {
     for args in [
-        &["count", "22", "--method", "join", "-j", "4096", "--memory", "1M"][..],
-        &["count", "27", "--method", "join", "-j", "64", "--memory", "16M"],
+        &[
+            "count", "22", "--method", "join", "-j", "4096", "--memory", "1M",
+        ][..],
+        &[
+            "count", "27", "--method", "join", "-j", "64", "--memory", "16M",
+        ],
         &["estimate", "27", "--memory", "100M"],
         &["verify", "--max-n", "27", "-j", "4096", "--memory", "2M"],
     ] {
@@ -571,7 +575,10 @@ fn refusals_that_need_only_the_arguments_come_at_once() {
         let out = nqueens().args(args).output().unwrap();
         let took = start.elapsed();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("--memory"), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--memory"),
+            "{args:?}"
+        );
         assert!(took.as_secs_f64() < 2.0, "{args:?} took {took:?}");
     }
 }

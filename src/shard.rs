@@ -6,7 +6,8 @@
 //! results up after checking that they are complete, distinct, of one configuration and
 //! untouched.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -55,17 +56,23 @@ impl std::fmt::Display for Shard {
 /// The subproblems of shard `shard`: the plan's subproblems dealt, costliest first, each to the part
 /// with the least estimated cost so far (ties to the lower part), so parts take about the
 /// same time. Deterministic for a given plan. Returned in increasing order.
+///
+/// The parts are kept in a heap by `(load, part)`, so dealing `P` subproblems into `K`
+/// parts takes `O(P log P)` to order them and `O(P log K)` to deal them.
 pub fn subproblems_of(costs: &[u64], shard: Shard) -> Vec<usize> {
     let mut order: Vec<usize> = (0..costs.len()).collect();
     order.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
-    let mut load = vec![0u128; shard.count];
+    let mut parts: BinaryHeap<Reverse<(u128, usize)>> =
+        (0..shard.count).map(|p| Reverse((0, p))).collect();
     let mut mine = Vec::new();
     for i in order {
-        let part = (0..shard.count).min_by_key(|&p| (load[p], p)).unwrap_or(0);
-        load[part] += u128::from(costs[i]);
+        let Some(Reverse((load, part))) = parts.pop() else {
+            break;
+        };
         if part == shard.index {
             mine.push(i);
         }
+        parts.push(Reverse((load + u128::from(costs[i]), part)));
     }
     mine.sort_unstable();
     mine
@@ -478,6 +485,51 @@ mod tests {
                     .collect();
                 let (lo, hi) = (loads.iter().min().unwrap(), loads.iter().max().unwrap());
                 assert!(hi - lo <= 1000, "k = {k}: {loads:?}");
+            }
+        }
+    }
+
+    /// The dealing as first written: each subproblem, costliest first, to the part with the
+    /// least load (ties to the lower part), found by a scan of every part.
+    fn dealt_by_scanning(costs: &[u64], shard: Shard) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..costs.len()).collect();
+        order.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
+        let mut load = vec![0u128; shard.count];
+        let mut mine = Vec::new();
+        for i in order {
+            let part = (0..shard.count).min_by_key(|&p| (load[p], p)).unwrap();
+            load[part] += u128::from(costs[i]);
+            if part == shard.index {
+                mine.push(i);
+            }
+        }
+        mine.sort_unstable();
+        mine
+    }
+
+    #[test]
+    fn the_heap_deals_exactly_as_a_scan_of_every_part() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        // Wide costs, and narrow ones with many ties (equal loads, equal costs).
+        for (parts, spread) in [(500, 1 << 40), (300, 4), (64, 1), (1000, 1000)] {
+            let costs: Vec<u64> = (0..parts)
+                .map(|_| next() % spread + u64::from(spread == 1))
+                .collect();
+            for count in [1, 2, 3, 7, 16, 63, parts / 2, parts] {
+                for index in [0, count / 2, count - 1] {
+                    let shard = Shard { index, count };
+                    assert_eq!(
+                        subproblems_of(&costs, shard),
+                        dealt_by_scanning(&costs, shard),
+                        "{parts} parts of spread {spread}, shard {shard}"
+                    );
+                }
             }
         }
     }

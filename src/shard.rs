@@ -78,6 +78,20 @@ pub fn subproblems_of(costs: &[u64], shard: Shard) -> Vec<usize> {
     mine
 }
 
+/// How `merge --audit` recounts the shards of a plan counted by `method` with the loop
+/// `made_with`, on a CPU whose best loop is `best` ([`Kernel::Auto`] resolved here): a
+/// joined shard's keys are searched, with `best` (the loop that made a file is a speed
+/// choice of its machine, which this one may lack); a searched shard is recounted with the
+/// other loop, the scalar one after a SIMD loop (every CPU has it) and `best` after the
+/// scalar one, so that a bug in one loop shows as a difference.
+pub fn audit_counting(method: Method, made_with: Kernel, best: Kernel) -> (Method, Kernel) {
+    match (method, made_with) {
+        (Method::Join, _) => (Method::Search, best),
+        (_, Kernel::Avx512 | Kernel::Avx2) => (Method::Search, Kernel::Scalar),
+        _ => (Method::Search, best),
+    }
+}
+
 /// Where a shard result will go: a temporary file created beside the destination when the
 /// run starts (so a missing or unwritable directory fails before any counting), written,
 /// synced and renamed over the destination at the end, the directory synced after. Its name

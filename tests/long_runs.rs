@@ -759,3 +759,45 @@ fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_cut_and_recounted(
         "the forged count is not in the total"
     );
 }
+
+// Issue 22: files and signals a cluster can trust.
+
+#[test]
+fn a_joined_shard_is_audited_with_the_best_loop_of_this_cpu() {
+    use nqueens::shard::audit_counting;
+    use nqueens::{Kernel, Method};
+    // Made with AVX-512, audited on a CPU whose best loop is AVX2 or the scalar one.
+    for best in [Kernel::Avx2, Kernel::Scalar] {
+        assert_eq!(
+            audit_counting(Method::Join, Kernel::Avx512, best),
+            (Method::Search, best)
+        );
+        assert_eq!(
+            audit_counting(Method::Join, Kernel::Avx2, best),
+            (Method::Search, best)
+        );
+    }
+    // A searched shard is recounted with the other loop, which every CPU has after SIMD.
+    assert_eq!(
+        audit_counting(Method::Search, Kernel::Avx512, Kernel::Avx2),
+        (Method::Search, Kernel::Scalar)
+    );
+    assert_eq!(
+        audit_counting(Method::Search, Kernel::Scalar, Kernel::Avx2),
+        (Method::Search, Kernel::Avx2)
+    );
+    // End to end, with the shards marked as made by AVX-512 (which this CPU may lack).
+    let dir = scratch("audit-kernel");
+    let files = shards(&dir, "12", 2, &["--method", "join"]);
+    for file in &files {
+        forge(file, false, |r| r.kernel = Kernel::Avx512);
+    }
+    let out = nqueens(
+        &[
+            &["merge", "--audit", "100", "--format", "json"][..],
+            &files.iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat(),
+    );
+    assert_eq!(counts(&out)["solutions"], 14200);
+}

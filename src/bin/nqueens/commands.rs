@@ -11,9 +11,7 @@ use clap::CommandFactory;
 use nqueens::checkpoint::{self, Checkpoint};
 use nqueens::list::{self, ListOptions};
 use nqueens::shard::{self, ShardResult};
-use nqueens::{
-    Counts, Engine, Error, Kernel, Method, Observer, Options, Run, Tally, board, published,
-};
+use nqueens::{Counts, Engine, Error, Kernel, Observer, Options, Run, Tally, board, published};
 
 use crate::cli::{
     BoardFormat, Cli, Command, CountArgs, EngineArgs, LongRunArgs, MergeArgs, SolveArgs,
@@ -275,11 +273,8 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
         // Recount with the other method, or the other loop: a bug in what counted the
         // shards then shows as a difference rather than repeating itself.
         let used = merged.shards[0].1.kernel;
-        let (method, other) = match (merged.plan.method, used) {
-            (Method::Join, k) => (Method::Search, k),
-            (_, Kernel::Avx512 | Kernel::Avx2) => (Method::Search, Kernel::Scalar),
-            _ => (Method::Search, Kernel::Auto.resolve()?),
-        };
+        let (method, other) =
+            shard::audit_counting(merged.plan.method, used, Kernel::Auto.resolve()?);
         let engine = Engine::new(&Options {
             threads: args.threads,
             kernel: other,

@@ -8,27 +8,25 @@
 //! subproblems in flight and about a second of finished ones, and a torn last line (a crash
 //! mid-write) is ignored, cut off and recounted. Anything else that does not fit (another
 //! configuration, a damaged record before the end, a subproblem counted twice) is an
-//! error, never a silently wrong total.
+//! error naming the file, never a silently wrong total. The file itself is opened and
+//! locked through [`crate::durable`].
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
+use crate::durable::{self, FileError, VERSION};
 use crate::plan::{Config, Plan};
 use crate::run::Observer;
 use crate::shard::Shard;
 use crate::types::{Residues, Tally};
 
 const CHECKPOINT_FORMAT: &str = "nqueens-checkpoint";
-/// File format version of checkpoints and shard results (2: records and shards carry
-/// residues, shards list their subproblems, the configuration names version and method).
-pub(crate) const VERSION: u32 = 2;
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 struct Header {
@@ -123,8 +121,12 @@ pub struct Checkpoint {
     path: PathBuf,
     pending: Mutex<Pending>,
     /// The first write error of [`Observer::finished`], reported by [`Checkpoint::finish`].
-    failed: Mutex<Option<anyhow::Error>>,
+    failed: Mutex<Option<FileError>>,
 }
+
+/// What [`Checkpoint::open`] returns: the checkpoint, the subproblems it holds with their
+/// counts, and where it was cut if a record was damaged.
+pub type Opened = (Checkpoint, HashMap<usize, Tally>, Option<Cut>);
 
 impl Checkpoint {
     /// Opens (or creates) the checkpoint of `plan` (and `shard`) at `path`, locked for this
@@ -134,47 +136,27 @@ impl Checkpoint {
     ///
     /// Refuses a file locked by another run, a file of another configuration, and a record
     /// that does not fit the plan (a subproblem that does not exist or is recorded twice).
-    pub fn open(
-        path: &Path,
-        plan: &Plan,
-        shard: Option<Shard>,
-    ) -> Result<(Checkpoint, HashMap<usize, Tally>, Option<Cut>)> {
+    pub fn open(path: &Path, plan: &Plan, shard: Option<Shard>) -> Result<Opened, FileError> {
         let header = Header {
             format: CHECKPOINT_FORMAT.into(),
             version: VERSION,
             config: plan.config(),
             shard,
         };
-        let shown = path.display();
-        let existed = path.exists();
-        // Append mode: every write lands at the end, whatever another handle did.
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .with_context(|| format!("cannot open checkpoint {shown}"))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => bail!(
-                "checkpoint {shown} is in use by another nqueens run; wait for it to finish, or use another file"
-            ),
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(e).with_context(|| format!("cannot lock checkpoint {shown}"));
-            }
-        }
-        if !existed {
-            sync_parent(path)?;
-        }
+        let invalid = |why: String| FileError::invalid(path, why);
+        let read_error = || FileError::io("read checkpoint", path);
+        let mut file = durable::open_locked(path, "checkpoint")?;
         let mut done = HashMap::new();
         let mut cut = None;
-        let len = file.metadata()?.len();
+        let len = file.metadata().map_err(read_error())?.len();
         let mut keep = 0u64;
         if len == 0 {
-            let mut line = serde_json::to_vec(&header)?;
+            let mut line =
+                serde_json::to_vec(&header).map_err(|e| FileError::invalid(path, e.to_string()))?;
             line.push(b'\n');
-            file.write_all(&line)?;
-            file.sync_all()?;
+            file.write_all(&line)
+                .and_then(|()| file.sync_all())
+                .map_err(FileError::io("write checkpoint", path))?;
             keep = line.len() as u64;
         } else {
             let mut reader = BufReader::new(&file);
@@ -182,7 +164,7 @@ impl Checkpoint {
             let mut number = 0usize;
             loop {
                 line.clear();
-                let read = reader.read_until(b'\n', &mut line)?;
+                let read = reader.read_until(b'\n', &mut line).map_err(read_error())?;
                 if read == 0 {
                     break;
                 }
@@ -193,26 +175,26 @@ impl Checkpoint {
                     let found: Header = serde_json::from_slice(&line)
                         .ok()
                         .filter(|h: &Header| h.format == CHECKPOINT_FORMAT && complete)
-                        .with_context(|| format!("{shown} is not an nqueens checkpoint (its first line is not a header)"))?;
-                    ensure!(
-                        found.version == VERSION,
-                        "{shown} is a version {} checkpoint; this nqueens reads version {VERSION}",
-                        found.version
-                    );
+                        .ok_or_else(|| {
+                            invalid("not an nqueens checkpoint (its first line is not a checkpoint header)".into())
+                        })?;
+                    if found.version != VERSION {
+                        return Err(invalid(format!(
+                            "a version {} checkpoint; this nqueens reads version {VERSION}",
+                            found.version
+                        )));
+                    }
                     if found != header {
-                        bail!(
-                            "{shown} was written for {}{}; this run is {}{}: use another file, or the command that made it",
+                        let shard = |h: &Header| {
+                            h.shard.map(|s| format!(", shard {s}")).unwrap_or_default()
+                        };
+                        return Err(invalid(format!(
+                            "was written for {}{}; this run is {}{}: use another file, or the command that made it",
                             found.config.describe(),
-                            found
-                                .shard
-                                .map(|s| format!(", shard {s}"))
-                                .unwrap_or_default(),
+                            shard(&found),
                             header.config.describe(),
-                            header
-                                .shard
-                                .map(|s| format!(", shard {s}"))
-                                .unwrap_or_default(),
-                        );
+                            shard(&header),
+                        )));
                     }
                     keep += read as u64;
                     continue;
@@ -222,16 +204,18 @@ impl Checkpoint {
                     .filter(|r| complete && r.sound());
                 match record {
                     Some(r) => {
-                        ensure!(
-                            r.subproblem < plan.len(),
-                            "{shown}, line {number}: subproblem {} does not exist",
-                            r.subproblem
-                        );
-                        ensure!(
-                            done.insert(r.subproblem, r.tally()).is_none(),
-                            "{shown}, line {number}: subproblem {} is recorded twice",
-                            r.subproblem
-                        );
+                        if r.subproblem >= plan.len() {
+                            return Err(invalid(format!(
+                                "line {number}: subproblem {} does not exist",
+                                r.subproblem
+                            )));
+                        }
+                        if done.insert(r.subproblem, r.tally()).is_some() {
+                            return Err(invalid(format!(
+                                "line {number}: subproblem {} is recorded twice",
+                                r.subproblem
+                            )));
+                        }
                         keep += read as u64;
                     }
                     // A torn last record: the crash came mid-write. It is recounted.
@@ -249,8 +233,9 @@ impl Checkpoint {
                 }
             }
             // Cut a torn tail so new records start on a line of their own.
-            file.set_len(keep)?;
-            file.sync_all()?;
+            file.set_len(keep)
+                .and_then(|()| file.sync_all())
+                .map_err(FileError::io("cut the torn end of checkpoint", path))?;
         }
         let pending = Pending {
             file,
@@ -277,29 +262,28 @@ impl Checkpoint {
     }
 
     /// Records a finished subproblem; syncs the file every few records or every second.
-    pub fn record(&self, subproblem: usize, tally: Tally) -> Result<()> {
+    pub fn record(&self, subproblem: usize, tally: Tally) -> Result<(), FileError> {
         let record = Record::new(subproblem, tally);
         let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        serde_json::to_writer(&mut p.lines, &record)?;
+        let write_error = FileError::io("write checkpoint", &self.path);
+        serde_json::to_writer(&mut p.lines, &record).map_err(|e| write_error(e.into()))?;
         p.lines.push(b'\n');
         p.records += 1;
         if p.records >= BATCH || p.since.elapsed() >= SYNC_EVERY {
-            Self::sync(&mut p)
-                .with_context(|| format!("writing checkpoint {}", self.path.display()))?;
+            Self::sync(&mut p).map_err(FileError::io("write checkpoint", &self.path))?;
         }
         Ok(())
     }
 
     /// Writes and syncs every record so far; returns how many this run has made durable.
-    pub fn flush(&self) -> Result<usize> {
+    pub fn flush(&self) -> Result<usize, FileError> {
         let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        Self::sync(&mut p)
-            .with_context(|| format!("writing checkpoint {}", self.path.display()))?;
+        Self::sync(&mut p).map_err(FileError::io("write checkpoint", &self.path))?;
         Ok(p.written)
     }
 
     /// Writes and syncs every record so far, and reports the first error any record met.
-    pub fn finish(&self) -> Result<()> {
+    pub fn finish(&self) -> Result<(), FileError> {
         self.flush()?;
         match self.failed.lock().unwrap_or_else(|e| e.into_inner()).take() {
             Some(e) => Err(e),
@@ -310,7 +294,7 @@ impl Checkpoint {
     /// Appends and syncs the pending records. On a failed write or sync (a full disk, say)
     /// the file is cut back to its last synced record and the records stay pending, to be
     /// written again by the next sync: the file never keeps half a record.
-    fn sync(p: &mut Pending) -> std::io::Result<()> {
+    fn sync(p: &mut Pending) -> io::Result<()> {
         if !p.lines.is_empty() {
             let wrote = p.file.write_all(&p.lines).and_then(|()| p.file.sync_data());
             if let Err(e) = wrote {
@@ -336,14 +320,4 @@ impl Observer for Checkpoint {
                 .get_or_insert(e);
         }
     }
-}
-
-/// Syncs the directory that holds `path`, so that a file just created (or renamed) there
-/// survives a crash along with its contents.
-pub(crate) fn sync_parent(path: &Path) -> std::io::Result<()> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    File::open(parent)?.sync_all()
 }

@@ -762,6 +762,206 @@ fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_cut_and_recounted(
 
 // Issue 22: files and signals a cluster can trust.
 
+/// Runs nqueens with `args`, the test hook set to pause it once signals are caught and
+/// before planning: a refusal of the arguments must come first, without the pause.
+fn refused_before_planning(args: &[&str]) -> String {
+    let out = Command::cargo_bin("nqueens")
+        .unwrap()
+        .args(args)
+        .env("NQUEENS_TEST_PAUSE_AT", "planning")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(!err.contains("paused at planning"), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    err
+}
+
+/// The names in `dir` that end in `.tmp`.
+fn temporaries_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+#[test]
+fn an_output_that_is_not_a_regular_file_is_refused_and_left_as_it_was() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("not-a-file");
+    let fifo = dir.join("fifo");
+    assert!(Std::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let sub = dir.join("outdir");
+    std::fs::create_dir(&sub).unwrap();
+    let to_fifo = dir.join("to-fifo");
+    std::os::unix::fs::symlink(&fifo, &to_fifo).unwrap();
+    let dangling = dir.join("dangling");
+    std::os::unix::fs::symlink(dir.join("nothing"), &dangling).unwrap();
+    let slash = format!("{}/", path(&sub));
+    let new_in_dir = format!("{}/", path(&dir.join("s.json")));
+    let mut cases = vec![
+        (path(&fifo).to_string(), "a FIFO"),
+        (path(&sub).to_string(), "a directory"),
+        (slash, "names a directory"),
+        (new_in_dir, "names a directory"),
+        (path(&to_fifo).to_string(), "a symbolic link to"),
+        (path(&dangling).to_string(), "a symbolic link to"),
+    ];
+    // A device node (issue 22 replaced `d/null`, a copy of /dev/null, with a file).
+    let null = dir.join("null");
+    let made = Std::new("mknod")
+        .args(["-m", "666", path(&null), "c", "1", "3"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if made {
+        cases.push((path(&null).to_string(), "a character device"));
+    } else {
+        let _ = writeln_stderr("NOT TESTED HERE: cannot make a device node (not root?)");
+    }
+    for (target, why) in &cases {
+        let err = refused_before_planning(&["count", "12", "--shard", "0/2", "--output", target]);
+        assert!(
+            err.contains("--output") && err.contains(why),
+            "{target}: {err}"
+        );
+        assert!(err.contains(target.as_str()), "names the path: {err}");
+    }
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(
+        std::fs::symlink_metadata(&to_fifo)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(std::fs::metadata(&sub).unwrap().is_dir());
+    if made {
+        assert!(
+            std::fs::symlink_metadata(&null)
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+    }
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    // A link to a regular file is followed: the file is replaced, the link stays.
+    let real = dir.join("real.json");
+    std::fs::write(&real, "old").unwrap();
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let files = [0, 1].map(|i| {
+        let file = if i == 0 {
+            link.clone()
+        } else {
+            dir.join("1.json")
+        };
+        let out = nqueens(&[
+            "count",
+            "12",
+            "--shard",
+            &format!("{i}/2"),
+            "--output",
+            path(&file),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        path(&file).to_string()
+    });
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(counts(&merge(&files))["solutions"], 14200);
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+}
+
+fn writeln_stderr(line: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    writeln!(std::io::stderr(), "{line}")
+}
+
+#[test]
+fn another_users_file_in_a_sticky_directory_is_refused_before_counting() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("sticky");
+    let nobody = ["--reuid", "65534", "--regid", "65534", "--clear-groups"];
+    let can_switch = Std::new("setpriv")
+        .args(nobody)
+        .arg("true")
+        .status()
+        .is_ok_and(|s| s.success());
+    if !can_switch {
+        let _ =
+            writeln_stderr("NOT TESTED HERE: cannot run as another user (not root, or no setpriv)");
+        return;
+    }
+    // As /tmp: a directory anyone may write, where only a file's owner may replace it.
+    std::fs::set_permissions(&*dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let sticky = dir.join("tmp");
+    std::fs::create_dir(&sticky).unwrap();
+    std::fs::set_permissions(&sticky, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let theirs = sticky.join("theirs.json");
+    std::fs::write(&theirs, "root's").unwrap();
+    let out = Std::new("setpriv")
+        .args(nobody)
+        .arg(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "12", "--shard", "0/2", "--output", path(&theirs)])
+        .env("NQUEENS_TEST_PAUSE_AT", "planning")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(path(&theirs)) && err.contains("sticky"),
+        "{err}"
+    );
+    assert!(!err.contains("paused"), "refused before planning: {err}");
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "root's");
+    assert_eq!(temporaries_in(&sticky), Vec::<String>::new());
+}
+
+#[test]
+fn the_same_file_for_checkpoint_and_output_is_refused() {
+    let dir = scratch("same");
+    let same = dir.join("same.json");
+    let hard = dir.join("hard.json");
+    let soft = dir.join("soft.json");
+    let refused = |output: &Path| {
+        let err = refused_before_planning(&[
+            "count",
+            "12",
+            "--shard",
+            "0/2",
+            "--checkpoint",
+            path(&same),
+            "--output",
+            path(output),
+        ]);
+        assert!(err.contains("the same file"), "{err}");
+    };
+    refused(&same);
+    assert!(!same.exists(), "nothing was made");
+    // By another name: a link, or `dir/./same.json`.
+    std::fs::write(&same, "").unwrap();
+    std::fs::hard_link(&same, &hard).unwrap();
+    std::os::unix::fs::symlink(&same, &soft).unwrap();
+    for other in [&hard, &soft, &dir.join(".").join("same.json")] {
+        refused(other);
+    }
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+}
+
 #[test]
 fn a_joined_shard_is_audited_with_the_best_loop_of_this_cpu() {
     use nqueens::shard::audit_counting;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use clap::CommandFactory;
 use nqueens::checkpoint::{self, Checkpoint};
+use nqueens::durable::{FileError, Output};
 use nqueens::list::{self, ListOptions};
 use nqueens::shard::{self, ShardResult};
 use nqueens::{Counts, Engine, Error, Kernel, Observer, Options, Run, Tally, board, published};
@@ -20,6 +21,7 @@ use crate::cli::{
 use crate::output::{Check, Printer};
 use crate::periodic::{Tick, while_running};
 use crate::progress::Progress;
+use crate::{files, hooks};
 
 /// What went wrong, and the exit code it maps to.
 #[derive(Debug)]
@@ -35,6 +37,18 @@ pub enum Failure {
 impl From<io::Error> for Failure {
     fn from(e: io::Error) -> Failure {
         Failure::Failed(e.into())
+    }
+}
+
+impl From<FileError> for Failure {
+    /// A path that cannot serve is the input's fault (exit 2); a file that cannot be read
+    /// or written, or is wrong, fails the work (exit 1).
+    fn from(e: FileError) -> Failure {
+        if e.is_usage() {
+            Failure::Usage(e.into())
+        } else {
+            Failure::Failed(e.into())
+        }
     }
 }
 
@@ -83,11 +97,13 @@ fn count(args: CountArgs) -> Result<(), Failure> {
             "--checkpoint and --shard take a single board size N"
         )));
     }
+    // The files' paths are checked (the output's temporary file made) before any planning.
+    let mut output = files::prepare(&args.long)?;
     let engine = engine(&args.engine)?;
     let mut out = Printer::new(io::stdout().lock(), args.engine.format);
     for n in args.sizes.iter().cloned().flatten() {
         let depth = split_depth_for(n, &args.engine, &engine);
-        if let Some(counts) = long_count(n, depth, &engine, &args.long)? {
+        if let Some(counts) = long_count(n, depth, &engine, (&args.long, output.take()))? {
             out.print(&counts)?;
         }
     }
@@ -115,16 +131,18 @@ impl Observer for AbortAfter {
     }
 }
 
-/// Counts one board with progress, checkpoint and shard as asked; `None` for a shard, whose
-/// partial counts go to its output file.
+/// Counts one board with progress, checkpoint and shard as asked (the flags, and the
+/// shard's output made ready); `None` for a shard, whose partial counts go to its output
+/// file.
 fn long_count(
     n: u32,
     split_depth: usize,
     engine: &Engine,
-    long: &LongRunArgs,
+    (long, output): (&LongRunArgs, Option<Output>),
 ) -> Result<Option<Counts>, Failure> {
-    let failed = Failure::Failed;
+    let failed = |e: FileError| Failure::Failed(e.into());
     let start = Instant::now();
+    hooks::pause_at("planning");
     let plan = engine.plan(n, split_depth)?;
     let mut run = Run::new(&plan).started(start);
     if let Some(shard) = long.shard {
@@ -133,11 +151,6 @@ fn long_count(
         let costs = engine.pool().install(|| plan.costs());
         run = run.only(shard::subproblems_of(costs, shard)).keep_each();
     }
-    // The output's directory is checked (a temporary file made there) before any counting.
-    let output = match &long.output {
-        Some(path) => Some(shard::Output::create(path).map_err(Failure::Usage)?),
-        None => None,
-    };
     let checkpoint = match &long.checkpoint {
         Some(path) => {
             let (c, done, cut) = Checkpoint::open(path, &plan, long.shard).map_err(failed)?;
@@ -208,7 +221,7 @@ fn long_count(
     {
         let _ = writeln!(
             io::stderr(),
-            "warning: {e:#}; the count is complete and does not depend on it"
+            "warning: {e}; the count is complete and does not depend on it"
         );
     }
     match (long.shard, output) {
@@ -223,7 +236,10 @@ fn long_count(
                 outcome.elapsed_s,
             );
             let path = output.path().display().to_string();
-            result.write(output).map_err(failed)?;
+            result
+                .write(output)
+                .and_then(|w| w.publish())
+                .map_err(failed)?;
             let _ = writeln!(
                 io::stderr(),
                 "shard {shard}: {selected} of {} subproblems counted; partial counts written to {path}",
@@ -268,7 +284,8 @@ fn save_on_signals(checkpoint: Arc<Checkpoint>) {
 }
 
 fn merge(args: MergeArgs) -> Result<(), Failure> {
-    let merged = shard::merge(&args.files).map_err(Failure::Failed)?;
+    let failed = |e: shard::MergeError| Failure::Failed(e.into());
+    let merged = shard::merge(&args.files).map_err(failed)?;
     if let Some(percent) = args.audit {
         // Recount with the other method, or the other loop: a bug in what counted the
         // shards then shows as a difference rather than repeating itself.
@@ -285,8 +302,7 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(1, |d| d.as_nanos() as u64)
         });
-        let recounted =
-            shard::audit(&merged, &engine, method, percent, seed).map_err(Failure::Failed)?;
+        let recounted = shard::audit(&merged, &engine, method, percent, seed).map_err(failed)?;
         let _ = writeln!(
             io::stderr(),
             "audit: {recounted} subproblems recounted by {} with the {} loop (seed {seed}), all equal to the shards' records",

@@ -7,6 +7,8 @@ use clap::Parser;
 
 mod cli;
 mod commands;
+mod files;
+mod hooks;
 mod output;
 mod periodic;
 mod progress;

@@ -1,0 +1,361 @@
+//! Durable files: what checkpoints ([`crate::checkpoint`]) and shard results
+//! ([`crate::shard`]) share, so that neither imports the other.
+//!
+//! - **Paths given for files we write** ([`file_to_write`]) are checked before any work:
+//!   a directory, a path ending in `/`, or anything that is not a regular file (a device,
+//!   a FIFO, a socket) is refused; a symbolic link is followed to the regular file it names
+//!   (a link to anything else, or to nothing, is refused). [`same_file`] tells two paths
+//!   that name one file apart from two that do not.
+//! - **Results written whole** ([`Output`]): a temporary file, named for the process and
+//!   the destination, is made beside the destination at the start (so a directory that
+//!   cannot take it fails before any counting); at the end it is written, synced, renamed
+//!   over the destination, and the directory synced. An existing destination this process
+//!   may not replace (another user's file in a sticky directory such as `/tmp`) is refused
+//!   up front. Dropped before it is published, it removes the temporary file.
+//! - **Files appended to** ([`open_locked`]): opened for appending, locked for this process
+//!   alone, the directory synced when the file is new.
+//! - Every error names the file and what is wrong with it ([`FileError`]).
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// File format version of checkpoints and shard results (2: records and shards carry
+/// residues, shards list their subproblems, the configuration names version and method).
+pub const VERSION: u32 = 2;
+
+/// Why a file could not be used: each message names the file (or the flag and the path
+/// given for it) and what is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// A path given for a file cannot serve: bad input, found before any work.
+    #[error("{flag} {}: {why}", path.display())]
+    Unusable {
+        /// The flag the path was given with (`--output`, `--checkpoint`).
+        flag: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// Reading, writing, syncing or renaming failed.
+    #[error("cannot {doing} {}: {error}", path.display())]
+    Io {
+        /// What was being done, as a verb and the kind of file ("write checkpoint").
+        doing: String,
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        error: io::Error,
+    },
+    /// Another process holds the file's lock.
+    #[error(
+        "{} is in use by another nqueens run; wait for it to finish, or use another file",
+        path.display()
+    )]
+    InUse {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is larger than any file of its kind can be.
+    #[error(
+        "{}: more than {limit} bytes, larger than any {kind} can be; it is not one",
+        path.display()
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// What it was read as ("shard result").
+        kind: &'static str,
+        /// The most bytes a file of its kind can hold.
+        limit: u64,
+    },
+    /// The file's content is wrong: not of its kind, of another version or configuration,
+    /// changed, or counts that no board has.
+    #[error("{}: {why}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+impl FileError {
+    /// An [`FileError::Io`] error.
+    pub fn io<'a>(doing: &'a str, path: &'a Path) -> impl FnOnce(io::Error) -> FileError + 'a {
+        move |error| FileError::Io {
+            doing: doing.to_string(),
+            path: path.to_path_buf(),
+            error,
+        }
+    }
+
+    /// An [`FileError::Invalid`] error.
+    pub fn invalid(path: &Path, why: impl Into<String>) -> FileError {
+        FileError::Invalid {
+            path: path.to_path_buf(),
+            why: why.into(),
+        }
+    }
+
+    /// Whether the error is the input's fault (a path that cannot serve), found before any
+    /// work: the command line's exit code 2 rather than 1.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, FileError::Unusable { .. })
+    }
+}
+
+/// The path to write for a file given as `path` with `flag`, checked before any work: a
+/// regular file, or nothing yet in an existing directory. A symbolic link is followed to
+/// the regular file it names, which is returned; a path ending in `/`, a directory, a
+/// device, a FIFO or a socket, a link to one of those or to nothing, and a path in a
+/// directory that does not exist are refused.
+pub fn file_to_write(flag: &'static str, path: &Path) -> Result<PathBuf, FileError> {
+    let unusable = |why: String| FileError::Unusable {
+        flag,
+        path: path.to_path_buf(),
+        why,
+    };
+    if path.as_os_str().as_encoded_bytes().ends_with(b"/") || path.file_name().is_none() {
+        return Err(unusable(
+            "names a directory, not a file: give a file name".into(),
+        ));
+    }
+    let found = match std::fs::symlink_metadata(path) {
+        Ok(found) => found,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let dir = parent(path);
+            return match std::fs::metadata(dir) {
+                Ok(m) if m.is_dir() => Ok(path.to_path_buf()),
+                Ok(_) => Err(unusable(format!(
+                    "cannot write there: {} is not a directory",
+                    dir.display()
+                ))),
+                Err(e) => Err(unusable(format!(
+                    "cannot write there: directory {}: {e}",
+                    dir.display()
+                ))),
+            };
+        }
+        Err(e) => return Err(unusable(format!("cannot look at it: {e}"))),
+    };
+    let (real, kind) = if found.file_type().is_symlink() {
+        let target = std::fs::read_link(path).unwrap_or_default();
+        let real = std::fs::canonicalize(path).map_err(|e| {
+            unusable(format!(
+                "a symbolic link to {}, which cannot be followed ({e})",
+                target.display()
+            ))
+        })?;
+        let m = std::fs::metadata(&real).map_err(|e| {
+            unusable(format!(
+                "a symbolic link to {}, which cannot be read ({e})",
+                real.display()
+            ))
+        })?;
+        let what = format!("a symbolic link to {}, ", real.display());
+        (real, (m.file_type(), what))
+    } else {
+        (path.to_path_buf(), (found.file_type(), String::new()))
+    };
+    let (t, link) = kind;
+    let what = if t.is_file() {
+        return Ok(real);
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "something other than a file"
+    };
+    Err(unusable(format!(
+        "{link}{what}, not a regular file: give the path of a file"
+    )))
+}
+
+/// Whether `a` and `b` name the same file, existing or not: the same file by device and
+/// inode where both exist, else the same canonical directory and name.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        return (x.dev(), x.ino()) == (y.dev(), y.ino());
+    }
+    let place = |p: &Path| {
+        std::fs::canonicalize(p).ok().or_else(|| {
+            let dir = std::fs::canonicalize(parent(p)).ok()?;
+            Some(dir.join(p.file_name()?))
+        })
+    };
+    match (place(a), place(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// The directory that holds `path` (`.` for a bare name).
+fn parent(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Syncs the directory that holds `path`, so that a file just created (or renamed) there
+/// survives a crash along with its contents.
+pub fn sync_parent(path: &Path) -> io::Result<()> {
+    File::open(parent(path))?.sync_all()
+}
+
+/// Where a result will go, whole or not at all (see the module's notes). Dropped before
+/// [`Written::publish`], it removes its temporary file.
+pub struct Output {
+    flag: &'static str,
+    /// The destination as given (for messages).
+    path: PathBuf,
+    /// Where the result is renamed to (a symbolic link followed).
+    dest: PathBuf,
+    tmp: PathBuf,
+    file: Option<File>,
+}
+
+impl Output {
+    /// Checks the destination `path` (given with `flag`) as [`file_to_write`] does, and
+    /// that this process may replace it, and makes the temporary file beside it.
+    pub fn create(flag: &'static str, path: &Path) -> Result<Output, FileError> {
+        static SERIAL: AtomicUsize = AtomicUsize::new(0);
+        let dest = file_to_write(flag, path)?;
+        let unusable = |why: String| FileError::Unusable {
+            flag,
+            path: path.to_path_buf(),
+            why,
+        };
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(dest.file_name().unwrap_or_default());
+        tmp_name.push(format!(
+            ".{}-{}.tmp",
+            std::process::id(),
+            SERIAL.fetch_add(1, Ordering::Relaxed)
+        ));
+        let tmp = dest.with_file_name(tmp_name);
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| unusable(format!("cannot write there: {e}")))?;
+        let out = Output {
+            flag,
+            path: path.to_path_buf(),
+            dest,
+            tmp,
+            file: Some(file),
+        };
+        out.check_replaceable().map_err(unusable)?;
+        Ok(out)
+    }
+
+    /// Refuses a destination that a rename by this process would fail to replace: in a
+    /// sticky directory (such as `/tmp`), a file that neither this process's user nor the
+    /// directory's owner owns, unless the user is root. (The temporary file beside it shows
+    /// that the directory takes new files; its owner is this process's user.)
+    fn check_replaceable(&self) -> Result<(), String> {
+        let (Ok(target), Some(Ok(me)), Ok(dir)) = (
+            std::fs::metadata(&self.dest),
+            self.file.as_ref().map(File::metadata),
+            std::fs::metadata(parent(&self.dest)),
+        ) else {
+            return Ok(());
+        };
+        const STICKY: u32 = 0o1000;
+        let me = me.uid();
+        if dir.mode() & STICKY != 0 && me != 0 && target.uid() != me && dir.uid() != me {
+            return Err(format!(
+                "owned by another user (uid {}) in a sticky directory, so this user (uid {me}) may not replace it: remove it, or give another path",
+                target.uid()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The destination, as given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `bytes` to the temporary file and syncs them; [`Written::publish`] then puts
+    /// them in place.
+    pub fn write(mut self, bytes: &[u8]) -> Result<Written, FileError> {
+        let mut file = self
+            .file
+            .take()
+            .ok_or_else(|| FileError::invalid(&self.tmp, "already written (a bug in nqueens)"))?;
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(FileError::io("write", &self.path))?;
+        Ok(Written(self))
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if self.tmp.as_os_str().is_empty() {
+            return;
+        }
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+/// An [`Output`] written and synced under its temporary name.
+pub struct Written(Output);
+
+impl Written {
+    /// Renames the temporary file over the destination and syncs the directory. The
+    /// destination is checked again first (it must still be a regular file or nothing).
+    pub fn publish(mut self) -> Result<(), FileError> {
+        let out = &mut self.0;
+        let real = file_to_write(out.flag, &out.path)?;
+        std::fs::rename(&out.tmp, &real)
+            .map_err(FileError::io("rename the finished result to", &real))?;
+        out.tmp = PathBuf::new();
+        sync_parent(&real).map_err(FileError::io("sync the directory of", &real))
+    }
+}
+
+/// Opens (or creates) `path` for reading and appending, locked for this process alone;
+/// syncs its directory when the file is new. `kind` names the file in messages
+/// ("checkpoint").
+pub fn open_locked(path: &Path, kind: &'static str) -> Result<File, FileError> {
+    let existed = path.exists();
+    // Append mode: every write lands at the end, whatever another handle did.
+    let file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(FileError::io(&format!("open {kind}"), path))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(FileError::InUse {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(FileError::io(&format!("lock {kind}"), path)(e));
+        }
+    }
+    if !existed {
+        sync_parent(path).map_err(FileError::io(
+            &format!("sync the directory of {kind}"),
+            path,
+        ))?;
+    }
+    Ok(file)
+}

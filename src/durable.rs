@@ -11,7 +11,8 @@
 //!   cannot take it fails before any counting); at the end it is written, synced, renamed
 //!   over the destination, and the directory synced. An existing destination this process
 //!   may not replace (another user's file in a sticky directory such as `/tmp`) is refused
-//!   up front. Dropped before it is published, it removes the temporary file.
+//!   up front. The temporary file is removed on every way out the process controls: a
+//!   failure, a drop, and a signal handler that calls [`remove_temporaries`] before it exits.
 //! - **Files appended to** ([`open_locked`]): opened for appending, locked for this process
 //!   alone, the directory synced when the file is new.
 //! - Every error names the file and what is wrong with it ([`FileError`]).
@@ -20,6 +21,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// File format version of checkpoints and shard results (2: records and shards carry
@@ -214,6 +216,26 @@ pub fn sync_parent(path: &Path) -> io::Result<()> {
     File::open(parent(path))?.sync_all()
 }
 
+/// The temporary files of this process not yet renamed or removed. Its lock is held while
+/// one is made or renamed, and kept by [`remove_temporaries`] until the process ends.
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    TEMPORARIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes every temporary file of an [`Output`] of this process, and keeps any other from
+/// being made or renamed until the process ends: for a signal handler about to exit. A
+/// rename under way finishes first (the destination is then whole), and none starts after.
+pub fn remove_temporaries() {
+    let mut list = temporaries();
+    for tmp in list.drain(..) {
+        let _ = std::fs::remove_file(tmp);
+    }
+    // Held until the process exits: no output is published halfway through its end.
+    std::mem::forget(list);
+}
+
 /// Where a result will go, whole or not at all (see the module's notes). Dropped before
 /// [`Written::publish`], it removes its temporary file.
 pub struct Output {
@@ -245,11 +267,16 @@ impl Output {
             SERIAL.fetch_add(1, Ordering::Relaxed)
         ));
         let tmp = dest.with_file_name(tmp_name);
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(|e| unusable(format!("cannot write there: {e}")))?;
+        let file = {
+            let mut list = temporaries();
+            let file = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+                .map_err(|e| unusable(format!("cannot write there: {e}")))?;
+            list.push(tmp.clone());
+            file
+        };
         let out = Output {
             flag,
             path: path.to_path_buf(),
@@ -308,7 +335,9 @@ impl Drop for Output {
         if self.tmp.as_os_str().is_empty() {
             return;
         }
+        let mut list = temporaries();
         let _ = std::fs::remove_file(&self.tmp);
+        list.retain(|t| *t != self.tmp);
     }
 }
 
@@ -321,9 +350,13 @@ impl Written {
     pub fn publish(mut self) -> Result<(), FileError> {
         let out = &mut self.0;
         let real = file_to_write(out.flag, &out.path)?;
-        std::fs::rename(&out.tmp, &real)
-            .map_err(FileError::io("rename the finished result to", &real))?;
-        out.tmp = PathBuf::new();
+        {
+            let mut list = temporaries();
+            std::fs::rename(&out.tmp, &real)
+                .map_err(FileError::io("rename the finished result to", &real))?;
+            list.retain(|t| *t != out.tmp);
+            out.tmp = PathBuf::new();
+        }
         sync_parent(&real).map_err(FileError::io("sync the directory of", &real))
     }
 }

@@ -306,6 +306,25 @@ fn merge_refuses_missing_duplicate_mismatched_and_tampered_shards() {
     refused(&files, "checksum does not match");
 }
 
+/// `count 13 --split-depth 3` as shard `i` of 2, written to `file`, checkpointed in `ckpt`.
+fn checkpointed_shard(i: usize, file: &Path, ckpt: &Path) -> Vec<String> {
+    let shard = format!("{i}/2");
+    [
+        "count",
+        "13",
+        "--split-depth",
+        "3",
+        "--shard",
+        &shard,
+        "--output",
+        path(file),
+        "--checkpoint",
+        path(ckpt),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 #[test]
 fn a_shard_can_checkpoint_and_resume() {
     let dir = scratch("shard-ckpt");
@@ -319,23 +338,9 @@ fn a_shard_can_checkpoint_and_resume() {
     ]));
     let mut files = Vec::new();
     for i in 0..2 {
-        let (file, ckpt, shard) = (
-            dir.join(format!("{i}.json")),
-            dir.join(format!("{i}.ckpt")),
-            format!("{i}/2"),
-        );
-        let args = [
-            "count",
-            "13",
-            "--split-depth",
-            "3",
-            "--shard",
-            &shard,
-            "--output",
-            path(&file),
-            "--checkpoint",
-            path(&ckpt),
-        ];
+        let file = dir.join(format!("{i}.json"));
+        let args = checkpointed_shard(i, &file, &dir.join(format!("{i}.ckpt")));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         crash_after(&args, "20");
         assert!(nqueens(&args).status.success());
         files.push(path(&file).to_string());
@@ -960,6 +965,109 @@ fn the_same_file_for_checkpoint_and_output_is_refused() {
         refused(other);
     }
     assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+}
+
+/// Starts `args` with the test hook that pauses it at `stage`, and waits for the pause.
+fn paused_at(
+    stage: &str,
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
+    use std::io::BufRead;
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .env("NQUEENS_TEST_PAUSE_AT", stage)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains(&format!("paused at {stage}")) {
+        line.clear();
+        if err.read_line(&mut line).unwrap() == 0 {
+            let _ = child.kill();
+            panic!("the run ended without pausing at {stage}");
+        }
+    }
+    (child, err)
+}
+
+/// Sends SIGTERM to `child` and returns its exit code and the rest of its stderr.
+fn terminate(mut child: std::process::Child, mut err: impl std::io::Read) -> (Option<i32>, String) {
+    assert!(
+        Std::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    (child.wait().unwrap().code(), rest)
+}
+
+#[test]
+fn sigterm_while_planning_or_writing_the_output_leaves_no_temporary_file() {
+    let dir = scratch("sigterm");
+    let out = dir.join("s.json");
+    let ckpt = dir.join("s.ckpt");
+    let args = checkpointed_shard(1, &out, &ckpt);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // While planning: the output's temporary file is made, the checkpoint not yet opened.
+    let (child, err) = paused_at("planning", &args);
+    assert_eq!(temporaries_in(&dir).len(), 1, "the output is checked first");
+    let (code, err) = terminate(child, err);
+    assert_eq!(code, Some(143), "{err}");
+    assert!(
+        err.contains("interrupted by SIGTERM before counting began"),
+        "{err}"
+    );
+    assert!(err.contains("run the same command again"), "{err}");
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    assert!(!out.exists());
+    // While the output is written: every subproblem counted and checkpointed, the result
+    // synced under its temporary name.
+    let (child, err) = paused_at("output", &args);
+    assert_eq!(temporaries_in(&dir).len(), 1);
+    let (code, err) = terminate(child, err);
+    assert_eq!(code, Some(143), "{err}");
+    assert!(
+        err.contains("interrupted by SIGTERM") && err.contains(path(&ckpt)),
+        "{err}"
+    );
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    assert!(!out.exists(), "no output, rather than half of one");
+    // The same command again resumes from the checkpoint and writes the shard.
+    let again = nqueens(&args);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let other = dir.join("0.json");
+    let first = nqueens(&[
+        "count",
+        "13",
+        "--split-depth",
+        "3",
+        "--shard",
+        "0/2",
+        "--output",
+        path(&other),
+    ]);
+    assert!(first.status.success());
+    assert_eq!(
+        counts(&merge(&[path(&other).into(), path(&out).into()]))["solutions"],
+        73712
+    );
+    // Without a checkpoint, a signal says that nothing was saved.
+    let (child, err) = paused_at("planning", &["count", "13"]);
+    let (code, err) = terminate(child, err);
+    assert_eq!(code, Some(143), "{err}");
+    assert!(err.contains("nothing was saved"), "{err}");
 }
 
 #[test]

@@ -21,6 +21,7 @@ use crate::cli::{
 use crate::output::{Check, Printer};
 use crate::periodic::{Tick, while_running};
 use crate::progress::Progress;
+use crate::signals::Interrupts;
 use crate::{files, hooks};
 
 /// What went wrong, and the exit code it maps to.
@@ -89,6 +90,8 @@ fn engine(args: &EngineArgs) -> Result<Engine, Failure> {
 }
 
 fn count(args: CountArgs) -> Result<(), Failure> {
+    // Signals are caught before anything else is done, planning included.
+    let interrupts = Interrupts::install(args.long.checkpoint.clone());
     let largest = args.sizes.iter().map(|r| *r.end()).max().unwrap_or(0);
     check_split_depth(&args.engine, largest)?;
     let single = args.sizes.len() == 1 && args.sizes[0].start() == args.sizes[0].end();
@@ -103,7 +106,8 @@ fn count(args: CountArgs) -> Result<(), Failure> {
     let mut out = Printer::new(io::stdout().lock(), args.engine.format);
     for n in args.sizes.iter().cloned().flatten() {
         let depth = split_depth_for(n, &args.engine, &engine);
-        if let Some(counts) = long_count(n, depth, &engine, (&args.long, output.take()))? {
+        let files = (&args.long, output.take(), &interrupts);
+        if let Some(counts) = long_count(n, depth, &engine, files)? {
             out.print(&counts)?;
         }
     }
@@ -131,14 +135,14 @@ impl Observer for AbortAfter {
     }
 }
 
-/// Counts one board with progress, checkpoint and shard as asked (the flags, and the
-/// shard's output made ready); `None` for a shard, whose partial counts go to its output
-/// file.
+/// Counts one board with progress, checkpoint and shard as asked (the flags, the shard's
+/// output made ready, and the signal handler that is told of the checkpoint once it is
+/// open); `None` for a shard, whose partial counts go to its output file.
 fn long_count(
     n: u32,
     split_depth: usize,
     engine: &Engine,
-    (long, output): (&LongRunArgs, Option<Output>),
+    (long, output, interrupts): (&LongRunArgs, Option<Output>, &Interrupts),
 ) -> Result<Option<Counts>, Failure> {
     let failed = |e: FileError| Failure::Failed(e.into());
     let start = Instant::now();
@@ -184,7 +188,7 @@ fn long_count(
     );
     if let Some(c) = &checkpoint {
         run = run.observe(c.as_ref());
-        save_on_signals(Arc::clone(c));
+        interrupts.save(Arc::clone(c));
     }
     if let Some(a) = &abort {
         run = run.observe(a);
@@ -236,10 +240,9 @@ fn long_count(
                 outcome.elapsed_s,
             );
             let path = output.path().display().to_string();
-            result
-                .write(output)
-                .and_then(|w| w.publish())
-                .map_err(failed)?;
+            let written = result.write(output).map_err(failed)?;
+            hooks::pause_at("output");
+            written.publish().map_err(failed)?;
             let _ = writeln!(
                 io::stderr(),
                 "shard {shard}: {selected} of {} subproblems counted; partial counts written to {path}",
@@ -249,38 +252,6 @@ fn long_count(
         }
         _ => Ok(Some(outcome.counts(&plan))),
     }
-}
-
-/// On SIGINT, SIGTERM (what Slurm sends on preemption and at the time limit) or SIGHUP,
-/// syncs the checkpoint, says how to resume, and exits with 128 + the signal's number.
-fn save_on_signals(checkpoint: Arc<Checkpoint>) {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
-        return;
-    };
-    std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            let name = match signal {
-                SIGINT => "SIGINT",
-                SIGTERM => "SIGTERM",
-                _ => "SIGHUP",
-            };
-            let kept = checkpoint.flush();
-            let mut err = io::stderr().lock();
-            let _ = match kept {
-                Ok(kept) => writeln!(
-                    err,
-                    "interrupted by {name}: {kept} more subproblem results saved in {}; run the same command again to resume",
-                    checkpoint.path().display()
-                ),
-                Err(e) => writeln!(
-                    err,
-                    "interrupted by {name}: {e:#}; the records synced before are kept; run the same command again to resume"
-                ),
-            };
-            std::process::exit(128 + signal);
-        }
-    });
 }
 
 fn merge(args: MergeArgs) -> Result<(), Failure> {

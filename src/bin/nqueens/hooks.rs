@@ -4,8 +4,10 @@
 use std::io::Write;
 use std::time::Duration;
 
-/// Test hook: the stage at which to pause (`planning`: the files checked, nothing planned
-/// yet), saying so on stderr: a test that finds no pause knows a refusal came before.
+/// Test hook: the stage at which to pause, saying so on stderr, for a test to send a
+/// signal there (`planning`: signals caught and the files checked, nothing planned yet; a
+/// test that sees no pause knows a refusal came first; `output`: the shard result written
+/// and synced under its temporary name, not yet renamed).
 const PAUSE_AT: &str = "NQUEENS_TEST_PAUSE_AT";
 
 /// Pauses for a minute at `stage` where [`PAUSE_AT`] names it.

@@ -12,6 +12,7 @@ mod hooks;
 mod output;
 mod periodic;
 mod progress;
+mod signals;
 
 use cli::Cli;
 use commands::Failure;

@@ -8,12 +8,13 @@
 //! subproblems in flight and about a second of finished ones, and a torn last line (a crash
 //! mid-write) is ignored, cut off and recounted. Anything else that does not fit (another
 //! configuration, a damaged record before the end, a subproblem counted twice) is an
-//! error naming the file, never a silently wrong total. The file itself is opened and
-//! locked through [`crate::durable`].
+//! error naming the file, never a silently wrong total; so are counts that no board has
+//! (summed with the records before them, [`crate::durable::count_limit`]). The file itself
+//! is opened, locked and read, a bounded line at a time, through [`crate::durable`].
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -27,6 +28,12 @@ use crate::shard::Shard;
 use crate::types::{Residues, Tally};
 
 const CHECKPOINT_FORMAT: &str = "nqueens-checkpoint";
+
+/// The longest header line read (a header is about 300 bytes).
+const HEADER_BYTES: usize = 4096;
+
+/// The longest record line read (a record is at most about 160 bytes).
+const RECORD_BYTES: usize = 512;
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 struct Header {
@@ -135,7 +142,8 @@ impl Checkpoint {
     /// each record's own checksum vouches for those before it).
     ///
     /// Refuses a file locked by another run, a file of another configuration, and a record
-    /// that does not fit the plan (a subproblem that does not exist or is recorded twice).
+    /// that does not fit the plan (a subproblem that does not exist or is recorded twice,
+    /// counts that with the records before them pass what the board can have).
     pub fn open(path: &Path, plan: &Plan, shard: Option<Shard>) -> Result<Opened, FileError> {
         let header = Header {
             format: CHECKPOINT_FORMAT.into(),
@@ -143,100 +151,30 @@ impl Checkpoint {
             config: plan.config(),
             shard,
         };
-        let invalid = |why: String| FileError::invalid(path, why);
-        let read_error = || FileError::io("read checkpoint", path);
+        let mut header_line =
+            serde_json::to_vec(&header).map_err(|e| FileError::invalid(path, e.to_string()))?;
+        header_line.push(b'\n');
         let mut file = durable::open_locked(path, "checkpoint")?;
+        let len = file
+            .metadata()
+            .map_err(FileError::io("read checkpoint", path))?
+            .len();
         let mut done = HashMap::new();
         let mut cut = None;
-        let len = file.metadata().map_err(read_error())?.len();
-        let mut keep = 0u64;
-        if len == 0 {
-            let mut line =
-                serde_json::to_vec(&header).map_err(|e| FileError::invalid(path, e.to_string()))?;
-            line.push(b'\n');
-            file.write_all(&line)
+        let keep = if len == 0 {
+            let write = FileError::io("write checkpoint", path);
+            file.write_all(&header_line)
                 .and_then(|()| file.sync_all())
-                .map_err(FileError::io("write checkpoint", path))?;
-            keep = line.len() as u64;
+                .map_err(write)?;
+            header_line.len() as u64
         } else {
-            let mut reader = BufReader::new(&file);
-            let mut line = Vec::new();
-            let mut number = 0usize;
-            loop {
-                line.clear();
-                let read = reader.read_until(b'\n', &mut line).map_err(read_error())?;
-                if read == 0 {
-                    break;
-                }
-                number += 1;
-                let complete = line.ends_with(b"\n");
-                let at_end = keep + read as u64 == len;
-                if number == 1 {
-                    let found: Header = serde_json::from_slice(&line)
-                        .ok()
-                        .filter(|h: &Header| h.format == CHECKPOINT_FORMAT && complete)
-                        .ok_or_else(|| {
-                            invalid("not an nqueens checkpoint (its first line is not a checkpoint header)".into())
-                        })?;
-                    if found.version != VERSION {
-                        return Err(invalid(format!(
-                            "a version {} checkpoint; this nqueens reads version {VERSION}",
-                            found.version
-                        )));
-                    }
-                    if found != header {
-                        let shard = |h: &Header| {
-                            h.shard.map(|s| format!(", shard {s}")).unwrap_or_default()
-                        };
-                        return Err(invalid(format!(
-                            "was written for {}{}; this run is {}{}: use another file, or the command that made it",
-                            found.config.describe(),
-                            shard(&found),
-                            header.config.describe(),
-                            shard(&header),
-                        )));
-                    }
-                    keep += read as u64;
-                    continue;
-                }
-                let record = serde_json::from_slice::<Record>(&line)
-                    .ok()
-                    .filter(|r| complete && r.sound());
-                match record {
-                    Some(r) => {
-                        if r.subproblem >= plan.len() {
-                            return Err(invalid(format!(
-                                "line {number}: subproblem {} does not exist",
-                                r.subproblem
-                            )));
-                        }
-                        if done.insert(r.subproblem, r.tally()).is_some() {
-                            return Err(invalid(format!(
-                                "line {number}: subproblem {} is recorded twice",
-                                r.subproblem
-                            )));
-                        }
-                        keep += read as u64;
-                    }
-                    // A torn last record: the crash came mid-write. It is recounted.
-                    None if at_end => break,
-                    // Damage inside the file: what comes before it is vouched for by each
-                    // record's checksum; it and what follows are dropped and recounted.
-                    None => {
-                        let rest = reader.lines().count();
-                        cut = Some(Cut {
-                            line: number,
-                            dropped: 1 + rest,
-                        });
-                        break;
-                    }
-                }
-            }
+            let keep = Self::read(path, plan, &header, &file, len, &mut done, &mut cut)?;
             // Cut a torn tail so new records start on a line of their own.
             file.set_len(keep)
                 .and_then(|()| file.sync_all())
                 .map_err(FileError::io("cut the torn end of checkpoint", path))?;
-        }
+            keep
+        };
         let pending = Pending {
             file,
             good: keep,
@@ -254,6 +192,103 @@ impl Checkpoint {
             done,
             cut,
         ))
+    }
+
+    /// Reads the header and the records of a checkpoint of `len` bytes into `done`; returns
+    /// the length of what is kept (whole, sound records), and sets `cut` where a damaged
+    /// record inside the file ends it.
+    fn read(
+        path: &Path,
+        plan: &Plan,
+        header: &Header,
+        file: &File,
+        len: u64,
+        done: &mut HashMap<usize, Tally>,
+        cut: &mut Option<Cut>,
+    ) -> Result<u64, FileError> {
+        let invalid = |why: String| FileError::invalid(path, why);
+        let read_error = || FileError::io("read checkpoint", path);
+        let mut reader = BufReader::new(file);
+        reader.seek(SeekFrom::Start(0)).map_err(read_error())?;
+        let mut line = Vec::new();
+        let (read, whole) =
+            durable::read_line(&mut reader, &mut line, HEADER_BYTES).map_err(read_error())?;
+        let found: Header = serde_json::from_slice(&line)
+            .ok()
+            .filter(|h: &Header| h.format == CHECKPOINT_FORMAT && whole)
+            .ok_or_else(|| {
+                invalid(
+                    "not an nqueens checkpoint (its first line is not a checkpoint header)".into(),
+                )
+            })?;
+        if found.version != VERSION {
+            return Err(invalid(format!(
+                "a version {} checkpoint; this nqueens reads version {VERSION}",
+                found.version
+            )));
+        }
+        if found != *header {
+            let shard = |h: &Header| h.shard.map(|s| format!(", shard {s}")).unwrap_or_default();
+            return Err(invalid(format!(
+                "was written for {}{}; this run is {}{}: use another file, or the command that made it",
+                found.config.describe(),
+                shard(&found),
+                header.config.describe(),
+                shard(header),
+            )));
+        }
+        let mut keep = read;
+        let limit = durable::count_limit(plan.n);
+        let mut sum = Tally::default();
+        let mut number = 1usize;
+        loop {
+            let (read, whole) =
+                durable::read_line(&mut reader, &mut line, RECORD_BYTES).map_err(read_error())?;
+            if read == 0 {
+                break;
+            }
+            number += 1;
+            let at_end = keep + read == len;
+            let record = serde_json::from_slice::<Record>(&line)
+                .ok()
+                .filter(|r| whole && r.sound());
+            match record {
+                Some(r) => {
+                    if r.subproblem >= plan.len() {
+                        return Err(invalid(format!(
+                            "line {number}: subproblem {} does not exist",
+                            r.subproblem
+                        )));
+                    }
+                    sum = durable::add_within(sum, r.tally(), limit).ok_or_else(|| {
+                        invalid(format!(
+                            "line {number}: subproblem {} records {} solutions ({} x8 fundamental), which with the records before it is more than an n = {} board has (at most {limit}); the file was changed",
+                            r.subproblem, r.solutions, r.unique8, plan.n
+                        ))
+                    })?;
+                    if done.insert(r.subproblem, r.tally()).is_some() {
+                        return Err(invalid(format!(
+                            "line {number}: subproblem {} is recorded twice",
+                            r.subproblem
+                        )));
+                    }
+                    keep += read;
+                }
+                // A torn last record: the crash came mid-write. It is recounted.
+                None if at_end => break,
+                // Damage inside the file: what comes before it is vouched for by each
+                // record's checksum; it and what follows are dropped and recounted.
+                None => {
+                    let rest = durable::count_lines(&mut reader).map_err(read_error())?;
+                    *cut = Some(Cut {
+                        line: number,
+                        dropped: 1 + rest,
+                    });
+                    break;
+                }
+            }
+        }
+        Ok(keep)
     }
 
     /// The file's path.

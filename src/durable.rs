@@ -15,14 +15,20 @@
 //!   failure, a drop, and a signal handler that calls [`remove_temporaries`] before it exits.
 //! - **Files appended to** ([`open_locked`]): opened for appending, locked for this process
 //!   alone, the directory synced when the file is new.
-//! - Every error names the file and what is wrong with it ([`FileError`]).
+//! - **Files read** are untrusted: read through a size limit ([`read_json`], [`read_line`]),
+//!   their counts checked against what a board can hold ([`count_limit`], [`add_within`]),
+//!   and every error names the file and what is wrong with it ([`FileError`]).
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::de::DeserializeOwned;
+
+use crate::types::Tally;
 
 /// File format version of checkpoints and shard results (2: records and shards carry
 /// residues, shards list their subproblems, the configuration names version and method).
@@ -391,4 +397,190 @@ pub fn open_locked(path: &Path, kind: &'static str) -> Result<File, FileError> {
         ))?;
     }
     Ok(file)
+}
+
+/// Reads one line into `line` (cleared first), at most `limit` bytes of it: returns the
+/// bytes consumed and whether the line is whole (ends in a newline within the limit). A
+/// longer line is consumed up to its newline (or the end) and reported as not whole.
+pub fn read_line(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    limit: usize,
+) -> io::Result<(u64, bool)> {
+    line.clear();
+    let read = reader.by_ref().take(limit as u64).read_until(b'\n', line)? as u64;
+    if line.ends_with(b"\n") {
+        return Ok((read, true));
+    }
+    if read < limit as u64 {
+        // The end of the file, mid-line.
+        return Ok((read, false));
+    }
+    Ok((read + skip_line(reader)?.0, false))
+}
+
+/// Skips to the end of the current line: the bytes consumed, and whether a newline ended it.
+fn skip_line(reader: &mut impl BufRead) -> io::Result<(u64, bool)> {
+    let mut skipped = 0u64;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok((skipped, false));
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok((skipped + i as u64 + 1, true));
+            }
+            None => {
+                let k = buf.len();
+                reader.consume(k);
+                skipped += k as u64;
+            }
+        }
+    }
+}
+
+/// The lines left in `reader` (a last one without a newline counted), in bounded memory.
+pub fn count_lines(reader: &mut impl BufRead) -> io::Result<usize> {
+    let mut lines = 0;
+    loop {
+        match skip_line(reader)? {
+            (0, false) => return Ok(lines),
+            (_, true) => lines += 1,
+            (_, false) => return Ok(lines + 1),
+        }
+    }
+}
+
+/// A reader that stops after `left` bytes and notes whether more followed.
+struct Limited<R> {
+    inner: R,
+    left: u64,
+    over: bool,
+}
+
+impl<R: Read> Read for Limited<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.left == 0 {
+            let mut one = [0u8];
+            if self.inner.read(&mut one)? > 0 {
+                self.over = true;
+                return Err(io::Error::new(
+                    io::ErrorKind::FileTooLarge,
+                    "over the limit",
+                ));
+            }
+            return Ok(0);
+        }
+        let want = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let got = self.inner.read(&mut buf[..want])?;
+        self.left -= got as u64;
+        Ok(got)
+    }
+}
+
+/// Reads one JSON value of type `T` (a `kind` of file, for messages) from `path`, at most
+/// `limit` bytes of it, read as it is parsed: a file that is not JSON fails at its first
+/// wrong byte, and one larger than the limit is refused without being read to its end.
+/// The error says what is wrong: too large, cut short, or not valid (not JSON, a field
+/// missing, or of the wrong type or range), with the line and column.
+pub fn read_json<T: DeserializeOwned>(
+    path: &Path,
+    kind: &'static str,
+    limit: u64,
+) -> Result<T, FileError> {
+    let too_large = || FileError::TooLarge {
+        path: path.to_path_buf(),
+        kind,
+        limit,
+    };
+    let file = File::open(path).map_err(FileError::io("read", path))?;
+    let meta = file.metadata().map_err(FileError::io("read", path))?;
+    if meta.is_file() && meta.len() > limit {
+        return Err(too_large());
+    }
+    let mut limited = Limited {
+        inner: file,
+        left: limit,
+        over: false,
+    };
+    let parsed = serde_json::from_reader(io::BufReader::new(&mut limited));
+    match parsed {
+        Ok(value) => Ok(value),
+        Err(_) if limited.over => Err(too_large()),
+        Err(e) => {
+            use serde_json::error::Category;
+            let why = match e.classify() {
+                Category::Io => return Err(FileError::io("read", path)(e.into())),
+                Category::Eof => {
+                    format!(
+                        "cut short, not a whole {kind} (truncated, or still being written): {e}"
+                    )
+                }
+                Category::Syntax | Category::Data => {
+                    format!("not a valid nqueens {kind} of this version: {e}")
+                }
+            };
+            Err(FileError::invalid(path, why))
+        }
+    }
+}
+
+/// The most any part of an `n`-board, or any sum of its parts, can count: `8 x n!`
+/// (saturating). A solution is a permutation, so a board has at most `n!`; `unique8`
+/// counts each at most eight times. A file that claims more was changed; summing it
+/// could wrap.
+pub fn count_limit(n: u32) -> u128 {
+    (1..=u128::from(n)).fold(8u128, |f, k| f.saturating_mul(k))
+}
+
+/// `sum + t`, or `None` where either count would pass `limit` (or wrap).
+pub fn add_within(sum: Tally, t: Tally, limit: u128) -> Option<Tally> {
+    let solutions = sum.solutions.checked_add(t.solutions)?;
+    let unique8 = sum.unique8.checked_add(t.unique8)?;
+    (solutions <= limit && unique8 <= limit).then_some(Tally { solutions, unique8 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn count_limits_hold_every_published_board_and_never_wrap() {
+        for n in 0..=27u32 {
+            let total = crate::published::all(n).unwrap();
+            assert!(total <= count_limit(n), "n = {n}");
+        }
+        assert!(count_limit(32) < u128::MAX / 100);
+        assert_eq!(count_limit(200), u128::MAX);
+        let big = Tally {
+            solutions: u128::MAX,
+            unique8: 0,
+        };
+        assert_eq!(add_within(big, big, u128::MAX), None);
+        let one = Tally {
+            solutions: 1,
+            unique8: 8,
+        };
+        assert_eq!(add_within(one, one, 16), Some(one + one));
+        assert_eq!(add_within(one, one, 15), None);
+    }
+
+    #[test]
+    fn long_lines_are_consumed_whole_and_reported() {
+        let text = b"short\nthis one is far too long\nend";
+        let mut r = io::BufReader::with_capacity(4, &text[..]);
+        let mut line = Vec::new();
+        assert_eq!(read_line(&mut r, &mut line, 10).unwrap(), (6, true));
+        assert_eq!(line, b"short\n");
+        assert_eq!(read_line(&mut r, &mut line, 10).unwrap(), (25, false));
+        assert_eq!(read_line(&mut r, &mut line, 10).unwrap(), (3, false));
+        assert_eq!(line, b"end");
+        assert_eq!(read_line(&mut r, &mut line, 10).unwrap(), (0, false));
+        let mut r = io::BufReader::with_capacity(3, &b"a\nbb\n\nccc"[..]);
+        assert_eq!(count_lines(&mut r).unwrap(), 4);
+    }
 }

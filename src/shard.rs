@@ -4,7 +4,8 @@
 //! A **shard result** is one JSON object: the configuration, which part `I/K` of the
 //! subproblems it covers, its partial counts and a CRC-32 of all that, written whole or not
 //! at all through [`crate::durable::Output`]. `merge` adds shard results up after checking
-//! that they are complete, distinct, of one configuration and untouched.
+//! that they are complete, distinct, of one configuration and untouched, reading each as
+//! untrusted input: its size bounded ([`MAX_SHARD_BYTES`]) and its sums checked.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -12,10 +13,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::durable::{FileError, Output, VERSION, Written};
+use crate::durable::{self, FileError, Output, VERSION, Written};
 use crate::plan::{Config, Plan};
 use crate::run::{Engine, Outcome, Run};
-use crate::types::{Error, Kernel, Method, Residues, Tally};
+use crate::types::{Error, Kernel, MAX_SUBPROBLEMS, Method, Residues, Tally};
 
 const SHARD_FORMAT: &str = "nqueens-shard";
 
@@ -73,6 +74,11 @@ pub fn subproblems_of(costs: &[u64], shard: Shard) -> Vec<usize> {
     mine.sort_unstable();
     mine
 }
+
+/// The most bytes a shard result can hold: an entry `[index,solutions,unique8],` (at most
+/// 89 bytes with 39-digit counts) for each part of the largest plan
+/// ([`MAX_SUBPROBLEMS`]), and 64 KiB for the rest. A larger file is refused unread.
+pub const MAX_SHARD_BYTES: u64 = MAX_SUBPROBLEMS as u64 * 96 + (64 << 10);
 
 /// How `merge --audit` recounts the shards of a plan counted by `method` with the loop
 /// `made_with`, on a CPU whose best loop is `best` ([`Kernel::Auto`] resolved here): a
@@ -190,15 +196,18 @@ impl ShardResult {
         out.write(&text)
     }
 
-    /// Reads a shard result and checks it: its checksum, that this nqueens made it, and
-    /// that its subproblems, sums and residues agree with each other.
+    /// Reads a shard result and checks it: at most [`MAX_SHARD_BYTES`], its checksum, that
+    /// this nqueens made it, and that its subproblems, sums and residues agree with each
+    /// other and its sums fit the board ([`durable::count_limit`]).
     pub fn read(path: &Path) -> Result<ShardResult, FileError> {
+        let r: ShardResult = durable::read_json(path, "shard result", MAX_SHARD_BYTES)?;
         let invalid = |why: String| FileError::invalid(path, why);
-        let text = std::fs::read(path).map_err(FileError::io("read shard result", path))?;
-        let r: ShardResult = serde_json::from_slice(&text)
-            .ok()
-            .filter(|r: &ShardResult| r.format == SHARD_FORMAT)
-            .ok_or_else(|| invalid("not an nqueens shard result of this version".into()))?;
+        if r.format != SHARD_FORMAT {
+            return Err(invalid(format!(
+                "not an nqueens shard result (its format is {:?}, not {SHARD_FORMAT:?})",
+                r.format
+            )));
+        }
         if r.version != VERSION {
             return Err(invalid(format!(
                 "a version {} shard result; this nqueens reads version {VERSION}",
@@ -226,7 +235,16 @@ impl ShardResult {
                 r.shard
             )));
         }
-        let sum: Tally = r.each().map(|(_, t)| t).sum();
+        let limit = durable::count_limit(r.config.n);
+        let sum = r
+            .each()
+            .try_fold(Tally::default(), |sum, (_, t)| durable::add_within(sum, t, limit))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "(shard {}): its subproblems' counts add up to more than an n = {} board has (at most {limit}); it was changed",
+                    r.shard, r.config.n
+                ))
+            })?;
         let residues: Residues = r.each().map(|(_, t)| Residues::of(t)).sum();
         if !(sum == r.tally() && residues == r.residues && Residues::of(sum) == r.residues) {
             return Err(invalid(format!(
@@ -261,7 +279,7 @@ pub enum MergeError {
     /// Shards are missing.
     #[error("missing shard(s) {missing} of {count}")]
     Missing {
-        /// The missing shards' indices, comma-separated.
+        /// The missing shards' indices, comma-separated (the first twenty).
         missing: String,
         /// How many shards there are.
         count: usize,
@@ -312,6 +330,16 @@ pub enum MergeError {
         /// The first one in no shard.
         first: usize,
     },
+    /// The shards' counts add up to more than the board can have.
+    #[error(
+        "the shards' counts add up to more than an n = {n} board has (at most {limit}): a file was changed"
+    )]
+    Overflow {
+        /// The board.
+        n: u32,
+        /// [`durable::count_limit`] of the board.
+        limit: u128,
+    },
     /// A recounted subproblem differs from its shard's record.
     #[error(
         "audit: subproblem {subproblem} of {} recounts to {} solutions ({} x8 fundamental), but the shard records {} ({}): the shard is wrong",
@@ -344,8 +372,8 @@ pub struct Merged {
 }
 
 /// Adds up shard results after checking that they are shards `0..K` of one configuration,
-/// each exactly once, that this binary makes the same plan for it, and that together they
-/// cover every subproblem of the plan exactly once.
+/// each exactly once, that this binary makes the same plan for it, that together they
+/// cover every subproblem of the plan exactly once, and that their sum fits the board.
 pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
     if paths.is_empty() {
         return Err(MergeError::NoFiles);
@@ -388,11 +416,17 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
     }
     let count = first.shard.count;
     if seen.len() < count {
-        let missing: Vec<String> = (0..count)
+        // At most twenty named: the count comes from the files, which may lie.
+        let named: Vec<String> = (0..count)
             .filter(|i| !seen.contains_key(i))
+            .take(20)
             .map(|i| i.to_string())
             .collect();
-        let missing = missing.join(", ");
+        let more = count - seen.len() - named.len();
+        let missing = match more {
+            0 => named.join(", "),
+            _ => format!("{}, and {more} more", named.join(", ")),
+        };
         return Err(MergeError::Missing { missing, count });
     }
     let config = &first.config;
@@ -435,8 +469,15 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
             first: owner.iter().position(Option::is_none).unwrap_or(0),
         });
     }
+    let limit = durable::count_limit(plan.n);
+    let tally = results
+        .iter()
+        .try_fold(Tally::default(), |sum, (_, r)| {
+            durable::add_within(sum, r.tally(), limit)
+        })
+        .ok_or(MergeError::Overflow { n: plan.n, limit })?;
     let outcome = Outcome {
-        tally: results.iter().map(|(_, r)| r.tally()).sum(),
+        tally,
         threads: results.iter().map(|(_, r)| r.threads).max().unwrap_or(1),
         elapsed_s: results.iter().map(|(_, r)| r.elapsed_s).fold(0.0, f64::max),
         each: Vec::new(),

@@ -967,6 +967,63 @@ fn the_same_file_for_checkpoint_and_output_is_refused() {
     assert_eq!(temporaries_in(&dir), Vec::<String>::new());
 }
 
+#[test]
+fn counts_that_wrap_a_u128_are_refused_never_summed() {
+    let dir = scratch("wrap");
+    let files = shards(&dir, "12", 2, &[]);
+    // Self-consistent: the subproblem's count is 2^128 - k, and the sums wrap back to the
+    // true total + 1 (the file printed `solutions 1`); residues and checksum agree.
+    let mut r: ShardResult =
+        serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    let true_sum = r.solutions;
+    r.subproblems[0].1 = r.subproblems[0].1.wrapping_sub(true_sum).wrapping_sub(1);
+    r.solutions = r.subproblems.iter().fold(0u128, |s, e| s.wrapping_add(e.1));
+    assert_eq!(r.solutions, u128::MAX);
+    r.residues = r.each().map(|(_, t)| Residues::of(t)).sum();
+    r.seal();
+    std::fs::write(&files[0], serde_json::to_string(&r).unwrap()).unwrap();
+    let out = merge(&files);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&files[0]) && err.contains("more than an n = 12 board has"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "no total");
+
+    // A checkpoint record of 2^128 - 1 with its checksum and residues recomputed.
+    let (_dir, ckpt, args, _) = crashed_checkpoint("wrap-ckpt");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let record: serde_json::Value = serde_json::from_str(&lines[2]).unwrap();
+    let (sub, unique8) = (
+        record["subproblem"].as_u64().unwrap(),
+        record["unique8"].as_u64().unwrap(),
+    );
+    let forged = Tally {
+        solutions: u128::MAX,
+        unique8: unique8.into(),
+    };
+    let [a, b, c, d] = Residues::of(forged).0;
+    let crc = crc32fast::hash(format!("{sub} {} {unique8} {a} {b} {c} {d}", u128::MAX).as_bytes());
+    lines[2] = format!(
+        "{{\"subproblem\":{sub},\"solutions\":{},\"unique8\":{unique8},\"residues\":[{a},{b},{c},{d}],\"crc\":{crc}}}",
+        u128::MAX
+    );
+    std::fs::write(&ckpt, lines.join("\n") + "\n").unwrap();
+    let out = nqueens(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(path(&ckpt))
+            && err.contains("line 3")
+            && err.contains("more than an n = 13 board has"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "no total");
+}
+
 /// Starts `args` with the test hook that pauses it at `stage`, and waits for the pause.
 fn paused_at(
     stage: &str,
@@ -1068,6 +1125,91 @@ fn sigterm_while_planning_or_writing_the_output_leaves_no_temporary_file() {
     let (code, err) = terminate(child, err);
     assert_eq!(code, Some(143), "{err}");
     assert!(err.contains("nothing was saved"), "{err}");
+}
+
+#[test]
+fn files_too_large_to_be_shards_are_refused_unread() {
+    let dir = scratch("large");
+    // Sparse: larger than the largest plan's shard could be, no disk used.
+    let huge = dir.join("huge.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let started = std::time::Instant::now();
+    let out = merge(&[path(&huge).to_string()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(path(&huge)) && err.contains("larger than any shard result"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "not read: {:?}",
+        started.elapsed()
+    );
+    // An endless file fails at its first byte, which is not JSON.
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["merge", "/dev/zero"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = (0..100).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        child.try_wait().unwrap()
+    });
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.and_then(|s| s.code()), Some(1), "{err}");
+    assert!(
+        err.contains("/dev/zero: not a valid nqueens shard result"),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_bad_file_is_named_with_what_is_wrong_with_it() {
+    let dir = scratch("named");
+    let files = shards(&dir, "12", 1, &[]);
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let at = text.find("\"solutions\":").unwrap() + "\"solutions\":".len();
+    let digits = text[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
+    let (head, tail) = (&text[..at], &text[at + digits..]);
+    let cases = [
+        ("truncated", text[..text.len() / 2].to_string(), "cut short"),
+        ("string", format!("{head}\"14200\"{tail}"), "line 1 column"),
+        ("2^127", format!("{head}{}{tail}", 1u128 << 127), "checksum"),
+        (
+            "huge",
+            format!("{head}1361129467683753853853498429727072845824{tail}"),
+            "out of range",
+        ),
+    ];
+    for (name, bad, why) in cases {
+        let file = dir.join(format!("{name}.json"));
+        std::fs::write(&file, bad).unwrap();
+        let out = merge(&[path(&file).to_string()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(
+            err.contains(path(&file)) && err.contains(why),
+            "{name}: {err}"
+        );
+        assert!(
+            !err.contains("not an nqueens shard result of this version"),
+            "{name}: {err}"
+        );
+    }
+    // A checkpoint that can take nothing: named, refused before planning.
+    let err = refused_before_planning(&["count", "12", "--checkpoint", "/dev/full"]);
+    assert!(
+        err.contains("--checkpoint /dev/full") && err.contains("not a regular file"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -6,15 +6,15 @@
 //! workers and written with `fsync` once 16 have gathered, and at least every second by the
 //! caller's timer ([`SYNC_EVERY`]); so a run killed at any moment loses at most the
 //! subproblems in flight and about a second of finished ones, and a torn last line (a crash
-//! mid-write) is ignored, cut off and recounted. Anything else that does not fit (another
-//! configuration, a damaged record before the end, a subproblem counted twice) is an
-//! error naming the file, never a silently wrong total; so are counts that no board has
+//! mid-write) is ignored, cut off and recounted; a header cut short is written again.
+//! Anything else that does not fit (another configuration, a damaged record before the
+//! end, a subproblem counted twice) is an error naming the file, never a silently wrong total; so are counts that no board has
 //! (summed with the records before them, [`crate::durable::count_limit`]). The file itself
 //! is opened, locked and read, a bounded line at a time, through [`crate::durable`].
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, BufReader, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -161,9 +161,19 @@ impl Checkpoint {
             .len();
         let mut done = HashMap::new();
         let mut cut = None;
-        let keep = if len == 0 {
+        // A file holding only the start of this run's header: a crash while it was being
+        // written. It is written again.
+        let torn_header = len < header_line.len() as u64 && {
+            let mut text = Vec::new();
+            (&file)
+                .read_to_end(&mut text)
+                .map_err(FileError::io("read checkpoint", path))?;
+            header_line.starts_with(&text)
+        };
+        let keep = if len == 0 || torn_header {
             let write = FileError::io("write checkpoint", path);
-            file.write_all(&header_line)
+            file.set_len(0)
+                .and_then(|()| file.write_all(&header_line))
                 .and_then(|()| file.sync_all())
                 .map_err(write)?;
             header_line.len() as u64

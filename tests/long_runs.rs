@@ -1251,3 +1251,21 @@ fn a_joined_shard_is_audited_with_the_best_loop_of_this_cpu() {
     );
     assert_eq!(counts(&out)["solutions"], 14200);
 }
+
+#[test]
+fn a_checkpoint_whose_header_was_cut_short_starts_again() {
+    let (_dir, ckpt, args, whole) = crashed_checkpoint("torn-header");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    let header = text.lines().next().unwrap();
+    // A crash while the header was written leaves the start of it.
+    for cut in [1, header.len() / 2, header.len()] {
+        std::fs::write(&ckpt, &header[..cut]).unwrap();
+        assert_eq!(counts(&nqueens(&args)), whole, "cut at {cut}");
+    }
+    // Not the start of this run's header: someone else's file, refused.
+    std::fs::write(&ckpt, "{\"format\":\"x\"").unwrap();
+    let out = nqueens(&args);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not an nqueens checkpoint"));
+}

@@ -2,15 +2,20 @@
 //!
 //! A **checkpoint** is a JSON Lines file: a header naming the board, mode, split depth,
 //! the subproblem list's size and fingerprint (and the shard, if any), then one record per
-//! finished subproblem with its counts and a CRC-32 of them. Records are collected from the
-//! workers and written with `fsync` once 16 have gathered, and at least every second by the
-//! caller's timer ([`SYNC_EVERY`]); so a run killed at any moment loses at most the
-//! subproblems in flight and about a second of finished ones, and a torn last line (a crash
-//! mid-write) is ignored, cut off and recounted; a header cut short is written again.
-//! Anything else that does not fit (another configuration, a damaged record before the
-//! end, a subproblem counted twice) is an error naming the file, never a silently wrong total; so are counts that no board has
-//! (summed with the records before them, [`crate::durable::count_limit`]). The file itself
-//! is opened, locked and read, a bounded line at a time, through [`crate::durable`].
+//! finished subproblem with its counts, their residues and a CRC-32 of them. The workers
+//! only queue each finished subproblem (a push under a lock); [`Checkpoint::stage`]
+//! serializes the queue, called by the caller's timer every [`STAGE_EVERY`], and
+//! [`Checkpoint::flush`] writes what is staged and syncs it with one `fsync`, called by the
+//! timer every [`SYNC_EVERY`] (`nqueens count` does both, from a thread of its own), at
+//! the end and on a signal. Where no timer calls it, the worker that records a subproblem syncs a queue
+//! older than one and a half periods. So a run killed at any moment loses at most the
+//! subproblems in flight and about a second of finished ones, and a torn last line (a
+//! crash mid-write) is ignored, cut off and recounted; a header cut short is written
+//! again. Anything else that does not fit (another configuration, a damaged record before
+//! the end, a subproblem counted twice) is an error naming the file, never a silently
+//! wrong total; so are counts that no board has (summed with the records before them,
+//! [`crate::durable::count_limit`]). The file itself is opened, locked and read, a bounded
+//! line at a time, through [`crate::durable`].
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -43,7 +48,8 @@ struct Header {
     shard: Option<Shard>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+/// A record as read back ([`write_record`] writes its JSON).
+#[derive(Debug, Deserialize)]
 struct Record {
     subproblem: usize,
     solutions: u128,
@@ -54,17 +60,6 @@ struct Record {
 }
 
 impl Record {
-    fn new(subproblem: usize, t: Tally) -> Record {
-        let residues = Residues::of(t);
-        Record {
-            subproblem,
-            solutions: t.solutions,
-            unique8: t.unique8,
-            residues,
-            crc: record_crc(subproblem, t, residues),
-        }
-    }
-
     fn tally(&self) -> Tally {
         Tally {
             solutions: self.solutions,
@@ -81,27 +76,97 @@ impl Record {
 }
 
 fn record_crc(subproblem: usize, t: Tally, r: Residues) -> u32 {
-    let [a, b, c, d] = r.0;
-    crc32fast::hash(
-        format!("{subproblem} {} {} {a} {b} {c} {d}", t.solutions, t.unique8).as_bytes(),
-    )
+    let mut text = Vec::new();
+    crc_text(&mut text, subproblem, t, r)
 }
 
-/// Records written and not yet synced are flushed when this many have gathered.
-const BATCH: usize = 16;
+/// The CRC-32 of a record's fields as text, `"{subproblem} {solutions} {unique8} {a} {b}
+/// {c} {d}"` (the residues last), written into `text` (cleared first) on the way.
+fn crc_text(text: &mut Vec<u8>, subproblem: usize, t: Tally, r: Residues) -> u32 {
+    text.clear();
+    decimal(text, subproblem as u128);
+    for x in [t.solutions, t.unique8]
+        .into_iter()
+        .chain(r.0.map(u128::from))
+    {
+        text.push(b' ');
+        decimal(text, x);
+    }
+    crc32fast::hash(text)
+}
+
+/// Appends the JSON line of a [`Record`] of `subproblem` with counts `t` to `out`, written
+/// by hand (this runs for every subproblem; serde's writer took twice as long), using `text`
+/// for its checksum.
+fn write_record(out: &mut Vec<u8>, text: &mut Vec<u8>, subproblem: usize, t: Tally) {
+    let r = Residues::of(t);
+    let crc = crc_text(text, subproblem, t, r);
+    let [a, b, c, d] = r.0.map(u128::from);
+    for (key, value) in [
+        (&b"{\"subproblem\":"[..], subproblem as u128),
+        (b",\"solutions\":", t.solutions),
+        (b",\"unique8\":", t.unique8),
+        (b",\"residues\":[", a),
+        (b",", b),
+        (b",", c),
+        (b",", d),
+        (b"],\"crc\":", u128::from(crc)),
+    ] {
+        out.extend_from_slice(key);
+        decimal(out, value);
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+/// Appends `x` in decimal, as `Display` writes it, without the formatting machinery (the
+/// records of a checkpoint are written by the hundred thousand).
+fn decimal(out: &mut Vec<u8>, x: u128) {
+    let Ok(mut x) = u64::try_from(x) else {
+        // Beyond 64 bits: a count of a board past n = 29; rare, done the plain way.
+        out.extend_from_slice(x.to_string().as_bytes());
+        return;
+    };
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
 
 /// How often a long run should call [`Checkpoint::flush`] while it counts (`nqueens count`
-/// does, from a timer thread); [`Checkpoint::record`] also syncs a batch this old.
+/// does, from a timer thread): at most about this much finished work is counted again
+/// after a crash.
 pub const SYNC_EVERY: Duration = Duration::from_secs(1);
 
-struct Pending {
+/// How often a long run should call [`Checkpoint::stage`] while it counts.
+pub const STAGE_EVERY: Duration = Duration::from_millis(50);
+
+/// Finished subproblems not yet handed to the file, queued by the workers.
+struct Queue {
+    records: Vec<(usize, Tally)>,
+    /// When the records were last taken to be synced.
+    synced: Instant,
+}
+
+/// The file and the records on their way into it.
+struct Sink {
     file: File,
     /// The file's length up to its last synced record: where a failed write is cut back to.
     good: u64,
-    lines: Vec<u8>,
+    /// Records serialized and not yet synced (a failed write keeps them for the next).
+    bytes: Vec<u8>,
+    /// How many records `bytes` holds.
     records: usize,
-    since: Instant,
+    /// Records this run has made durable.
     written: usize,
+    /// Scratch space for a record's checksum.
+    text: Vec<u8>,
 }
 
 /// Where [`Checkpoint::open`] cut a file at its first damaged record.
@@ -123,17 +188,18 @@ impl std::fmt::Display for Cut {
     }
 }
 
-/// An open checkpoint that finished subproblems are appended to.
-pub struct Checkpoint {
-    path: PathBuf,
-    pending: Mutex<Pending>,
-    /// The first write error of [`Observer::finished`], reported by [`Checkpoint::finish`].
-    failed: Mutex<Option<FileError>>,
-}
-
 /// What [`Checkpoint::open`] returns: the checkpoint, the subproblems it holds with their
 /// counts, and where it was cut if a record was damaged.
 pub type Opened = (Checkpoint, HashMap<usize, Tally>, Option<Cut>);
+
+/// An open checkpoint that finished subproblems are appended to.
+pub struct Checkpoint {
+    path: PathBuf,
+    queue: Mutex<Queue>,
+    sink: Mutex<Sink>,
+    /// The first write error of [`Observer::finished`], reported by [`Checkpoint::finish`].
+    failed: Mutex<Option<FileError>>,
+}
 
 impl Checkpoint {
     /// Opens (or creates) the checkpoint of `plan` (and `shard`) at `path`, locked for this
@@ -185,18 +251,23 @@ impl Checkpoint {
                 .map_err(FileError::io("cut the torn end of checkpoint", path))?;
             keep
         };
-        let pending = Pending {
+        let sink = Sink {
             file,
             good: keep,
-            lines: Vec::new(),
+            bytes: Vec::new(),
             records: 0,
-            since: Instant::now(),
             written: 0,
+            text: Vec::new(),
+        };
+        let queue = Queue {
+            records: Vec::new(),
+            synced: Instant::now(),
         };
         Ok((
             Checkpoint {
                 path: path.to_path_buf(),
-                pending: Mutex::new(pending),
+                queue: Mutex::new(queue),
+                sink: Mutex::new(sink),
                 failed: Mutex::new(None),
             },
             done,
@@ -306,25 +377,51 @@ impl Checkpoint {
         &self.path
     }
 
-    /// Records a finished subproblem; syncs the file every few records or every second.
+    /// Records a finished subproblem: queues it for the next [`Checkpoint::flush`], and
+    /// flushes at once where the queue has waited one and a half [`SYNC_EVERY`] (no timer).
     pub fn record(&self, subproblem: usize, tally: Tally) -> Result<(), FileError> {
-        let record = Record::new(subproblem, tally);
-        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        let write_error = FileError::io("write checkpoint", &self.path);
-        serde_json::to_writer(&mut p.lines, &record).map_err(|e| write_error(e.into()))?;
-        p.lines.push(b'\n');
-        p.records += 1;
-        if p.records >= BATCH || p.since.elapsed() >= SYNC_EVERY {
-            Self::sync(&mut p).map_err(FileError::io("write checkpoint", &self.path))?;
+        let due = {
+            let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+            q.records.push((subproblem, tally));
+            q.synced.elapsed() >= SYNC_EVERY * 3 / 2
+        };
+        if due {
+            self.flush()?;
         }
         Ok(())
     }
 
+    /// Serializes the queued records, to be written and synced by the next
+    /// [`Checkpoint::flush`]. A timer calls it every [`STAGE_EVERY`] (off the workers'
+    /// path), so that a flush, the last one above all, which the count waits for, finds
+    /// little left to do.
+    pub fn stage(&self) {
+        drop(self.staged(false));
+    }
+
     /// Writes and syncs every record so far; returns how many this run has made durable.
     pub fn flush(&self) -> Result<usize, FileError> {
-        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        Self::sync(&mut p).map_err(FileError::io("write checkpoint", &self.path))?;
-        Ok(p.written)
+        let mut sink = self.staged(true);
+        sink.sync()
+            .map_err(FileError::io("write checkpoint", &self.path))?;
+        Ok(sink.written)
+    }
+
+    /// The file, with the queued records serialized into its pending bytes; `syncing`
+    /// restarts the clock of [`Checkpoint::record`]'s own sync.
+    fn staged(&self, syncing: bool) -> std::sync::MutexGuard<'_, Sink> {
+        let records = {
+            let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+            if syncing {
+                q.synced = Instant::now();
+            }
+            std::mem::take(&mut q.records)
+        };
+        let mut sink = self.sink.lock().unwrap_or_else(|e| e.into_inner());
+        for (i, t) in records {
+            sink.add(i, t);
+        }
+        sink
     }
 
     /// Writes and syncs every record so far, and reports the first error any record met.
@@ -335,24 +432,75 @@ impl Checkpoint {
             None => Ok(()),
         }
     }
+}
 
-    /// Appends and syncs the pending records. On a failed write or sync (a full disk, say)
-    /// the file is cut back to its last synced record and the records stay pending, to be
-    /// written again by the next sync: the file never keeps half a record.
-    fn sync(p: &mut Pending) -> io::Result<()> {
-        if !p.lines.is_empty() {
-            let wrote = p.file.write_all(&p.lines).and_then(|()| p.file.sync_data());
-            if let Err(e) = wrote {
-                let _ = p.file.set_len(p.good);
-                return Err(e);
-            }
-            p.good += p.lines.len() as u64;
-            p.lines.clear();
-            p.written += p.records;
+impl Sink {
+    /// Serializes the record of a finished subproblem, to be written by the next
+    /// [`Sink::sync`].
+    fn add(&mut self, subproblem: usize, t: Tally) {
+        write_record(&mut self.bytes, &mut self.text, subproblem, t);
+        self.records += 1;
+    }
+
+    /// Appends and syncs the pending records. On a failed write (a full disk, say) the
+    /// whole records that went in are kept if they can be synced; the file is cut back to
+    /// its last synced record, and the rest stay pending, to be written again by the next
+    /// sync: the file never keeps half a record.
+    fn sync(&mut self) -> io::Result<()> {
+        if self.bytes.is_empty() {
+            return Ok(());
         }
-        p.records = 0;
-        p.since = Instant::now();
-        Ok(())
+        let mut put = 0;
+        let wrote = loop {
+            if put == self.bytes.len() {
+                break Ok(());
+            }
+            match self.file.write(&self.bytes[put..]) {
+                Ok(0) => break Err(io::Error::from(io::ErrorKind::WriteZero)),
+                Ok(k) => put += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        let error = match wrote.and_then(|()| self.file.sync_data()) {
+            Ok(()) => {
+                self.keep(self.bytes.len());
+                return Ok(());
+            }
+            Err(e) => e,
+        };
+        // A write cut short keeps the whole records before the cut, once they are synced;
+        // a failed sync vouches for nothing.
+        let whole = if put < self.bytes.len() {
+            self.bytes[..put]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1)
+        } else {
+            0
+        };
+        let end = self.good + whole as u64;
+        if whole > 0
+            && self
+                .file
+                .set_len(end)
+                .and_then(|()| self.file.sync_data())
+                .is_ok()
+        {
+            self.keep(whole);
+        } else {
+            let _ = self.file.set_len(self.good);
+        }
+        Err(error)
+    }
+
+    /// The first `bytes` of the pending records are in the file, synced.
+    fn keep(&mut self, bytes: usize) {
+        let records = self.bytes[..bytes].iter().filter(|&&b| b == b'\n').count();
+        self.bytes.drain(..bytes);
+        self.good += bytes as u64;
+        self.records -= records;
+        self.written += records;
     }
 }
 
@@ -364,5 +512,74 @@ impl Observer for Checkpoint {
                 .unwrap_or_else(|e| e.into_inner())
                 .get_or_insert(e);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Symmetry;
+
+    fn lines(path: &Path) -> usize {
+        std::fs::read_to_string(path).unwrap().lines().count()
+    }
+
+    #[test]
+    fn records_written_by_hand_read_back_sound_and_equal() {
+        let (mut out, mut text) = (Vec::new(), Vec::new());
+        let big = u128::from(u64::MAX);
+        let counts = [0, 1, 9, 10, 65_521, 14_772_512, big, big + 1, u128::MAX];
+        for (i, &x) in counts.iter().enumerate() {
+            let t = Tally {
+                solutions: x,
+                unique8: counts[counts.len() - 1 - i],
+            };
+            out.clear();
+            write_record(&mut out, &mut text, i * 1_000_003, t);
+            let r: Record = serde_json::from_slice(&out).unwrap();
+            assert!(
+                out.ends_with(b"}\n") && r.sound(),
+                "{}",
+                String::from_utf8_lossy(&out)
+            );
+            assert_eq!((r.subproblem, r.tally()), (i * 1_000_003, t));
+            let [a, b, c, d] = r.residues.0;
+            let shown = format!("{} {x} {} {a} {b} {c} {d}", r.subproblem, t.unique8);
+            assert_eq!(
+                r.crc,
+                crc32fast::hash(shown.as_bytes()),
+                "the documented checksum"
+            );
+        }
+    }
+
+    #[test]
+    fn records_are_synced_by_time_not_by_count() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.ckpt");
+        let plan = Plan::new(12, Symmetry::Full, 3).unwrap();
+        let many = plan.len() - 1;
+        assert!(many > 100, "{many}");
+        let (c, done, cut) = Checkpoint::open(&path, &plan, None).unwrap();
+        assert!(done.is_empty() && cut.is_none());
+        let t = Tally {
+            solutions: 1,
+            unique8: 8,
+        };
+        for i in 0..many {
+            c.record(i, t).unwrap();
+        }
+        c.stage();
+        assert_eq!(lines(&path), 1, "nothing but the header before a flush");
+        assert_eq!(c.flush().unwrap(), many);
+        assert_eq!(lines(&path), 1 + many, "one flush writes them all");
+        // Where no timer flushes, the record that finds the queue waiting for one and a
+        // half periods syncs it.
+        std::thread::sleep(SYNC_EVERY * 3 / 2);
+        c.record(many, t).unwrap();
+        assert_eq!(lines(&path), 2 + many);
+        drop(c);
+        let (_, done, cut) = Checkpoint::open(&path, &plan, None).unwrap();
+        assert_eq!((done.len(), cut), (plan.len(), None));
     }
 }

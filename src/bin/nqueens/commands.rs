@@ -197,10 +197,11 @@ fn long_count(
         run = run.observe(p);
     }
     let selected = run.selected().len();
-    // Plain progress lines every 2 s; checkpoint records synced at least every second even
-    // while no subproblem finishes.
-    let (line, sync) = (
+    // Plain progress lines every 2 s; checkpoint records serialized as they come (off the
+    // workers) and synced every second even while no subproblem finishes.
+    let (line, stage, sync) = (
         progress.as_ref().map(|p| move || p.tick()),
+        checkpoint.as_ref().map(|c| move || c.stage()),
         checkpoint.as_ref().map(|c| {
             move || {
                 let _ = c.flush();
@@ -211,8 +212,9 @@ fn long_count(
     if let Some(f) = &line {
         ticks.push((Duration::from_secs(2), f));
     }
-    if let Some(f) = &sync {
-        ticks.push((checkpoint::SYNC_EVERY, f));
+    if let (Some(stage), Some(sync)) = (&stage, &sync) {
+        ticks.push((checkpoint::STAGE_EVERY, stage));
+        ticks.push((checkpoint::SYNC_EVERY, sync));
     }
     let outcome = while_running(&ticks, || run.execute(engine));
     if let Some(p) = &progress {

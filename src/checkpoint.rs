@@ -4,10 +4,10 @@
 //! the subproblem list's size and fingerprint (and the shard, if any), then one record per
 //! finished subproblem with its counts, their residues and a CRC-32 of them. The workers
 //! only queue each finished subproblem (a push under a lock); [`Checkpoint::stage`]
-//! serializes the queue, called by the caller's timer every [`STAGE_EVERY`], and
-//! [`Checkpoint::flush`] writes what is staged and syncs it with one `fsync`, called by the
-//! timer every [`SYNC_EVERY`] (`nqueens count` does both, from a thread of its own), at
-//! the end and on a signal. Where no timer calls it, the worker that records a subproblem syncs a queue
+//! serializes the queue and appends it to the file, called by the caller's timer every
+//! [`STAGE_EVERY`], and [`Checkpoint::flush`] syncs what is written with one `fsync`,
+//! called by the timer every [`SYNC_EVERY`] (`nqueens count` does both, from a thread of
+//! its own), at the end and on a signal. Where no timer calls it, the worker that records a subproblem syncs a queue
 //! older than one and a half periods. So a run killed at any moment loses at most the
 //! subproblems in flight and about a second of finished ones, and a torn last line (a
 //! crash mid-write) is ignored, cut off and recounted; a header cut short is written
@@ -161,6 +161,8 @@ struct Sink {
     good: u64,
     /// Records serialized and not yet synced (a failed write keeps them for the next).
     bytes: Vec<u8>,
+    /// How much of `bytes` is written to the file already (not synced).
+    put: usize,
     /// How many records `bytes` holds.
     records: usize,
     /// Records this run has made durable.
@@ -255,6 +257,7 @@ impl Checkpoint {
             file,
             good: keep,
             bytes: Vec::new(),
+            put: 0,
             records: 0,
             written: 0,
             text: Vec::new(),
@@ -391,12 +394,13 @@ impl Checkpoint {
         Ok(())
     }
 
-    /// Serializes the queued records, to be written and synced by the next
+    /// Serializes the queued records and writes them to the file, to be synced by the next
     /// [`Checkpoint::flush`]. A timer calls it every [`STAGE_EVERY`] (off the workers'
     /// path), so that a flush, the last one above all, which the count waits for, finds
-    /// little left to do.
+    /// little left to do but the `fsync`. A write that fails here is tried again, and
+    /// reported, by the flush.
     pub fn stage(&self) {
-        drop(self.staged(false));
+        let _ = self.staged(false).write();
     }
 
     /// Writes and syncs every record so far; returns how many this run has made durable.
@@ -442,6 +446,19 @@ impl Sink {
         self.records += 1;
     }
 
+    /// Appends the pending records not yet written (without syncing them).
+    fn write(&mut self) -> io::Result<()> {
+        while self.put < self.bytes.len() {
+            match self.file.write(&self.bytes[self.put..]) {
+                Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+                Ok(k) => self.put += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
     /// Appends and syncs the pending records. On a failed write (a full disk, say) the
     /// whole records that went in are kept if they can be synced; the file is cut back to
     /// its last synced record, and the rest stay pending, to be written again by the next
@@ -450,18 +467,8 @@ impl Sink {
         if self.bytes.is_empty() {
             return Ok(());
         }
-        let mut put = 0;
-        let wrote = loop {
-            if put == self.bytes.len() {
-                break Ok(());
-            }
-            match self.file.write(&self.bytes[put..]) {
-                Ok(0) => break Err(io::Error::from(io::ErrorKind::WriteZero)),
-                Ok(k) => put += k,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => break Err(e),
-            }
-        };
+        let wrote = self.write();
+        let put = std::mem::take(&mut self.put);
         let error = match wrote.and_then(|()| self.file.sync_data()) {
             Ok(()) => {
                 self.keep(self.bytes.len());
@@ -569,8 +576,9 @@ mod tests {
         for i in 0..many {
             c.record(i, t).unwrap();
         }
-        c.stage();
         assert_eq!(lines(&path), 1, "nothing but the header before a flush");
+        c.stage();
+        assert_eq!(lines(&path), 1 + many, "staged: written, not yet synced");
         assert_eq!(c.flush().unwrap(), many);
         assert_eq!(lines(&path), 1 + many, "one flush writes them all");
         // Where no timer flushes, the record that finds the queue waiting for one and a

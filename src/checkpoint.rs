@@ -164,6 +164,10 @@ struct Queue {
 /// The file and the records on their way into it.
 struct Sink {
     file: File,
+    path: PathBuf,
+    /// A header written and not yet synced: `Some(true)` where this run made the file, whose
+    /// directory is then synced too.
+    fresh: Option<bool>,
     /// The file's length up to its last synced record: where a failed write is cut back to.
     good: u64,
     /// Records serialized and not yet synced (a failed write keeps them for the next).
@@ -231,7 +235,7 @@ impl Checkpoint {
         let mut header_line =
             serde_json::to_vec(&header).map_err(|e| FileError::invalid(path, e.to_string()))?;
         header_line.push(b'\n');
-        let mut file = durable::open_locked(path, "checkpoint")?;
+        let (mut file, created) = durable::open_locked(path, "checkpoint")?;
         let len = file
             .metadata()
             .map_err(FileError::io("read checkpoint", path))?
@@ -247,11 +251,14 @@ impl Checkpoint {
                 .map_err(FileError::io("read checkpoint", path))?;
             header_line.starts_with(&text)
         };
-        let keep = if len == 0 || torn_header {
+        // A new header is synced (with a new file's directory) by the timer's first stage,
+        // not here, where the count would wait for the disk: until then a crash leaves no
+        // record, and a header cut short is written again.
+        let fresh = (len == 0 || torn_header).then_some(created);
+        let keep = if fresh.is_some() {
             let write = FileError::io("write checkpoint", path);
             file.set_len(0)
                 .and_then(|()| file.write_all(&header_line))
-                .and_then(|()| file.sync_all())
                 .map_err(write)?;
             header_line.len() as u64
         } else {
@@ -264,6 +271,8 @@ impl Checkpoint {
         };
         let sink = Sink {
             file,
+            path: path.to_path_buf(),
+            fresh,
             good: keep,
             bytes: Vec::new(),
             put: 0,
@@ -410,7 +419,8 @@ impl Checkpoint {
     /// little left to do but the `fsync`. A write that fails here is tried again, and
     /// reported, by the flush.
     pub fn stage(&self) {
-        let _ = self.staged(false).write();
+        let mut sink = self.staged(false);
+        let _ = sink.settle().and_then(|()| sink.write());
     }
 
     /// Writes and syncs every record so far; returns how many this run has made durable.
@@ -460,6 +470,18 @@ impl Sink {
         self.records += 1;
     }
 
+    /// Syncs a header this run wrote, and the directory of a file it made.
+    fn settle(&mut self) -> io::Result<()> {
+        if let Some(created) = self.fresh {
+            self.file.sync_data()?;
+            if created {
+                durable::sync_parent(&self.path)?;
+            }
+            self.fresh = None;
+        }
+        Ok(())
+    }
+
     /// Appends the pending records not yet written (without syncing them).
     fn write(&mut self) -> io::Result<()> {
         while self.put < self.bytes.len() {
@@ -478,6 +500,7 @@ impl Sink {
     /// its last synced record, and the rest stay pending, to be written again by the next
     /// sync: the file never keeps half a record.
     fn sync(&mut self) -> io::Result<()> {
+        self.settle()?;
         if self.bytes.is_empty() {
             return Ok(());
         }

@@ -14,7 +14,7 @@
 //!   up front. The temporary file is removed on every way out the process controls: a
 //!   failure, a drop, and a signal handler that calls [`remove_temporaries`] before it exits.
 //! - **Files appended to** ([`open_locked`]): opened for appending, locked for this process
-//!   alone, the directory synced when the file is new.
+//!   alone; the caller syncs the directory of a new file with its first content.
 //! - **Files read** are untrusted: read through a size limit ([`read_json`], [`read_line`]),
 //!   their counts checked against what a board can hold ([`count_limit`], [`add_within`]),
 //!   and every error names the file and what is wrong with it ([`FileError`]).
@@ -367,10 +367,11 @@ impl Written {
     }
 }
 
-/// Opens (or creates) `path` for reading and appending, locked for this process alone;
-/// syncs its directory when the file is new. `kind` names the file in messages
-/// ("checkpoint").
-pub fn open_locked(path: &Path, kind: &'static str) -> Result<File, FileError> {
+/// Opens (or creates) `path` for reading and appending, locked for this process alone, and
+/// says whether it made the file: a new file's name is durable once its directory is synced
+/// ([`sync_parent`]), which the caller does with the file's first content. `kind` names the
+/// file in messages ("checkpoint").
+pub fn open_locked(path: &Path, kind: &'static str) -> Result<(File, bool), FileError> {
     let existed = path.exists();
     // Append mode: every write lands at the end, whatever another handle did.
     let file = OpenOptions::new()
@@ -390,13 +391,7 @@ pub fn open_locked(path: &Path, kind: &'static str) -> Result<File, FileError> {
             return Err(FileError::io(&format!("lock {kind}"), path)(e));
         }
     }
-    if !existed {
-        sync_parent(path).map_err(FileError::io(
-            &format!("sync the directory of {kind}"),
-            path,
-        ))?;
-    }
-    Ok(file)
+    Ok((file, !existed))
 }
 
 /// Reads one line into `line` (cleared first), at most `limit` bytes of it: returns the

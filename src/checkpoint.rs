@@ -2,33 +2,43 @@
 //!
 //! A **checkpoint** is a JSON Lines file: a header naming the board, mode, split depth,
 //! the subproblem list's size and fingerprint (and the shard, if any), then one record per
-//! finished subproblem with its counts and a CRC-32 of them. Records are collected from the
-//! workers and written with `fsync` once 16 have gathered, and at least every second by the
-//! caller's timer ([`SYNC_EVERY`]); so a run killed at any moment loses at most the
-//! subproblems in flight and about a second of finished ones, and a torn last line (a crash
-//! mid-write) is ignored, cut off and recounted. Anything else that does not fit (another
-//! configuration, a damaged record before the end, a subproblem counted twice) is an
-//! error, never a silently wrong total.
+//! finished subproblem with its counts, their residues and a CRC-32 of them. The workers
+//! only queue each finished subproblem (a push under a lock); [`Checkpoint::stage`]
+//! serializes the queue and appends it to the file, called by the caller's timer every
+//! [`STAGE_EVERY`], and [`Checkpoint::flush`] syncs what is written with one `fsync`,
+//! called by the timer every [`SYNC_EVERY`] (`nqueens count` does both, from a thread of
+//! its own), at the end and on a signal. Where no timer calls it, the worker that records a subproblem syncs a queue
+//! older than one and a half periods. So a run killed at any moment loses at most the
+//! subproblems in flight and about a second of finished ones, and a torn last line (a
+//! crash mid-write) is ignored, cut off and recounted; a header cut short is written
+//! again. Anything else that does not fit (another configuration, a damaged record before
+//! the end, a subproblem counted twice) is an error naming the file, never a silently
+//! wrong total; so are counts that no board has (summed with the records before them,
+//! [`crate::durable::count_limit`]). The file itself is opened, locked and read, a bounded
+//! line at a time, through [`crate::durable`].
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
+use crate::durable::{self, FileError, VERSION};
 use crate::plan::{Config, Plan};
 use crate::run::Observer;
 use crate::shard::Shard;
 use crate::types::{Residues, Tally};
 
 const CHECKPOINT_FORMAT: &str = "nqueens-checkpoint";
-/// File format version of checkpoints and shard results (2: records and shards carry
-/// residues, shards list their subproblems, the configuration names version and method).
-pub(crate) const VERSION: u32 = 2;
+
+/// The longest header line read (a header is about 300 bytes).
+const HEADER_BYTES: usize = 4096;
+
+/// The longest record line read (a record is at most about 160 bytes).
+const RECORD_BYTES: usize = 512;
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 struct Header {
@@ -38,7 +48,8 @@ struct Header {
     shard: Option<Shard>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+/// A record as read back ([`write_record`] writes its JSON).
+#[derive(Debug, Deserialize)]
 struct Record {
     subproblem: usize,
     solutions: u128,
@@ -49,17 +60,6 @@ struct Record {
 }
 
 impl Record {
-    fn new(subproblem: usize, t: Tally) -> Record {
-        let residues = Residues::of(t);
-        Record {
-            subproblem,
-            solutions: t.solutions,
-            unique8: t.unique8,
-            residues,
-            crc: record_crc(subproblem, t, residues),
-        }
-    }
-
     fn tally(&self) -> Tally {
         Tally {
             solutions: self.solutions,
@@ -76,27 +76,112 @@ impl Record {
 }
 
 fn record_crc(subproblem: usize, t: Tally, r: Residues) -> u32 {
-    let [a, b, c, d] = r.0;
-    crc32fast::hash(
-        format!("{subproblem} {} {} {a} {b} {c} {d}", t.solutions, t.unique8).as_bytes(),
-    )
+    let mut text = Vec::new();
+    crc_text(&mut text, subproblem, t, r)
 }
 
-/// Records written and not yet synced are flushed when this many have gathered.
-const BATCH: usize = 16;
+/// The CRC-32 of a record's fields as text, `"{subproblem} {solutions} {unique8} {a} {b}
+/// {c} {d}"` (the residues last), written into `text` (cleared first) on the way.
+fn crc_text(text: &mut Vec<u8>, subproblem: usize, t: Tally, r: Residues) -> u32 {
+    text.clear();
+    decimal(text, subproblem as u128);
+    for x in [t.solutions, t.unique8]
+        .into_iter()
+        .chain(r.0.map(u128::from))
+    {
+        text.push(b' ');
+        decimal(text, x);
+    }
+    crc32fast::hash(text)
+}
+
+/// Appends the JSON line of a [`Record`] of `subproblem` with counts `t` to `out`, written
+/// by hand (this runs for every subproblem; serde's writer took twice as long), using `text`
+/// for its checksum.
+fn write_record(out: &mut Vec<u8>, text: &mut Vec<u8>, subproblem: usize, t: Tally) {
+    let r = Residues::of(t);
+    let crc = crc_text(text, subproblem, t, r);
+    let [a, b, c, d] = r.0.map(u128::from);
+    for (key, value) in [
+        (&b"{\"subproblem\":"[..], subproblem as u128),
+        (b",\"solutions\":", t.solutions),
+        (b",\"unique8\":", t.unique8),
+        (b",\"residues\":[", a),
+        (b",", b),
+        (b",", c),
+        (b",", d),
+        (b"],\"crc\":", u128::from(crc)),
+    ] {
+        out.extend_from_slice(key);
+        decimal(out, value);
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+/// Appends `x` in decimal, as `Display` writes it, without the formatting machinery (the
+/// records of a checkpoint are written by the hundred thousand).
+fn decimal(out: &mut Vec<u8>, x: u128) {
+    let Ok(mut x) = u64::try_from(x) else {
+        // Beyond 64 bits: a count of a board past n = 29; rare, done the plain way.
+        out.extend_from_slice(x.to_string().as_bytes());
+        return;
+    };
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
 
 /// How often a long run should call [`Checkpoint::flush`] while it counts (`nqueens count`
-/// does, from a timer thread); [`Checkpoint::record`] also syncs a batch this old.
+/// does, from a timer thread): at most about this much finished work is counted again
+/// after a crash.
 pub const SYNC_EVERY: Duration = Duration::from_secs(1);
 
-struct Pending {
+/// Records the queue holds without growing. Both its buffers are made when the checkpoint
+/// is opened, on the opening thread, so that the workers' pushes never allocate: what the
+/// workers allocate lands among the join's tables in their malloc arenas, and a queue that
+/// grew there slowed the join's matching by about a tenth (`count 18 -j 2`: 3.7 s of CPU
+/// against 3.1 s, with or without the queue made up front).
+const QUEUED: usize = 1 << 15;
+
+/// How often a long run should call [`Checkpoint::stage`] while it counts.
+pub const STAGE_EVERY: Duration = Duration::from_millis(50);
+
+/// Finished subproblems not yet handed to the file, queued by the workers.
+struct Queue {
+    records: Vec<(usize, Tally)>,
+    /// When the records were last taken to be synced.
+    synced: Instant,
+}
+
+/// The file and the records on their way into it.
+struct Sink {
     file: File,
+    path: PathBuf,
+    /// A header written and not yet synced: `Some(true)` where this run made the file, whose
+    /// directory is then synced too.
+    fresh: Option<bool>,
     /// The file's length up to its last synced record: where a failed write is cut back to.
     good: u64,
-    lines: Vec<u8>,
+    /// Records serialized and not yet synced (a failed write keeps them for the next).
+    bytes: Vec<u8>,
+    /// How much of `bytes` is written to the file already (not synced).
+    put: usize,
+    /// How many records `bytes` holds.
     records: usize,
-    since: Instant,
+    /// Records this run has made durable.
     written: usize,
+    /// Scratch space for a record's checksum.
+    text: Vec<u8>,
+    /// The queue's other buffer (empty), swapped in when the queue is taken.
+    spare: Vec<(usize, Tally)>,
 }
 
 /// Where [`Checkpoint::open`] cut a file at its first damaged record.
@@ -118,12 +203,17 @@ impl std::fmt::Display for Cut {
     }
 }
 
+/// What [`Checkpoint::open`] returns: the checkpoint, the subproblems it holds with their
+/// counts, and where it was cut if a record was damaged.
+pub type Opened = (Checkpoint, HashMap<usize, Tally>, Option<Cut>);
+
 /// An open checkpoint that finished subproblems are appended to.
 pub struct Checkpoint {
     path: PathBuf,
-    pending: Mutex<Pending>,
+    queue: Mutex<Queue>,
+    sink: Mutex<Sink>,
     /// The first write error of [`Observer::finished`], reported by [`Checkpoint::finish`].
-    failed: Mutex<Option<anyhow::Error>>,
+    failed: Mutex<Option<FileError>>,
 }
 
 impl Checkpoint {
@@ -133,137 +223,73 @@ impl Checkpoint {
     /// each record's own checksum vouches for those before it).
     ///
     /// Refuses a file locked by another run, a file of another configuration, and a record
-    /// that does not fit the plan (a subproblem that does not exist or is recorded twice).
-    pub fn open(
-        path: &Path,
-        plan: &Plan,
-        shard: Option<Shard>,
-    ) -> Result<(Checkpoint, HashMap<usize, Tally>, Option<Cut>)> {
+    /// that does not fit the plan (a subproblem that does not exist or is recorded twice,
+    /// counts that with the records before them pass what the board can have).
+    pub fn open(path: &Path, plan: &Plan, shard: Option<Shard>) -> Result<Opened, FileError> {
         let header = Header {
             format: CHECKPOINT_FORMAT.into(),
             version: VERSION,
             config: plan.config(),
             shard,
         };
-        let shown = path.display();
-        let existed = path.exists();
-        // Append mode: every write lands at the end, whatever another handle did.
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .with_context(|| format!("cannot open checkpoint {shown}"))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => bail!(
-                "checkpoint {shown} is in use by another nqueens run; wait for it to finish, or use another file"
-            ),
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(e).with_context(|| format!("cannot lock checkpoint {shown}"));
-            }
-        }
-        if !existed {
-            sync_parent(path)?;
-        }
+        let mut header_line =
+            serde_json::to_vec(&header).map_err(|e| FileError::invalid(path, e.to_string()))?;
+        header_line.push(b'\n');
+        let (mut file, created) = durable::open_locked(path, "checkpoint")?;
+        let len = file
+            .metadata()
+            .map_err(FileError::io("read checkpoint", path))?
+            .len();
         let mut done = HashMap::new();
         let mut cut = None;
-        let len = file.metadata()?.len();
-        let mut keep = 0u64;
-        if len == 0 {
-            let mut line = serde_json::to_vec(&header)?;
-            line.push(b'\n');
-            file.write_all(&line)?;
-            file.sync_all()?;
-            keep = line.len() as u64;
+        // A file holding only the start of this run's header: a crash while it was being
+        // written. It is written again.
+        let torn_header = len < header_line.len() as u64 && {
+            let mut text = Vec::new();
+            (&file)
+                .read_to_end(&mut text)
+                .map_err(FileError::io("read checkpoint", path))?;
+            header_line.starts_with(&text)
+        };
+        // A new header is synced (with a new file's directory) by the timer's first stage,
+        // not here, where the count would wait for the disk: until then a crash leaves no
+        // record, and a header cut short is written again.
+        let fresh = (len == 0 || torn_header).then_some(created);
+        let keep = if fresh.is_some() {
+            let write = FileError::io("write checkpoint", path);
+            file.set_len(0)
+                .and_then(|()| file.write_all(&header_line))
+                .map_err(write)?;
+            header_line.len() as u64
         } else {
-            let mut reader = BufReader::new(&file);
-            let mut line = Vec::new();
-            let mut number = 0usize;
-            loop {
-                line.clear();
-                let read = reader.read_until(b'\n', &mut line)?;
-                if read == 0 {
-                    break;
-                }
-                number += 1;
-                let complete = line.ends_with(b"\n");
-                let at_end = keep + read as u64 == len;
-                if number == 1 {
-                    let found: Header = serde_json::from_slice(&line)
-                        .ok()
-                        .filter(|h: &Header| h.format == CHECKPOINT_FORMAT && complete)
-                        .with_context(|| format!("{shown} is not an nqueens checkpoint (its first line is not a header)"))?;
-                    ensure!(
-                        found.version == VERSION,
-                        "{shown} is a version {} checkpoint; this nqueens reads version {VERSION}",
-                        found.version
-                    );
-                    if found != header {
-                        bail!(
-                            "{shown} was written for {}{}; this run is {}{}: use another file, or the command that made it",
-                            found.config.describe(),
-                            found
-                                .shard
-                                .map(|s| format!(", shard {s}"))
-                                .unwrap_or_default(),
-                            header.config.describe(),
-                            header
-                                .shard
-                                .map(|s| format!(", shard {s}"))
-                                .unwrap_or_default(),
-                        );
-                    }
-                    keep += read as u64;
-                    continue;
-                }
-                let record = serde_json::from_slice::<Record>(&line)
-                    .ok()
-                    .filter(|r| complete && r.sound());
-                match record {
-                    Some(r) => {
-                        ensure!(
-                            r.subproblem < plan.len(),
-                            "{shown}, line {number}: subproblem {} does not exist",
-                            r.subproblem
-                        );
-                        ensure!(
-                            done.insert(r.subproblem, r.tally()).is_none(),
-                            "{shown}, line {number}: subproblem {} is recorded twice",
-                            r.subproblem
-                        );
-                        keep += read as u64;
-                    }
-                    // A torn last record: the crash came mid-write. It is recounted.
-                    None if at_end => break,
-                    // Damage inside the file: what comes before it is vouched for by each
-                    // record's checksum; it and what follows are dropped and recounted.
-                    None => {
-                        let rest = reader.lines().count();
-                        cut = Some(Cut {
-                            line: number,
-                            dropped: 1 + rest,
-                        });
-                        break;
-                    }
-                }
-            }
+            let keep = Self::read(path, plan, &header, &file, len, &mut done, &mut cut)?;
             // Cut a torn tail so new records start on a line of their own.
-            file.set_len(keep)?;
-            file.sync_all()?;
-        }
-        let pending = Pending {
+            file.set_len(keep)
+                .and_then(|()| file.sync_all())
+                .map_err(FileError::io("cut the torn end of checkpoint", path))?;
+            keep
+        };
+        let sink = Sink {
             file,
+            path: path.to_path_buf(),
+            fresh,
             good: keep,
-            lines: Vec::new(),
+            bytes: Vec::new(),
+            put: 0,
             records: 0,
-            since: Instant::now(),
             written: 0,
+            text: Vec::new(),
+            spare: Vec::with_capacity(QUEUED.min(plan.len())),
+        };
+        let queue = Queue {
+            records: Vec::with_capacity(QUEUED.min(plan.len())),
+            synced: Instant::now(),
         };
         Ok((
             Checkpoint {
                 path: path.to_path_buf(),
-                pending: Mutex::new(pending),
+                queue: Mutex::new(queue),
+                sink: Mutex::new(sink),
                 failed: Mutex::new(None),
             },
             done,
@@ -271,59 +297,254 @@ impl Checkpoint {
         ))
     }
 
+    /// Reads the header and the records of a checkpoint of `len` bytes into `done`; returns
+    /// the length of what is kept (whole, sound records), and sets `cut` where a damaged
+    /// record inside the file ends it.
+    fn read(
+        path: &Path,
+        plan: &Plan,
+        header: &Header,
+        file: &File,
+        len: u64,
+        done: &mut HashMap<usize, Tally>,
+        cut: &mut Option<Cut>,
+    ) -> Result<u64, FileError> {
+        let invalid = |why: String| FileError::invalid(path, why);
+        let read_error = || FileError::io("read checkpoint", path);
+        let mut reader = BufReader::new(file);
+        reader.seek(SeekFrom::Start(0)).map_err(read_error())?;
+        let mut line = Vec::new();
+        let (read, whole) =
+            durable::read_line(&mut reader, &mut line, HEADER_BYTES).map_err(read_error())?;
+        let found: Header = serde_json::from_slice(&line)
+            .ok()
+            .filter(|h: &Header| h.format == CHECKPOINT_FORMAT && whole)
+            .ok_or_else(|| {
+                invalid(
+                    "not an nqueens checkpoint (its first line is not a checkpoint header)".into(),
+                )
+            })?;
+        if found.version != VERSION {
+            return Err(invalid(format!(
+                "a version {} checkpoint; this nqueens reads version {VERSION}",
+                found.version
+            )));
+        }
+        if found != *header {
+            let shard = |h: &Header| h.shard.map(|s| format!(", shard {s}")).unwrap_or_default();
+            return Err(invalid(format!(
+                "was written for {}{}; this run is {}{}: use another file, or the command that made it",
+                found.config.describe(),
+                shard(&found),
+                header.config.describe(),
+                shard(header),
+            )));
+        }
+        let mut keep = read;
+        let limit = durable::count_limit(plan.n);
+        let mut sum = Tally::default();
+        let mut number = 1usize;
+        loop {
+            let (read, whole) =
+                durable::read_line(&mut reader, &mut line, RECORD_BYTES).map_err(read_error())?;
+            if read == 0 {
+                break;
+            }
+            number += 1;
+            let at_end = keep + read == len;
+            let record = serde_json::from_slice::<Record>(&line)
+                .ok()
+                .filter(|r| whole && r.sound());
+            match record {
+                Some(r) => {
+                    if r.subproblem >= plan.len() {
+                        return Err(invalid(format!(
+                            "line {number}: subproblem {} does not exist",
+                            r.subproblem
+                        )));
+                    }
+                    sum = durable::add_within(sum, r.tally(), limit).ok_or_else(|| {
+                        invalid(format!(
+                            "line {number}: subproblem {} records {} solutions ({} x8 fundamental), which with the records before it is more than an n = {} board has (at most {limit}); the file was changed",
+                            r.subproblem, r.solutions, r.unique8, plan.n
+                        ))
+                    })?;
+                    if done.insert(r.subproblem, r.tally()).is_some() {
+                        return Err(invalid(format!(
+                            "line {number}: subproblem {} is recorded twice",
+                            r.subproblem
+                        )));
+                    }
+                    keep += read;
+                }
+                // A torn last record: the crash came mid-write. It is recounted.
+                None if at_end => break,
+                // Damage inside the file: what comes before it is vouched for by each
+                // record's checksum; it and what follows are dropped and recounted.
+                None => {
+                    let rest = durable::count_lines(&mut reader).map_err(read_error())?;
+                    *cut = Some(Cut {
+                        line: number,
+                        dropped: 1 + rest,
+                    });
+                    break;
+                }
+            }
+        }
+        Ok(keep)
+    }
+
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// Records a finished subproblem; syncs the file every few records or every second.
-    pub fn record(&self, subproblem: usize, tally: Tally) -> Result<()> {
-        let record = Record::new(subproblem, tally);
-        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        serde_json::to_writer(&mut p.lines, &record)?;
-        p.lines.push(b'\n');
-        p.records += 1;
-        if p.records >= BATCH || p.since.elapsed() >= SYNC_EVERY {
-            Self::sync(&mut p)
-                .with_context(|| format!("writing checkpoint {}", self.path.display()))?;
+    /// Records a finished subproblem: queues it for the next [`Checkpoint::flush`], and
+    /// flushes at once where the queue has waited one and a half [`SYNC_EVERY`] (no timer).
+    pub fn record(&self, subproblem: usize, tally: Tally) -> Result<(), FileError> {
+        let due = {
+            let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+            q.records.push((subproblem, tally));
+            q.synced.elapsed() >= SYNC_EVERY * 3 / 2
+        };
+        if due {
+            self.flush()?;
         }
         Ok(())
     }
 
+    /// Serializes the queued records and writes them to the file, to be synced by the next
+    /// [`Checkpoint::flush`]. A timer calls it every [`STAGE_EVERY`] (off the workers'
+    /// path), so that a flush, the last one above all, which the count waits for, finds
+    /// little left to do but the `fsync`. A write that fails here is tried again, and
+    /// reported, by the flush.
+    pub fn stage(&self) {
+        let mut sink = self.staged(false);
+        let _ = sink.settle().and_then(|()| sink.write());
+    }
+
     /// Writes and syncs every record so far; returns how many this run has made durable.
-    pub fn flush(&self) -> Result<usize> {
-        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        Self::sync(&mut p)
-            .with_context(|| format!("writing checkpoint {}", self.path.display()))?;
-        Ok(p.written)
+    pub fn flush(&self) -> Result<usize, FileError> {
+        let mut sink = self.staged(true);
+        sink.sync()
+            .map_err(FileError::io("write checkpoint", &self.path))?;
+        Ok(sink.written)
+    }
+
+    /// The file, with the queued records serialized into its pending bytes; `syncing`
+    /// restarts the clock of [`Checkpoint::record`]'s own sync. The queue is swapped with
+    /// its other, empty buffer, which keeps its capacity ([`QUEUED`]).
+    fn staged(&self, syncing: bool) -> std::sync::MutexGuard<'_, Sink> {
+        let mut sink = self.sink.lock().unwrap_or_else(|e| e.into_inner());
+        let mut records = std::mem::take(&mut sink.spare);
+        {
+            let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+            if syncing {
+                q.synced = Instant::now();
+            }
+            std::mem::swap(&mut q.records, &mut records);
+        }
+        for &(i, t) in &records {
+            sink.add(i, t);
+        }
+        records.clear();
+        sink.spare = records;
+        sink
     }
 
     /// Writes and syncs every record so far, and reports the first error any record met.
-    pub fn finish(&self) -> Result<()> {
+    pub fn finish(&self) -> Result<(), FileError> {
         self.flush()?;
         match self.failed.lock().unwrap_or_else(|e| e.into_inner()).take() {
             Some(e) => Err(e),
             None => Ok(()),
         }
     }
+}
 
-    /// Appends and syncs the pending records. On a failed write or sync (a full disk, say)
-    /// the file is cut back to its last synced record and the records stay pending, to be
-    /// written again by the next sync: the file never keeps half a record.
-    fn sync(p: &mut Pending) -> std::io::Result<()> {
-        if !p.lines.is_empty() {
-            let wrote = p.file.write_all(&p.lines).and_then(|()| p.file.sync_data());
-            if let Err(e) = wrote {
-                let _ = p.file.set_len(p.good);
-                return Err(e);
+impl Sink {
+    /// Serializes the record of a finished subproblem, to be written by the next
+    /// [`Sink::sync`].
+    fn add(&mut self, subproblem: usize, t: Tally) {
+        write_record(&mut self.bytes, &mut self.text, subproblem, t);
+        self.records += 1;
+    }
+
+    /// Syncs a header this run wrote, and the directory of a file it made.
+    fn settle(&mut self) -> io::Result<()> {
+        if let Some(created) = self.fresh {
+            self.file.sync_data()?;
+            if created {
+                durable::sync_parent(&self.path)?;
             }
-            p.good += p.lines.len() as u64;
-            p.lines.clear();
-            p.written += p.records;
+            self.fresh = None;
         }
-        p.records = 0;
-        p.since = Instant::now();
         Ok(())
+    }
+
+    /// Appends the pending records not yet written (without syncing them).
+    fn write(&mut self) -> io::Result<()> {
+        while self.put < self.bytes.len() {
+            match self.file.write(&self.bytes[self.put..]) {
+                Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+                Ok(k) => self.put += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends and syncs the pending records. On a failed write (a full disk, say) the
+    /// whole records that went in are kept if they can be synced; the file is cut back to
+    /// its last synced record, and the rest stay pending, to be written again by the next
+    /// sync: the file never keeps half a record.
+    fn sync(&mut self) -> io::Result<()> {
+        self.settle()?;
+        if self.bytes.is_empty() {
+            return Ok(());
+        }
+        let wrote = self.write();
+        let put = std::mem::take(&mut self.put);
+        let error = match wrote.and_then(|()| self.file.sync_data()) {
+            Ok(()) => {
+                self.keep(self.bytes.len());
+                return Ok(());
+            }
+            Err(e) => e,
+        };
+        // A write cut short keeps the whole records before the cut, once they are synced;
+        // a failed sync vouches for nothing.
+        let whole = if put < self.bytes.len() {
+            self.bytes[..put]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1)
+        } else {
+            0
+        };
+        let end = self.good + whole as u64;
+        if whole > 0
+            && self
+                .file
+                .set_len(end)
+                .and_then(|()| self.file.sync_data())
+                .is_ok()
+        {
+            self.keep(whole);
+        } else {
+            let _ = self.file.set_len(self.good);
+        }
+        Err(error)
+    }
+
+    /// The first `bytes` of the pending records are in the file, synced.
+    fn keep(&mut self, bytes: usize) {
+        let records = self.bytes[..bytes].iter().filter(|&&b| b == b'\n').count();
+        self.bytes.drain(..bytes);
+        self.good += bytes as u64;
+        self.records -= records;
+        self.written += records;
     }
 }
 
@@ -338,12 +559,72 @@ impl Observer for Checkpoint {
     }
 }
 
-/// Syncs the directory that holds `path`, so that a file just created (or renamed) there
-/// survives a crash along with its contents.
-pub(crate) fn sync_parent(path: &Path) -> std::io::Result<()> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    File::open(parent)?.sync_all()
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Symmetry;
+
+    fn lines(path: &Path) -> usize {
+        std::fs::read_to_string(path).unwrap().lines().count()
+    }
+
+    #[test]
+    fn records_written_by_hand_read_back_sound_and_equal() {
+        let (mut out, mut text) = (Vec::new(), Vec::new());
+        let big = u128::from(u64::MAX);
+        let counts = [0, 1, 9, 10, 65_521, 14_772_512, big, big + 1, u128::MAX];
+        for (i, &x) in counts.iter().enumerate() {
+            let t = Tally {
+                solutions: x,
+                unique8: counts[counts.len() - 1 - i],
+            };
+            out.clear();
+            write_record(&mut out, &mut text, i * 1_000_003, t);
+            let r: Record = serde_json::from_slice(&out).unwrap();
+            assert!(
+                out.ends_with(b"}\n") && r.sound(),
+                "{}",
+                String::from_utf8_lossy(&out)
+            );
+            assert_eq!((r.subproblem, r.tally()), (i * 1_000_003, t));
+            let [a, b, c, d] = r.residues.0;
+            let shown = format!("{} {x} {} {a} {b} {c} {d}", r.subproblem, t.unique8);
+            assert_eq!(
+                r.crc,
+                crc32fast::hash(shown.as_bytes()),
+                "the documented checksum"
+            );
+        }
+    }
+
+    #[test]
+    fn records_are_synced_by_time_not_by_count() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.ckpt");
+        let plan = Plan::new(12, Symmetry::Full, 3).unwrap();
+        let many = plan.len() - 1;
+        assert!(many > 100, "{many}");
+        let (c, done, cut) = Checkpoint::open(&path, &plan, None).unwrap();
+        assert!(done.is_empty() && cut.is_none());
+        let t = Tally {
+            solutions: 1,
+            unique8: 8,
+        };
+        for i in 0..many {
+            c.record(i, t).unwrap();
+        }
+        assert_eq!(lines(&path), 1, "nothing but the header before a flush");
+        c.stage();
+        assert_eq!(lines(&path), 1 + many, "staged: written, not yet synced");
+        assert_eq!(c.flush().unwrap(), many);
+        assert_eq!(lines(&path), 1 + many, "one flush writes them all");
+        // Where no timer flushes, the record that finds the queue waiting for one and a
+        // half periods syncs it.
+        std::thread::sleep(SYNC_EVERY * 3 / 2);
+        c.record(many, t).unwrap();
+        assert_eq!(lines(&path), 2 + many);
+        drop(c);
+        let (_, done, cut) = Checkpoint::open(&path, &plan, None).unwrap();
+        assert_eq!((done.len(), cut), (plan.len(), None));
+    }
 }

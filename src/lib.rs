@@ -24,13 +24,15 @@
 //! [`scalar`] and [`simd`] (the two counting loops, each with its feeding) behind
 //! [`kernel`] (the one interface both are called through), [`symmetry`] and [`split`]
 //! (roots and subproblems), [`plan`] (a board's subproblems and their costs), [`run`] (an
-//! engine counting a plan, with observers), [`checkpoint`] and [`shard`] (long runs),
+//! engine counting a plan, with observers), [`checkpoint`] and [`shard`] (long runs, over
+//! [`durable`]: temporary files, syncs, locks and the limits of what is read),
 //! [`list`] and [`board`] (solutions in order, rendered), [`published`] (the tables, for
 //! checking only).
 
 pub mod board;
 pub mod checkpoint;
 pub mod cut;
+pub mod durable;
 pub mod estimate;
 pub mod kernel;
 pub mod list;

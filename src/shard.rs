@@ -2,23 +2,21 @@
 //! runs (a cluster's array tasks) count, and the merge that adds their results up.
 //!
 //! A **shard result** is one JSON object: the configuration, which part `I/K` of the
-//! subproblems it covers, its partial counts and a CRC-32 of all that. `merge` adds shard
-//! results up after checking that they are complete, distinct, of one configuration and
-//! untouched.
+//! subproblems it covers, its partial counts and a CRC-32 of all that, written whole or not
+//! at all through [`crate::durable::Output`]. `merge` adds shard results up after checking
+//! that they are complete, distinct, of one configuration and untouched, reading each as
+//! untrusted input: its size bounded ([`MAX_SHARD_BYTES`]) and its sums checked.
 
-use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{VERSION, sync_parent};
+use crate::durable::{self, FileError, Output, VERSION, Written};
 use crate::plan::{Config, Plan};
 use crate::run::{Engine, Outcome, Run};
-use crate::types::{Error, Kernel, Method, Residues, Tally};
+use crate::types::{Error, Kernel, MAX_SUBPROBLEMS, Method, Residues, Tally};
 
 const SHARD_FORMAT: &str = "nqueens-shard";
 
@@ -55,87 +53,44 @@ impl std::fmt::Display for Shard {
 /// The subproblems of shard `shard`: the plan's subproblems dealt, costliest first, each to the part
 /// with the least estimated cost so far (ties to the lower part), so parts take about the
 /// same time. Deterministic for a given plan. Returned in increasing order.
+///
+/// The parts are kept in a heap by `(load, part)`, so dealing `P` subproblems into `K`
+/// parts takes `O(P log P)` to order them and `O(P log K)` to deal them.
 pub fn subproblems_of(costs: &[u64], shard: Shard) -> Vec<usize> {
     let mut order: Vec<usize> = (0..costs.len()).collect();
     order.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
-    let mut load = vec![0u128; shard.count];
+    let mut parts: BinaryHeap<Reverse<(u128, usize)>> =
+        (0..shard.count).map(|p| Reverse((0, p))).collect();
     let mut mine = Vec::new();
     for i in order {
-        let part = (0..shard.count).min_by_key(|&p| (load[p], p)).unwrap_or(0);
-        load[part] += u128::from(costs[i]);
+        let Some(Reverse((load, part))) = parts.pop() else {
+            break;
+        };
         if part == shard.index {
             mine.push(i);
         }
+        parts.push(Reverse((load + u128::from(costs[i]), part)));
     }
     mine.sort_unstable();
     mine
 }
 
-/// Where a shard result will go: a temporary file created beside the destination when the
-/// run starts (so a missing or unwritable directory fails before any counting), written,
-/// synced and renamed over the destination at the end, the directory synced after. Its name
-/// is unique to this process and output, so shards writing beside each other never share
-/// one. Dropped without [`Output::commit`], it removes the temporary file.
-pub struct Output {
-    path: PathBuf,
-    tmp: PathBuf,
-    file: Option<File>,
-}
+/// The most bytes a shard result can hold: an entry `[index,solutions,unique8],` (at most
+/// 89 bytes with 39-digit counts) for each part of the largest plan
+/// ([`MAX_SUBPROBLEMS`]), and 64 KiB for the rest. A larger file is refused unread.
+pub const MAX_SHARD_BYTES: u64 = MAX_SUBPROBLEMS as u64 * 96 + (64 << 10);
 
-impl Output {
-    /// Creates the temporary file for `path`.
-    pub fn create(path: &Path) -> Result<Output> {
-        static SERIAL: AtomicUsize = AtomicUsize::new(0);
-        let name = path
-            .file_name()
-            .with_context(|| format!("--output {}: not a file name", path.display()))?;
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(
-            ".{}-{}.tmp",
-            std::process::id(),
-            SERIAL.fetch_add(1, Ordering::Relaxed)
-        ));
-        let tmp = path.with_file_name(tmp_name);
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .with_context(|| format!("--output {}: cannot write there", path.display()))?;
-        Ok(Output {
-            path: path.to_path_buf(),
-            tmp,
-            file: Some(file),
-        })
-    }
-
-    /// The destination.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Writes `bytes`, syncs them, renames the temporary file over the destination and
-    /// syncs the directory.
-    fn commit(mut self, bytes: &[u8]) -> Result<()> {
-        let shown = self.tmp.display().to_string();
-        let mut file = self.file.take().context("output already written")?;
-        file.write_all(bytes)
-            .and_then(|()| file.sync_all())
-            .with_context(|| format!("cannot write {shown}"))?;
-        std::fs::rename(&self.tmp, &self.path)
-            .with_context(|| format!("cannot move {shown} to {}", self.path.display()))?;
-        sync_parent(&self.path)
-            .with_context(|| format!("cannot sync the directory of {}", self.path.display()))?;
-        self.tmp = PathBuf::new();
-        Ok(())
-    }
-}
-
-impl Drop for Output {
-    fn drop(&mut self) {
-        if !self.tmp.as_os_str().is_empty() {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
+/// How `merge --audit` recounts the shards of a plan counted by `method` with the loop
+/// `made_with`, on a CPU whose best loop is `best` ([`Kernel::Auto`] resolved here): a
+/// joined shard's keys are searched, with `best` (the loop that made a file is a speed
+/// choice of its machine, which this one may lack); a searched shard is recounted with the
+/// other loop, the scalar one after a SIMD loop (every CPU has it) and `best` after the
+/// scalar one, so that a bug in one loop shows as a difference.
+pub fn audit_counting(method: Method, made_with: Kernel, best: Kernel) -> (Method, Kernel) {
+    match (method, made_with) {
+        (Method::Join, _) => (Method::Search, best),
+        (_, Kernel::Avx512 | Kernel::Avx2) => (Method::Search, Kernel::Scalar),
+        _ => (Method::Search, best),
     }
 }
 
@@ -232,56 +187,178 @@ impl ShardResult {
         )
     }
 
-    /// Writes the result atomically through `out` (see [`Output`]).
-    pub fn write(&self, out: Output) -> Result<()> {
-        let mut text = serde_json::to_vec(self)?;
+    /// Writes the result to `out`'s temporary file and syncs it; [`Written::publish`]
+    /// then puts it in place (see [`Output`]).
+    pub fn write(&self, out: Output) -> Result<Written, FileError> {
+        let mut text =
+            serde_json::to_vec(self).map_err(|e| FileError::invalid(out.path(), e.to_string()))?;
         text.push(b'\n');
-        out.commit(&text)
+        out.write(&text)
     }
 
-    /// Reads a shard result and checks it: its checksum, that this nqueens made it, and that
-    /// its subproblems, sums and residues agree with each other.
-    pub fn read(path: &Path) -> Result<ShardResult> {
-        let shown = path.display();
-        let text =
-            std::fs::read(path).with_context(|| format!("cannot read shard result {shown}"))?;
-        let r: ShardResult = serde_json::from_slice(&text)
-            .ok()
-            .filter(|r: &ShardResult| r.format == SHARD_FORMAT)
-            .with_context(|| format!("{shown} is not an nqueens shard result of this version"))?;
-        ensure!(
-            r.version == VERSION,
-            "{shown} is a version {} shard result; this nqueens reads version {VERSION}",
-            r.version
-        );
-        ensure!(
-            r.checksum == r.computed_checksum(),
-            "{shown} (shard {}): its checksum does not match its content; it was changed or damaged",
-            r.shard
-        );
+    /// Reads a shard result and checks it: at most [`MAX_SHARD_BYTES`], its checksum, that
+    /// this nqueens made it, and that its subproblems, sums and residues agree with each
+    /// other and its sums fit the board ([`durable::count_limit`]).
+    pub fn read(path: &Path) -> Result<ShardResult, FileError> {
+        let r: ShardResult = durable::read_json(path, "shard result", MAX_SHARD_BYTES)?;
+        let invalid = |why: String| FileError::invalid(path, why);
+        if r.format != SHARD_FORMAT {
+            return Err(invalid(format!(
+                "not an nqueens shard result (its format is {:?}, not {SHARD_FORMAT:?})",
+                r.format
+            )));
+        }
+        if r.version != VERSION {
+            return Err(invalid(format!(
+                "a version {} shard result; this nqueens reads version {VERSION}",
+                r.version
+            )));
+        }
+        if r.checksum != r.computed_checksum() {
+            return Err(invalid(format!(
+                "(shard {}): its checksum does not match its content; it was changed or damaged",
+                r.shard
+            )));
+        }
         let this = env!("CARGO_PKG_VERSION");
-        ensure!(
-            r.config.nqueens == this,
-            "{shown} (shard {}) was made by nqueens {}; this is nqueens {this}: merge with the version that made it",
-            r.shard,
-            r.config.nqueens
-        );
+        if r.config.nqueens != this {
+            return Err(invalid(format!(
+                "(shard {}) was made by nqueens {}; this is nqueens {this}: merge with the version that made it",
+                r.shard, r.config.nqueens
+            )));
+        }
         let increasing = r.subproblems.windows(2).all(|w| w[0].0 < w[1].0);
         let inside = r.subproblems.iter().all(|e| e.0 < r.config.subproblems);
-        ensure!(
-            increasing && inside,
-            "{shown} (shard {}): its subproblem list is out of order or out of the plan",
-            r.shard
-        );
-        let sum: Tally = r.each().map(|(_, t)| t).sum();
+        if !(increasing && inside) {
+            return Err(invalid(format!(
+                "(shard {}): its subproblem list is out of order or out of the plan",
+                r.shard
+            )));
+        }
+        let limit = durable::count_limit(r.config.n);
+        let sum = r
+            .each()
+            .try_fold(Tally::default(), |sum, (_, t)| durable::add_within(sum, t, limit))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "(shard {}): its subproblems' counts add up to more than an n = {} board has (at most {limit}); it was changed",
+                    r.shard, r.config.n
+                ))
+            })?;
         let residues: Residues = r.each().map(|(_, t)| Residues::of(t)).sum();
-        ensure!(
-            sum == r.tally() && residues == r.residues && Residues::of(sum) == r.residues,
-            "{shown} (shard {}): its sums or residues disagree with its subproblems; it was changed",
-            r.shard
-        );
+        if !(sum == r.tally() && residues == r.residues && Residues::of(sum) == r.residues) {
+            return Err(invalid(format!(
+                "(shard {}): its sums or residues disagree with its subproblems; it was changed",
+                r.shard
+            )));
+        }
         Ok(r)
     }
+}
+
+/// Why shard results could not be merged or an audit failed. Each message names the files
+/// concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// No file was given.
+    #[error("merge needs at least one shard result")]
+    NoFiles,
+    /// A file could not be read, or is wrong in itself or beside the first.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// Two files are the same shard.
+    #[error("{} and {} are both shard {shard}", first.display(), second.display())]
+    Twice {
+        /// The file read first.
+        first: PathBuf,
+        /// The file read second.
+        second: PathBuf,
+        /// The shard both are.
+        shard: Shard,
+    },
+    /// Shards are missing.
+    #[error("missing shard(s) {missing} of {count}")]
+    Missing {
+        /// The missing shards' indices, comma-separated (the first twenty).
+        missing: String,
+        /// How many shards there are.
+        count: usize,
+    },
+    /// The shards' plan cannot be rebuilt here.
+    #[error("{}: {config}: {error}", path.display())]
+    Plan {
+        /// The first file.
+        path: PathBuf,
+        /// Its configuration, in words.
+        config: String,
+        /// Why the plan cannot be made.
+        error: Error,
+    },
+    /// This nqueens plans the configuration differently.
+    #[error(
+        "the shards are for {files}, but this nqueens plans {planned}: merge them with the nqueens that made them"
+    )]
+    Replanned {
+        /// The files' configuration, in words.
+        files: String,
+        /// This nqueens's plan, in words.
+        planned: String,
+    },
+    /// A subproblem is in two shards.
+    #[error(
+        "subproblem {subproblem} is counted in both {} and {}: the shards overlap",
+        first.display(),
+        second.display()
+    )]
+    Overlap {
+        /// The subproblem.
+        subproblem: usize,
+        /// One file that counts it.
+        first: PathBuf,
+        /// Another.
+        second: PathBuf,
+    },
+    /// Subproblems are in no shard.
+    #[error(
+        "the shards leave {uncovered} of the plan's {total} subproblems uncounted (the first is {first})"
+    )]
+    Uncovered {
+        /// How many.
+        uncovered: usize,
+        /// The plan's subproblems.
+        total: usize,
+        /// The first one in no shard.
+        first: usize,
+    },
+    /// The shards' counts add up to more than the board can have.
+    #[error(
+        "the shards' counts add up to more than an n = {n} board has (at most {limit}): a file was changed"
+    )]
+    Overflow {
+        /// The board.
+        n: u32,
+        /// [`durable::count_limit`] of the board.
+        limit: u128,
+    },
+    /// A recounted subproblem differs from its shard's record.
+    #[error(
+        "audit: subproblem {subproblem} of {} recounts to {} solutions ({} x8 fundamental), but the shard records {} ({}): the shard is wrong",
+        path.display(),
+        again.solutions,
+        again.unique8,
+        recorded.solutions,
+        recorded.unique8
+    )]
+    Audit {
+        /// The subproblem.
+        subproblem: usize,
+        /// The file that records it.
+        path: PathBuf,
+        /// Its counts recounted.
+        again: Tally,
+        /// Its counts as recorded.
+        recorded: Tally,
+    },
 }
 
 /// Shard results checked and added up by [`merge`].
@@ -295,66 +372,72 @@ pub struct Merged {
 }
 
 /// Adds up shard results after checking that they are shards `0..K` of one configuration,
-/// each exactly once, that this binary makes the same plan for it, and that together they
-/// cover every subproblem of the plan exactly once.
-pub fn merge(paths: &[PathBuf]) -> Result<Merged> {
-    ensure!(!paths.is_empty(), "merge needs at least one shard result");
+/// each exactly once, that this binary makes the same plan for it, that together they
+/// cover every subproblem of the plan exactly once, and that their sum fits the board.
+pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
+    if paths.is_empty() {
+        return Err(MergeError::NoFiles);
+    }
     let results: Vec<(PathBuf, ShardResult)> = paths
         .iter()
         .map(|p| ShardResult::read(p).map(|r| (p.clone(), r)))
-        .collect::<Result<_>>()?;
+        .collect::<Result<_, _>>()?;
     let (first_path, first) = &results[0];
     let mut seen: HashMap<usize, &PathBuf> = HashMap::new();
     for (path, r) in &results {
+        let invalid = |why: String| MergeError::File(FileError::invalid(path, why));
         if r.config != first.config || r.shard.count != first.shard.count {
-            bail!(
-                "{} (shard {}) is for {} in {} parts, but {} is for {} in {} parts",
-                path.display(),
+            return Err(invalid(format!(
+                "(shard {}) is for {} in {} parts, but {} is for {} in {} parts",
                 r.shard,
                 r.config.describe(),
                 r.shard.count,
                 first_path.display(),
                 first.config.describe(),
                 first.shard.count
-            );
+            )));
         }
-        ensure!(
-            r.shard.count <= r.config.subproblems,
-            "{}: shard {} has more parts than its plan has subproblems ({})",
-            path.display(),
-            r.shard,
-            r.config.subproblems
-        );
-        ensure!(
-            r.shard.index < r.shard.count,
-            "{}: shard {} does not exist",
-            path.display(),
-            r.shard
-        );
+        if r.shard.count > r.config.subproblems {
+            return Err(invalid(format!(
+                "shard {} has more parts than its plan has subproblems ({})",
+                r.shard, r.config.subproblems
+            )));
+        }
+        if r.shard.index >= r.shard.count {
+            return Err(invalid(format!("shard {} does not exist", r.shard)));
+        }
         if let Some(other) = seen.insert(r.shard.index, path) {
-            bail!(
-                "{} and {} are both shard {}",
-                other.display(),
-                path.display(),
-                r.shard
-            );
+            return Err(MergeError::Twice {
+                first: other.clone(),
+                second: path.clone(),
+                shard: r.shard,
+            });
         }
     }
-    let missing: Vec<String> = (0..first.shard.count)
-        .filter(|i| !seen.contains_key(i))
-        .map(|i| i.to_string())
-        .collect();
-    ensure!(
-        missing.is_empty(),
-        "missing shard(s) {} of {}",
-        missing.join(", "),
-        first.shard.count
-    );
+    let count = first.shard.count;
+    if seen.len() < count {
+        // At most twenty named: the count comes from the files, which may lie.
+        let named: Vec<String> = (0..count)
+            .filter(|i| !seen.contains_key(i))
+            .take(20)
+            .map(|i| i.to_string())
+            .collect();
+        let more = count - seen.len() - named.len();
+        let missing = match more {
+            0 => named.join(", "),
+            _ => format!("{}, and {more} more", named.join(", ")),
+        };
+        return Err(MergeError::Missing { missing, count });
+    }
     let config = &first.config;
-    let method: Method = config
-        .method
-        .parse()
-        .map_err(|e: String| anyhow::anyhow!("{}: {e}", first_path.display()))?;
+    let plan_error = |error: Error| MergeError::Plan {
+        path: first_path.clone(),
+        config: config.describe(),
+        error,
+    };
+    let method: Method = config.method.parse().map_err(|e: String| {
+        FileError::invalid(first_path, format!("method {}: {e}", config.method))
+    })?;
     // Built to compare and recount, not to join: the pieces need memory, the tables none.
     let plan = Plan::build(
         config.n,
@@ -364,35 +447,43 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged> {
         usize::MAX,
         1,
     )
-    .with_context(|| format!("{}: {}", first_path.display(), config.describe()))?;
-    ensure!(
-        plan.config() == *config,
-        "the shards are for {}, but this nqueens plans {}: merge them with the nqueens that made them",
-        config.describe(),
-        plan.config().describe()
-    );
+    .map_err(plan_error)?;
+    if plan.config() != *config {
+        return Err(MergeError::Replanned {
+            files: config.describe(),
+            planned: plan.config().describe(),
+        });
+    }
     // Every subproblem of the plan exactly once.
     let mut owner: Vec<Option<&PathBuf>> = vec![None; plan.len()];
     for (path, r) in &results {
         for (i, _) in r.each() {
             if let Some(other) = owner[i].replace(path) {
-                bail!(
-                    "subproblem {i} is counted in both {} and {}: the shards overlap",
-                    other.display(),
-                    path.display()
-                );
+                return Err(MergeError::Overlap {
+                    subproblem: i,
+                    first: other.clone(),
+                    second: path.clone(),
+                });
             }
         }
     }
     let uncovered = owner.iter().filter(|o| o.is_none()).count();
-    ensure!(
-        uncovered == 0,
-        "the shards leave {uncovered} of the plan's {} subproblems uncounted (the first is {})",
-        plan.len(),
-        owner.iter().position(Option::is_none).unwrap_or(0)
-    );
+    if uncovered > 0 {
+        return Err(MergeError::Uncovered {
+            uncovered,
+            total: plan.len(),
+            first: owner.iter().position(Option::is_none).unwrap_or(0),
+        });
+    }
+    let limit = durable::count_limit(plan.n);
+    let tally = results
+        .iter()
+        .try_fold(Tally::default(), |sum, (_, r)| {
+            durable::add_within(sum, r.tally(), limit)
+        })
+        .ok_or(MergeError::Overflow { n: plan.n, limit })?;
     let outcome = Outcome {
-        tally: results.iter().map(|(_, r)| r.tally()).sum(),
+        tally,
         threads: results.iter().map(|(_, r)| r.threads).max().unwrap_or(1),
         elapsed_s: results.iter().map(|(_, r)| r.elapsed_s).fold(0.0, f64::max),
         each: Vec::new(),
@@ -413,7 +504,7 @@ pub fn audit(
     method: Method,
     percent: f64,
     seed: u64,
-) -> Result<usize> {
+) -> Result<usize, MergeError> {
     let all: Vec<(&PathBuf, usize, Tally)> = merged
         .shards
         .iter()
@@ -450,15 +541,14 @@ pub fn audit(
         .each;
     for (i, again) in recounted {
         let (path, recorded) = recorded[&i];
-        ensure!(
-            again == recorded,
-            "audit: subproblem {i} of {} recounts to {} solutions ({} x8 fundamental), but the shard records {} ({}): the shard is wrong",
-            path.display(),
-            again.solutions,
-            again.unique8,
-            recorded.solutions,
-            recorded.unique8
-        );
+        if again != recorded {
+            return Err(MergeError::Audit {
+                subproblem: i,
+                path: path.clone(),
+                again,
+                recorded,
+            });
+        }
     }
     Ok(want)
 }
@@ -484,6 +574,51 @@ mod tests {
                     .collect();
                 let (lo, hi) = (loads.iter().min().unwrap(), loads.iter().max().unwrap());
                 assert!(hi - lo <= 1000, "k = {k}: {loads:?}");
+            }
+        }
+    }
+
+    /// The dealing as first written: each subproblem, costliest first, to the part with the
+    /// least load (ties to the lower part), found by a scan of every part.
+    fn dealt_by_scanning(costs: &[u64], shard: Shard) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..costs.len()).collect();
+        order.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
+        let mut load = vec![0u128; shard.count];
+        let mut mine = Vec::new();
+        for i in order {
+            let part = (0..shard.count).min_by_key(|&p| (load[p], p)).unwrap();
+            load[part] += u128::from(costs[i]);
+            if part == shard.index {
+                mine.push(i);
+            }
+        }
+        mine.sort_unstable();
+        mine
+    }
+
+    #[test]
+    fn the_heap_deals_exactly_as_a_scan_of_every_part() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        // Wide costs, and narrow ones with many ties (equal loads, equal costs).
+        for (parts, spread) in [(500, 1 << 40), (300, 4), (64, 1), (1000, 1000)] {
+            let costs: Vec<u64> = (0..parts)
+                .map(|_| next() % spread + u64::from(spread == 1))
+                .collect();
+            for count in [1, 2, 3, 7, 16, 63, parts / 2, parts] {
+                for index in [0, count / 2, count - 1] {
+                    let shard = Shard { index, count };
+                    assert_eq!(
+                        subproblems_of(&costs, shard),
+                        dealt_by_scanning(&costs, shard),
+                        "{parts} parts of spread {spread}, shard {shard}"
+                    );
+                }
             }
         }
     }

@@ -306,6 +306,25 @@ fn merge_refuses_missing_duplicate_mismatched_and_tampered_shards() {
     refused(&files, "checksum does not match");
 }
 
+/// `count 13 --split-depth 3` as shard `i` of 2, written to `file`, checkpointed in `ckpt`.
+fn checkpointed_shard(i: usize, file: &Path, ckpt: &Path) -> Vec<String> {
+    let shard = format!("{i}/2");
+    [
+        "count",
+        "13",
+        "--split-depth",
+        "3",
+        "--shard",
+        &shard,
+        "--output",
+        path(file),
+        "--checkpoint",
+        path(ckpt),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 #[test]
 fn a_shard_can_checkpoint_and_resume() {
     let dir = scratch("shard-ckpt");
@@ -319,23 +338,9 @@ fn a_shard_can_checkpoint_and_resume() {
     ]));
     let mut files = Vec::new();
     for i in 0..2 {
-        let (file, ckpt, shard) = (
-            dir.join(format!("{i}.json")),
-            dir.join(format!("{i}.ckpt")),
-            format!("{i}/2"),
-        );
-        let args = [
-            "count",
-            "13",
-            "--split-depth",
-            "3",
-            "--shard",
-            &shard,
-            "--output",
-            path(&file),
-            "--checkpoint",
-            path(&ckpt),
-        ];
+        let file = dir.join(format!("{i}.json"));
+        let args = checkpointed_shard(i, &file, &dir.join(format!("{i}.ckpt")));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         crash_after(&args, "20");
         assert!(nqueens(&args).status.success());
         files.push(path(&file).to_string());
@@ -758,4 +763,509 @@ fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_cut_and_recounted(
         whole,
         "the forged count is not in the total"
     );
+}
+
+// Issue 22: files and signals a cluster can trust.
+
+/// Runs nqueens with `args`, the test hook set to pause it once signals are caught and
+/// before planning: a refusal of the arguments must come first, without the pause.
+fn refused_before_planning(args: &[&str]) -> String {
+    let out = Command::cargo_bin("nqueens")
+        .unwrap()
+        .args(args)
+        .env("NQUEENS_TEST_PAUSE_AT", "planning")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(!err.contains("paused at planning"), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    err
+}
+
+/// The names in `dir` that end in `.tmp`.
+fn temporaries_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+#[test]
+fn an_output_that_is_not_a_regular_file_is_refused_and_left_as_it_was() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("not-a-file");
+    let fifo = dir.join("fifo");
+    assert!(Std::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let sub = dir.join("outdir");
+    std::fs::create_dir(&sub).unwrap();
+    let to_fifo = dir.join("to-fifo");
+    std::os::unix::fs::symlink(&fifo, &to_fifo).unwrap();
+    let dangling = dir.join("dangling");
+    std::os::unix::fs::symlink(dir.join("nothing"), &dangling).unwrap();
+    let slash = format!("{}/", path(&sub));
+    let new_in_dir = format!("{}/", path(&dir.join("s.json")));
+    let mut cases = vec![
+        (path(&fifo).to_string(), "a FIFO"),
+        (path(&sub).to_string(), "a directory"),
+        (slash, "names a directory"),
+        (new_in_dir, "names a directory"),
+        (path(&to_fifo).to_string(), "a symbolic link to"),
+        (path(&dangling).to_string(), "a symbolic link to"),
+    ];
+    // A device node (issue 22 replaced `d/null`, a copy of /dev/null, with a file).
+    let null = dir.join("null");
+    let made = Std::new("mknod")
+        .args(["-m", "666", path(&null), "c", "1", "3"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if made {
+        cases.push((path(&null).to_string(), "a character device"));
+    } else {
+        let _ = writeln_stderr("NOT TESTED HERE: cannot make a device node (not root?)");
+    }
+    for (target, why) in &cases {
+        let err = refused_before_planning(&["count", "12", "--shard", "0/2", "--output", target]);
+        assert!(
+            err.contains("--output") && err.contains(why),
+            "{target}: {err}"
+        );
+        assert!(err.contains(target.as_str()), "names the path: {err}");
+    }
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(
+        std::fs::symlink_metadata(&to_fifo)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(std::fs::metadata(&sub).unwrap().is_dir());
+    if made {
+        assert!(
+            std::fs::symlink_metadata(&null)
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+    }
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    // A link to a regular file is followed: the file is replaced, the link stays.
+    let real = dir.join("real.json");
+    std::fs::write(&real, "old").unwrap();
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let files = [0, 1].map(|i| {
+        let file = if i == 0 {
+            link.clone()
+        } else {
+            dir.join("1.json")
+        };
+        let out = nqueens(&[
+            "count",
+            "12",
+            "--shard",
+            &format!("{i}/2"),
+            "--output",
+            path(&file),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        path(&file).to_string()
+    });
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(counts(&merge(&files))["solutions"], 14200);
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+}
+
+fn writeln_stderr(line: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    writeln!(std::io::stderr(), "{line}")
+}
+
+#[test]
+fn another_users_file_in_a_sticky_directory_is_refused_before_counting() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("sticky");
+    let nobody = ["--reuid", "65534", "--regid", "65534", "--clear-groups"];
+    let can_switch = Std::new("setpriv")
+        .args(nobody)
+        .arg("true")
+        .status()
+        .is_ok_and(|s| s.success());
+    if !can_switch {
+        let _ =
+            writeln_stderr("NOT TESTED HERE: cannot run as another user (not root, or no setpriv)");
+        return;
+    }
+    // As /tmp: a directory anyone may write, where only a file's owner may replace it.
+    std::fs::set_permissions(&*dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let sticky = dir.join("tmp");
+    std::fs::create_dir(&sticky).unwrap();
+    std::fs::set_permissions(&sticky, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let theirs = sticky.join("theirs.json");
+    std::fs::write(&theirs, "root's").unwrap();
+    let out = Std::new("setpriv")
+        .args(nobody)
+        .arg(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "12", "--shard", "0/2", "--output", path(&theirs)])
+        .env("NQUEENS_TEST_PAUSE_AT", "planning")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(path(&theirs)) && err.contains("sticky"),
+        "{err}"
+    );
+    assert!(!err.contains("paused"), "refused before planning: {err}");
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "root's");
+    assert_eq!(temporaries_in(&sticky), Vec::<String>::new());
+}
+
+#[test]
+fn the_same_file_for_checkpoint_and_output_is_refused() {
+    let dir = scratch("same");
+    let same = dir.join("same.json");
+    let hard = dir.join("hard.json");
+    let soft = dir.join("soft.json");
+    let refused = |output: &Path| {
+        let err = refused_before_planning(&[
+            "count",
+            "12",
+            "--shard",
+            "0/2",
+            "--checkpoint",
+            path(&same),
+            "--output",
+            path(output),
+        ]);
+        assert!(err.contains("the same file"), "{err}");
+    };
+    refused(&same);
+    assert!(!same.exists(), "nothing was made");
+    // By another name: a link, or `dir/./same.json`.
+    std::fs::write(&same, "").unwrap();
+    std::fs::hard_link(&same, &hard).unwrap();
+    std::os::unix::fs::symlink(&same, &soft).unwrap();
+    for other in [&hard, &soft, &dir.join(".").join("same.json")] {
+        refused(other);
+    }
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+}
+
+#[test]
+fn counts_that_wrap_a_u128_are_refused_never_summed() {
+    let dir = scratch("wrap");
+    let files = shards(&dir, "12", 2, &[]);
+    // Self-consistent: the subproblem's count is 2^128 - k, and the sums wrap back to the
+    // true total + 1 (the issue's file printed `solutions 1`); residues and checksum agree.
+    let mut r: ShardResult =
+        serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    let true_sum = r.solutions;
+    r.subproblems[0].1 = r.subproblems[0].1.wrapping_sub(true_sum).wrapping_sub(1);
+    r.solutions = r.subproblems.iter().fold(0u128, |s, e| s.wrapping_add(e.1));
+    assert_eq!(r.solutions, u128::MAX);
+    r.residues = r.each().map(|(_, t)| Residues::of(t)).sum();
+    r.seal();
+    std::fs::write(&files[0], serde_json::to_string(&r).unwrap()).unwrap();
+    let out = merge(&files);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&files[0]) && err.contains("more than an n = 12 board has"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "no total");
+
+    // A checkpoint record of 2^128 - 1 with its checksum and residues recomputed.
+    let (_dir, ckpt, args, _) = crashed_checkpoint("wrap-ckpt");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let record: serde_json::Value = serde_json::from_str(&lines[2]).unwrap();
+    let (sub, unique8) = (
+        record["subproblem"].as_u64().unwrap(),
+        record["unique8"].as_u64().unwrap(),
+    );
+    let forged = Tally {
+        solutions: u128::MAX,
+        unique8: unique8.into(),
+    };
+    let [a, b, c, d] = Residues::of(forged).0;
+    let crc = crc32fast::hash(format!("{sub} {} {unique8} {a} {b} {c} {d}", u128::MAX).as_bytes());
+    lines[2] = format!(
+        "{{\"subproblem\":{sub},\"solutions\":{},\"unique8\":{unique8},\"residues\":[{a},{b},{c},{d}],\"crc\":{crc}}}",
+        u128::MAX
+    );
+    std::fs::write(&ckpt, lines.join("\n") + "\n").unwrap();
+    let out = nqueens(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(path(&ckpt))
+            && err.contains("line 3")
+            && err.contains("more than an n = 13 board has"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "no total");
+}
+
+/// Starts `args` with the test hook that pauses it at `stage`, and waits for the pause.
+fn paused_at(
+    stage: &str,
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
+    use std::io::BufRead;
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .env("NQUEENS_TEST_PAUSE_AT", stage)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains(&format!("paused at {stage}")) {
+        line.clear();
+        if err.read_line(&mut line).unwrap() == 0 {
+            let _ = child.kill();
+            panic!("the run ended without pausing at {stage}");
+        }
+    }
+    (child, err)
+}
+
+/// Sends SIGTERM to `child` and returns its exit code and the rest of its stderr.
+fn terminate(mut child: std::process::Child, mut err: impl std::io::Read) -> (Option<i32>, String) {
+    assert!(
+        Std::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    (child.wait().unwrap().code(), rest)
+}
+
+#[test]
+fn sigterm_while_planning_or_writing_the_output_leaves_no_temporary_file() {
+    let dir = scratch("sigterm");
+    let out = dir.join("s.json");
+    let ckpt = dir.join("s.ckpt");
+    let args = checkpointed_shard(1, &out, &ckpt);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // While planning: the output's temporary file is made, the checkpoint not yet opened.
+    let (child, err) = paused_at("planning", &args);
+    assert_eq!(temporaries_in(&dir).len(), 1, "the output is checked first");
+    let (code, err) = terminate(child, err);
+    assert_eq!(code, Some(143), "{err}");
+    assert!(
+        err.contains("interrupted by SIGTERM before counting began"),
+        "{err}"
+    );
+    assert!(err.contains("run the same command again"), "{err}");
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    assert!(!out.exists());
+    // While the output is written: every subproblem counted and checkpointed, the result
+    // synced under its temporary name.
+    let (child, err) = paused_at("output", &args);
+    assert_eq!(temporaries_in(&dir).len(), 1);
+    let (code, err) = terminate(child, err);
+    assert_eq!(code, Some(143), "{err}");
+    assert!(
+        err.contains("interrupted by SIGTERM") && err.contains(path(&ckpt)),
+        "{err}"
+    );
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    assert!(!out.exists(), "no output, rather than half of one");
+    // The same command again resumes from the checkpoint and writes the shard.
+    let again = nqueens(&args);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let other = dir.join("0.json");
+    let first = nqueens(&[
+        "count",
+        "13",
+        "--split-depth",
+        "3",
+        "--shard",
+        "0/2",
+        "--output",
+        path(&other),
+    ]);
+    assert!(first.status.success());
+    assert_eq!(
+        counts(&merge(&[path(&other).into(), path(&out).into()]))["solutions"],
+        73712
+    );
+    // Without a checkpoint, a signal says that nothing was saved.
+    let (child, err) = paused_at("planning", &["count", "13"]);
+    let (code, err) = terminate(child, err);
+    assert_eq!(code, Some(143), "{err}");
+    assert!(err.contains("nothing was saved"), "{err}");
+}
+
+#[test]
+fn files_too_large_to_be_shards_are_refused_unread() {
+    let dir = scratch("large");
+    // Sparse: larger than the largest plan's shard could be, no disk used.
+    let huge = dir.join("huge.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let started = std::time::Instant::now();
+    let out = merge(&[path(&huge).to_string()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(path(&huge)) && err.contains("larger than any shard result"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "not read: {:?}",
+        started.elapsed()
+    );
+    // An endless file fails at its first byte, which is not JSON.
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["merge", "/dev/zero"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = (0..100).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        child.try_wait().unwrap()
+    });
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.and_then(|s| s.code()), Some(1), "{err}");
+    assert!(
+        err.contains("/dev/zero: not a valid nqueens shard result"),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_bad_file_is_named_with_what_is_wrong_with_it() {
+    let dir = scratch("named");
+    let files = shards(&dir, "12", 1, &[]);
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let at = text.find("\"solutions\":").unwrap() + "\"solutions\":".len();
+    let digits = text[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
+    let (head, tail) = (&text[..at], &text[at + digits..]);
+    let cases = [
+        ("truncated", text[..text.len() / 2].to_string(), "cut short"),
+        ("string", format!("{head}\"14200\"{tail}"), "line 1 column"),
+        ("2^127", format!("{head}{}{tail}", 1u128 << 127), "checksum"),
+        (
+            "huge",
+            format!("{head}1361129467683753853853498429727072845824{tail}"),
+            "out of range",
+        ),
+    ];
+    for (name, bad, why) in cases {
+        let file = dir.join(format!("{name}.json"));
+        std::fs::write(&file, bad).unwrap();
+        let out = merge(&[path(&file).to_string()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(
+            err.contains(path(&file)) && err.contains(why),
+            "{name}: {err}"
+        );
+        assert!(
+            !err.contains("not an nqueens shard result of this version"),
+            "{name}: {err}"
+        );
+    }
+    // A checkpoint that can take nothing: named, refused before planning.
+    let err = refused_before_planning(&["count", "12", "--checkpoint", "/dev/full"]);
+    assert!(
+        err.contains("--checkpoint /dev/full") && err.contains("not a regular file"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_joined_shard_is_audited_with_the_best_loop_of_this_cpu() {
+    use nqueens::shard::audit_counting;
+    use nqueens::{Kernel, Method};
+    // Made with AVX-512, audited on a CPU whose best loop is AVX2 or the scalar one.
+    for best in [Kernel::Avx2, Kernel::Scalar] {
+        assert_eq!(
+            audit_counting(Method::Join, Kernel::Avx512, best),
+            (Method::Search, best)
+        );
+        assert_eq!(
+            audit_counting(Method::Join, Kernel::Avx2, best),
+            (Method::Search, best)
+        );
+    }
+    // A searched shard is recounted with the other loop, which every CPU has after SIMD.
+    assert_eq!(
+        audit_counting(Method::Search, Kernel::Avx512, Kernel::Avx2),
+        (Method::Search, Kernel::Scalar)
+    );
+    assert_eq!(
+        audit_counting(Method::Search, Kernel::Scalar, Kernel::Avx2),
+        (Method::Search, Kernel::Avx2)
+    );
+    // End to end, with the shards marked as made by AVX-512 (which this CPU may lack).
+    let dir = scratch("audit-kernel");
+    let files = shards(&dir, "12", 2, &["--method", "join"]);
+    for file in &files {
+        forge(file, false, |r| r.kernel = Kernel::Avx512);
+    }
+    let out = nqueens(
+        &[
+            &["merge", "--audit", "100", "--format", "json"][..],
+            &files.iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat(),
+    );
+    assert_eq!(counts(&out)["solutions"], 14200);
+}
+
+#[test]
+fn a_checkpoint_whose_header_was_cut_short_starts_again() {
+    let (_dir, ckpt, args, whole) = crashed_checkpoint("torn-header");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    let header = text.lines().next().unwrap();
+    // A crash while the header was written leaves the start of it.
+    for cut in [1, header.len() / 2, header.len()] {
+        std::fs::write(&ckpt, &header[..cut]).unwrap();
+        assert_eq!(counts(&nqueens(&args)), whole, "cut at {cut}");
+    }
+    // Not the start of this run's header: someone else's file, refused.
+    std::fs::write(&ckpt, "{\"format\":\"x\"").unwrap();
+    let out = nqueens(&args);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not an nqueens checkpoint"));
 }

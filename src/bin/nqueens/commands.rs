@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use clap::CommandFactory;
 use nqueens::checkpoint::{self, Checkpoint};
+use nqueens::durable::{FileError, Output};
 use nqueens::list::{self, ListOptions};
 use nqueens::shard::{self, ShardResult};
 use nqueens::{
@@ -23,6 +24,8 @@ use crate::cli::{
 use crate::output::{Check, Prediction, Printer, significant};
 use crate::periodic::{Tick, while_running};
 use crate::progress::{self, Progress};
+use crate::signals::Interrupts;
+use crate::{files, hooks};
 
 /// What went wrong, and the exit code it maps to.
 #[derive(Debug)]
@@ -38,6 +41,18 @@ pub enum Failure {
 impl From<io::Error> for Failure {
     fn from(e: io::Error) -> Failure {
         Failure::Failed(e.into())
+    }
+}
+
+impl From<FileError> for Failure {
+    /// A path that cannot serve is the input's fault (exit 2); a file that cannot be read
+    /// or written, or is wrong, fails the work (exit 1).
+    fn from(e: FileError) -> Failure {
+        if e.is_usage() {
+            Failure::Usage(e.into())
+        } else {
+            Failure::Failed(e.into())
+        }
     }
 }
 
@@ -95,6 +110,8 @@ fn precheck(args: &EngineArgs, sizes: impl IntoIterator<Item = u32>) -> Result<(
 }
 
 fn count(args: CountArgs) -> Result<(), Failure> {
+    // Signals are caught before anything else is done, planning included.
+    let interrupts = Interrupts::install(args.long.checkpoint.clone());
     let largest = args.sizes.iter().map(|r| *r.end()).max().unwrap_or(0);
     check_split_depth(&args.engine, largest)?;
     let single = args.sizes.len() == 1 && args.sizes[0].start() == args.sizes[0].end();
@@ -104,12 +121,15 @@ fn count(args: CountArgs) -> Result<(), Failure> {
         )));
     }
     precheck(&args.engine, args.sizes.iter().cloned().flatten())?;
+    // The files' paths are checked (the output's temporary file made) before any planning.
+    let mut output = files::prepare(&args.long)?;
     let engine = engine(&args.engine)?;
     let mut out = Printer::new(io::stdout().lock(), args.engine.format);
     let mut unused = UnusedDepth::new(&args.engine);
     for n in args.sizes.iter().cloned().flatten() {
         let depth = split_depth_for(n, &args.engine, &engine);
-        if let Some(counts) = long_count(n, depth, &engine, &args.long)? {
+        let files = (&args.long, output.take(), &interrupts);
+        if let Some(counts) = long_count(n, depth, &engine, files)? {
             unused.check(&counts);
             out.print(&counts)?;
         }
@@ -138,21 +158,23 @@ impl Observer for AbortAfter {
     }
 }
 
-/// Counts one board with progress, checkpoint and shard as asked; `None` for a shard, whose
-/// partial counts go to its output file.
+/// Counts one board with progress, checkpoint and shard as asked (the flags, the shard's
+/// output made ready, and the signal handler that is told of the checkpoint once it is
+/// open); `None` for a shard, whose partial counts go to its output file.
 fn long_count(
     n: u32,
     split_depth: usize,
     engine: &Engine,
-    long: &LongRunArgs,
+    (long, output, interrupts): (&LongRunArgs, Option<Output>, &Interrupts),
 ) -> Result<Option<Counts>, Failure> {
-    let failed = Failure::Failed;
+    let failed = |e: FileError| Failure::Failed(e.into());
     let start = Instant::now();
     let progress = Progress::start(
         long.progress,
         format!("n={n}"),
         progress::planning(n, engine.method()),
     );
+    hooks::pause_at("planning");
     let plan = Progress::during(&progress, || engine.plan(n, split_depth))?;
     let mut run = Run::new(&plan).started(start);
     if let Some(shard) = long.shard {
@@ -161,11 +183,6 @@ fn long_count(
         let costs = engine.pool().install(|| plan.costs());
         run = run.only(shard::subproblems_of(costs, shard)).keep_each();
     }
-    // The output's directory is checked (a temporary file made there) before any counting.
-    let output = match &long.output {
-        Some(path) => Some(shard::Output::create(path).map_err(Failure::Usage)?),
-        None => None,
-    };
     let checkpoint = match &long.checkpoint {
         Some(path) => {
             let (c, done, cut) = Checkpoint::open(path, &plan, long.shard).map_err(failed)?;
@@ -199,7 +216,7 @@ fn long_count(
     }
     if let Some(c) = &checkpoint {
         run = run.observe(c.as_ref());
-        save_on_signals(Arc::clone(c));
+        interrupts.save(Arc::clone(c));
     }
     if let Some(a) = &abort {
         run = run.observe(a);
@@ -208,10 +225,11 @@ fn long_count(
         run = run.observe(p);
     }
     let selected = run.selected().len();
-    // Progress brought up to date (a plain line every 2 s); checkpoint records synced at
-    // least every second even while no subproblem finishes.
-    let (line, sync) = (
+    // Progress brought up to date (a plain line every 2 s); checkpoint records serialized as
+    // they come (off the workers) and synced every second even while no subproblem finishes.
+    let (line, stage, sync) = (
         progress.as_ref().map(|p| move || p.tick()),
+        checkpoint.as_ref().map(|c| move || c.stage()),
         checkpoint.as_ref().map(|c| {
             move || {
                 let _ = c.flush();
@@ -222,8 +240,9 @@ fn long_count(
     if let (Some(f), Some(p)) = (&line, &progress) {
         ticks.push((p.period(), f));
     }
-    if let Some(f) = &sync {
-        ticks.push((checkpoint::SYNC_EVERY, f));
+    if let (Some(stage), Some(sync)) = (&stage, &sync) {
+        ticks.push((checkpoint::STAGE_EVERY, stage));
+        ticks.push((checkpoint::SYNC_EVERY, sync));
     }
     let outcome = while_running(&ticks, || run.execute(engine));
     if let Some(p) = &progress {
@@ -236,7 +255,7 @@ fn long_count(
     {
         let _ = writeln!(
             io::stderr(),
-            "warning: {e:#}; the count is complete and does not depend on it"
+            "warning: {e}; the count is complete and does not depend on it"
         );
     }
     match (long.shard, output) {
@@ -251,7 +270,9 @@ fn long_count(
                 outcome.elapsed_s,
             );
             let path = output.path().display().to_string();
-            result.write(output).map_err(failed)?;
+            let written = result.write(output).map_err(failed)?;
+            hooks::pause_at("output");
+            written.publish().map_err(failed)?;
             let _ = writeln!(
                 io::stderr(),
                 "shard {shard}: {selected} of {} subproblems counted; partial counts written to {path}",
@@ -263,51 +284,15 @@ fn long_count(
     }
 }
 
-/// On SIGINT, SIGTERM (what Slurm sends on preemption and at the time limit) or SIGHUP,
-/// syncs the checkpoint, says how to resume, and exits with 128 + the signal's number.
-fn save_on_signals(checkpoint: Arc<Checkpoint>) {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
-        return;
-    };
-    progress::leave_signals();
-    std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            let name = match signal {
-                SIGINT => "SIGINT",
-                SIGTERM => "SIGTERM",
-                _ => "SIGHUP",
-            };
-            progress::end_line();
-            let kept = checkpoint.flush();
-            let mut err = io::stderr().lock();
-            let _ = match kept {
-                Ok(kept) => writeln!(
-                    err,
-                    "interrupted by {name}: {kept} more subproblem results saved in {}; run the same command again to resume",
-                    checkpoint.path().display()
-                ),
-                Err(e) => writeln!(
-                    err,
-                    "interrupted by {name}: {e:#}; the records synced before are kept; run the same command again to resume"
-                ),
-            };
-            std::process::exit(128 + signal);
-        }
-    });
-}
-
 fn merge(args: MergeArgs) -> Result<(), Failure> {
-    let merged = shard::merge(&args.files).map_err(Failure::Failed)?;
+    let failed = |e: shard::MergeError| Failure::Failed(e.into());
+    let merged = shard::merge(&args.files).map_err(failed)?;
     if let Some(percent) = args.audit {
         // Recount with the other method, or the other loop: a bug in what counted the
         // shards then shows as a difference rather than repeating itself.
         let used = merged.shards[0].1.kernel;
-        let (method, other) = match (merged.plan.method, used) {
-            (Method::Join, k) => (Method::Search, k),
-            (_, Kernel::Avx512 | Kernel::Avx2) => (Method::Search, Kernel::Scalar),
-            _ => (Method::Search, Kernel::Auto.resolve()?),
-        };
+        let (method, other) =
+            shard::audit_counting(merged.plan.method, used, Kernel::Auto.resolve()?);
         let engine = Engine::new(&Options {
             threads: args.threads,
             kernel: other,
@@ -318,8 +303,7 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(1, |d| d.as_nanos() as u64)
         });
-        let recounted =
-            shard::audit(&merged, &engine, method, percent, seed).map_err(Failure::Failed)?;
+        let recounted = shard::audit(&merged, &engine, method, percent, seed).map_err(failed)?;
         let _ = writeln!(
             io::stderr(),
             "audit: {recounted} subproblems recounted by {} with the {} loop (seed {seed}), all equal to the shards' records",

@@ -7,10 +7,13 @@ use clap::Parser;
 
 mod cli;
 mod commands;
+mod files;
+mod hooks;
 mod man;
 mod output;
 mod periodic;
 mod progress;
+mod signals;
 
 use cli::Cli;
 use commands::Failure;

@@ -8,15 +8,16 @@ use std::time::{Duration, Instant};
 pub type Tick<'a> = (Duration, &'a (dyn Fn() + Sync));
 
 /// Runs `work` while a helper thread calls each tick's function every its period (the first
-/// call one period after the start), until `work` returns. The helper wakes every 50 ms at
-/// most, so it ends at most that long after `work`.
+/// call one period after the start), until `work` returns. The helper naps 50 ms at most
+/// between looks, and is woken when `work` returns, so it ends with it rather than up to a
+/// nap later (which was most of what a checkpoint cost a short count).
 pub fn while_running<T: Send>(ticks: &[Tick<'_>], work: impl FnOnce() -> T + Send) -> T {
     if ticks.is_empty() {
         return work();
     }
     let finished = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        scope.spawn(|| {
+        let helper = scope.spawn(|| {
             let start = Instant::now();
             let mut next: Vec<Instant> = ticks.iter().map(|(every, _)| start + *every).collect();
             let nap = ticks
@@ -24,7 +25,7 @@ pub fn while_running<T: Send>(ticks: &[Tick<'_>], work: impl FnOnce() -> T + Sen
                 .map(|(every, _)| *every)
                 .fold(Duration::from_millis(50), Duration::min);
             while !finished.load(Ordering::Relaxed) {
-                std::thread::sleep(nap);
+                std::thread::park_timeout(nap);
                 let now = Instant::now();
                 for ((every, tick), at) in ticks.iter().zip(&mut next) {
                     if now >= *at && !finished.load(Ordering::Relaxed) {
@@ -36,6 +37,7 @@ pub fn while_running<T: Send>(ticks: &[Tick<'_>], work: impl FnOnce() -> T + Sen
         });
         let out = work();
         finished.store(true, Ordering::Relaxed);
+        helper.thread().unpark();
         out
     })
 }

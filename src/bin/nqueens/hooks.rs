@@ -1,0 +1,19 @@
+//! Test hooks: environment variables the fault-injection tests set to make a run stop at a
+//! known moment. Unset, they cost one look at the environment.
+
+use std::io::Write;
+use std::time::Duration;
+
+/// Test hook: the stage at which to pause, saying so on stderr, for a test to send a
+/// signal there (`planning`: signals caught and the files checked, nothing planned yet; a
+/// test that sees no pause knows a refusal came first; `output`: the shard result written
+/// and synced under its temporary name, not yet renamed).
+const PAUSE_AT: &str = "NQUEENS_TEST_PAUSE_AT";
+
+/// Pauses for a minute at `stage` where [`PAUSE_AT`] names it.
+pub fn pause_at(stage: &str) {
+    if std::env::var_os(PAUSE_AT).is_some_and(|v| v == stage) {
+        let _ = writeln!(std::io::stderr(), "test hook: paused at {stage}");
+        std::thread::sleep(Duration::from_secs(60));
+    }
+}

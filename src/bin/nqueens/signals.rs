@@ -1,0 +1,96 @@
+//! SIGINT, SIGTERM and SIGHUP during a count: caught from the start of the command, before
+//! any planning, so that every one ends the same way: the checkpoint (once open) synced,
+//! the unfinished `--output`'s temporary file removed, a line on stderr saying how to go
+//! on, and exit code 128 + the signal's number.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use nqueens::checkpoint::Checkpoint;
+use nqueens::durable;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+/// What a signal has to save, as the count goes on.
+#[derive(Default)]
+struct State {
+    /// The `--checkpoint` given, and the checkpoint once it is open.
+    checkpoint: Option<(PathBuf, Option<Arc<Checkpoint>>)>,
+}
+
+/// The handler of one command's signals.
+pub struct Interrupts {
+    state: Arc<Mutex<State>>,
+}
+
+impl Interrupts {
+    /// Catches SIGINT, SIGTERM and SIGHUP from now on. `checkpoint` is the `--checkpoint`
+    /// given, if any (named in the message of a signal that comes before it is open).
+    pub fn install(checkpoint: Option<PathBuf>) -> Interrupts {
+        let state = Arc::new(Mutex::new(State {
+            checkpoint: checkpoint.map(|p| (p, None)),
+        }));
+        let signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]);
+        if signals.is_ok() {
+            // This handler reports the signal; a progress bar only ends its line.
+            crate::progress::leave_signals();
+        }
+        match signals {
+            Ok(mut signals) => {
+                let state = Arc::clone(&state);
+                std::thread::spawn(move || {
+                    if let Some(signal) = signals.forever().next() {
+                        stop(signal, &state);
+                    }
+                });
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    io::stderr(),
+                    "warning: cannot catch signals ({e}): a signal will end the count without saving"
+                );
+            }
+        }
+        Interrupts { state }
+    }
+
+    /// The checkpoint is open: a signal syncs it from now on.
+    pub fn save(&self, checkpoint: Arc<Checkpoint>) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let path = checkpoint.path().to_path_buf();
+        state.checkpoint = Some((path, Some(checkpoint)));
+    }
+}
+
+/// Syncs what there is, removes the temporary files, says how to go on, and exits with
+/// 128 + `signal`. The state stays locked: nothing changes it while the process ends.
+fn stop(signal: i32, state: &Mutex<State>) -> ! {
+    crate::progress::end_line();
+    let name = match signal {
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        _ => "SIGHUP",
+    };
+    let state = state.lock().unwrap_or_else(|e| e.into_inner());
+    let line = match &state.checkpoint {
+        Some((_, Some(c))) => match c.flush() {
+            Ok(kept) => format!(
+                "interrupted by {name}: {kept} more subproblem results saved in {}; run the same command again to resume",
+                c.path().display()
+            ),
+            Err(e) => format!(
+                "interrupted by {name}: {e}; the records synced before are kept; run the same command again to resume"
+            ),
+        },
+        Some((path, None)) => format!(
+            "interrupted by {name} before counting began; {} holds what earlier runs saved; run the same command again to resume",
+            path.display()
+        ),
+        None => format!(
+            "interrupted by {name}: nothing was saved (no --checkpoint); run the same command again to count from the start"
+        ),
+    };
+    durable::remove_temporaries();
+    let _ = writeln!(io::stderr().lock(), "{line}");
+    std::process::exit(128 + signal);
+}

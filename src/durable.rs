@@ -1,0 +1,581 @@
+//! Durable files: what checkpoints ([`crate::checkpoint`]) and shard results
+//! ([`crate::shard`]) share, so that neither imports the other.
+//!
+//! - **Paths given for files we write** ([`file_to_write`]) are checked before any work:
+//!   a directory, a path ending in `/`, or anything that is not a regular file (a device,
+//!   a FIFO, a socket) is refused; a symbolic link is followed to the regular file it names
+//!   (a link to anything else, or to nothing, is refused). [`same_file`] tells two paths
+//!   that name one file apart from two that do not.
+//! - **Results written whole** ([`Output`]): a temporary file, named for the process and
+//!   the destination, is made beside the destination at the start (so a directory that
+//!   cannot take it fails before any counting); at the end it is written, synced, renamed
+//!   over the destination, and the directory synced. An existing destination this process
+//!   may not replace (another user's file in a sticky directory such as `/tmp`) is refused
+//!   up front. The temporary file is removed on every way out the process controls: a
+//!   failure, a drop, and a signal handler that calls [`remove_temporaries`] before it exits.
+//! - **Files appended to** ([`open_locked`]): opened for appending, locked for this process
+//!   alone; the caller syncs the directory of a new file with its first content.
+//! - **Files read** are untrusted: read through a size limit ([`read_json`], [`read_line`]),
+//!   their counts checked against what a board can hold ([`count_limit`], [`add_within`]),
+//!   and every error names the file and what is wrong with it ([`FileError`]).
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, Read, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::de::DeserializeOwned;
+
+use crate::types::Tally;
+
+/// File format version of checkpoints and shard results (2: records and shards carry
+/// residues, shards list their subproblems, the configuration names version and method).
+pub const VERSION: u32 = 2;
+
+/// Why a file could not be used: each message names the file (or the flag and the path
+/// given for it) and what is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// A path given for a file cannot serve: bad input, found before any work.
+    #[error("{flag} {}: {why}", path.display())]
+    Unusable {
+        /// The flag the path was given with (`--output`, `--checkpoint`).
+        flag: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// Reading, writing, syncing or renaming failed.
+    #[error("cannot {doing} {}: {error}", path.display())]
+    Io {
+        /// What was being done, as a verb and the kind of file ("write checkpoint").
+        doing: String,
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        error: io::Error,
+    },
+    /// Another process holds the file's lock.
+    #[error(
+        "{} is in use by another nqueens run; wait for it to finish, or use another file",
+        path.display()
+    )]
+    InUse {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is larger than any file of its kind can be.
+    #[error(
+        "{}: more than {limit} bytes, larger than any {kind} can be; it is not one",
+        path.display()
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// What it was read as ("shard result").
+        kind: &'static str,
+        /// The most bytes a file of its kind can hold.
+        limit: u64,
+    },
+    /// The file's content is wrong: not of its kind, of another version or configuration,
+    /// changed, or counts that no board has.
+    #[error("{}: {why}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+impl FileError {
+    /// An [`FileError::Io`] error.
+    pub fn io<'a>(doing: &'a str, path: &'a Path) -> impl FnOnce(io::Error) -> FileError + 'a {
+        move |error| FileError::Io {
+            doing: doing.to_string(),
+            path: path.to_path_buf(),
+            error,
+        }
+    }
+
+    /// An [`FileError::Invalid`] error.
+    pub fn invalid(path: &Path, why: impl Into<String>) -> FileError {
+        FileError::Invalid {
+            path: path.to_path_buf(),
+            why: why.into(),
+        }
+    }
+
+    /// Whether the error is the input's fault (a path that cannot serve), found before any
+    /// work: the command line's exit code 2 rather than 1.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, FileError::Unusable { .. })
+    }
+}
+
+/// The path to write for a file given as `path` with `flag`, checked before any work: a
+/// regular file, or nothing yet in an existing directory. A symbolic link is followed to
+/// the regular file it names, which is returned; a path ending in `/`, a directory, a
+/// device, a FIFO or a socket, a link to one of those or to nothing, and a path in a
+/// directory that does not exist are refused.
+pub fn file_to_write(flag: &'static str, path: &Path) -> Result<PathBuf, FileError> {
+    let unusable = |why: String| FileError::Unusable {
+        flag,
+        path: path.to_path_buf(),
+        why,
+    };
+    if path.as_os_str().as_encoded_bytes().ends_with(b"/") || path.file_name().is_none() {
+        return Err(unusable(
+            "names a directory, not a file: give a file name".into(),
+        ));
+    }
+    let found = match std::fs::symlink_metadata(path) {
+        Ok(found) => found,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let dir = parent(path);
+            return match std::fs::metadata(dir) {
+                Ok(m) if m.is_dir() => Ok(path.to_path_buf()),
+                Ok(_) => Err(unusable(format!(
+                    "cannot write there: {} is not a directory",
+                    dir.display()
+                ))),
+                Err(e) => Err(unusable(format!(
+                    "cannot write there: directory {}: {e}",
+                    dir.display()
+                ))),
+            };
+        }
+        Err(e) => return Err(unusable(format!("cannot look at it: {e}"))),
+    };
+    let (real, kind) = if found.file_type().is_symlink() {
+        let target = std::fs::read_link(path).unwrap_or_default();
+        let real = std::fs::canonicalize(path).map_err(|e| {
+            unusable(format!(
+                "a symbolic link to {}, which cannot be followed ({e})",
+                target.display()
+            ))
+        })?;
+        let m = std::fs::metadata(&real).map_err(|e| {
+            unusable(format!(
+                "a symbolic link to {}, which cannot be read ({e})",
+                real.display()
+            ))
+        })?;
+        let what = format!("a symbolic link to {}, ", real.display());
+        (real, (m.file_type(), what))
+    } else {
+        (path.to_path_buf(), (found.file_type(), String::new()))
+    };
+    let (t, link) = kind;
+    let what = if t.is_file() {
+        return Ok(real);
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "something other than a file"
+    };
+    Err(unusable(format!(
+        "{link}{what}, not a regular file: give the path of a file"
+    )))
+}
+
+/// Whether `a` and `b` name the same file, existing or not: the same file by device and
+/// inode where both exist, else the same canonical directory and name.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        return (x.dev(), x.ino()) == (y.dev(), y.ino());
+    }
+    let place = |p: &Path| {
+        std::fs::canonicalize(p).ok().or_else(|| {
+            let dir = std::fs::canonicalize(parent(p)).ok()?;
+            Some(dir.join(p.file_name()?))
+        })
+    };
+    match (place(a), place(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// The directory that holds `path` (`.` for a bare name).
+fn parent(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Syncs the directory that holds `path`, so that a file just created (or renamed) there
+/// survives a crash along with its contents.
+pub fn sync_parent(path: &Path) -> io::Result<()> {
+    File::open(parent(path))?.sync_all()
+}
+
+/// The temporary files of this process not yet renamed or removed. Its lock is held while
+/// one is made or renamed, and kept by [`remove_temporaries`] until the process ends.
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    TEMPORARIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes every temporary file of an [`Output`] of this process, and keeps any other from
+/// being made or renamed until the process ends: for a signal handler about to exit. A
+/// rename under way finishes first (the destination is then whole), and none starts after.
+pub fn remove_temporaries() {
+    let mut list = temporaries();
+    for tmp in list.drain(..) {
+        let _ = std::fs::remove_file(tmp);
+    }
+    // Held until the process exits: no output is published halfway through its end.
+    std::mem::forget(list);
+}
+
+/// Where a result will go, whole or not at all (see the module's notes). Dropped before
+/// [`Written::publish`], it removes its temporary file.
+pub struct Output {
+    flag: &'static str,
+    /// The destination as given (for messages).
+    path: PathBuf,
+    /// Where the result is renamed to (a symbolic link followed).
+    dest: PathBuf,
+    tmp: PathBuf,
+    file: Option<File>,
+}
+
+impl Output {
+    /// Checks the destination `path` (given with `flag`) as [`file_to_write`] does, and
+    /// that this process may replace it, and makes the temporary file beside it.
+    pub fn create(flag: &'static str, path: &Path) -> Result<Output, FileError> {
+        static SERIAL: AtomicUsize = AtomicUsize::new(0);
+        let dest = file_to_write(flag, path)?;
+        let unusable = |why: String| FileError::Unusable {
+            flag,
+            path: path.to_path_buf(),
+            why,
+        };
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(dest.file_name().unwrap_or_default());
+        tmp_name.push(format!(
+            ".{}-{}.tmp",
+            std::process::id(),
+            SERIAL.fetch_add(1, Ordering::Relaxed)
+        ));
+        let tmp = dest.with_file_name(tmp_name);
+        let file = {
+            let mut list = temporaries();
+            let file = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+                .map_err(|e| unusable(format!("cannot write there: {e}")))?;
+            list.push(tmp.clone());
+            file
+        };
+        let out = Output {
+            flag,
+            path: path.to_path_buf(),
+            dest,
+            tmp,
+            file: Some(file),
+        };
+        out.check_replaceable().map_err(unusable)?;
+        Ok(out)
+    }
+
+    /// Refuses a destination that a rename by this process would fail to replace: in a
+    /// sticky directory (such as `/tmp`), a file that neither this process's user nor the
+    /// directory's owner owns, unless the user is root. (The temporary file beside it shows
+    /// that the directory takes new files; its owner is this process's user.)
+    fn check_replaceable(&self) -> Result<(), String> {
+        let (Ok(target), Some(Ok(me)), Ok(dir)) = (
+            std::fs::metadata(&self.dest),
+            self.file.as_ref().map(File::metadata),
+            std::fs::metadata(parent(&self.dest)),
+        ) else {
+            return Ok(());
+        };
+        const STICKY: u32 = 0o1000;
+        let me = me.uid();
+        if dir.mode() & STICKY != 0 && me != 0 && target.uid() != me && dir.uid() != me {
+            return Err(format!(
+                "owned by another user (uid {}) in a sticky directory, so this user (uid {me}) may not replace it: remove it, or give another path",
+                target.uid()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The destination, as given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `bytes` to the temporary file and syncs them; [`Written::publish`] then puts
+    /// them in place.
+    pub fn write(mut self, bytes: &[u8]) -> Result<Written, FileError> {
+        let mut file = self
+            .file
+            .take()
+            .ok_or_else(|| FileError::invalid(&self.tmp, "already written (a bug in nqueens)"))?;
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(FileError::io("write", &self.path))?;
+        Ok(Written(self))
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if self.tmp.as_os_str().is_empty() {
+            return;
+        }
+        let mut list = temporaries();
+        let _ = std::fs::remove_file(&self.tmp);
+        list.retain(|t| *t != self.tmp);
+    }
+}
+
+/// An [`Output`] written and synced under its temporary name.
+pub struct Written(Output);
+
+impl Written {
+    /// Renames the temporary file over the destination and syncs the directory. The
+    /// destination is checked again first (it must still be a regular file or nothing).
+    pub fn publish(mut self) -> Result<(), FileError> {
+        let out = &mut self.0;
+        let real = file_to_write(out.flag, &out.path)?;
+        {
+            let mut list = temporaries();
+            std::fs::rename(&out.tmp, &real)
+                .map_err(FileError::io("rename the finished result to", &real))?;
+            list.retain(|t| *t != out.tmp);
+            out.tmp = PathBuf::new();
+        }
+        sync_parent(&real).map_err(FileError::io("sync the directory of", &real))
+    }
+}
+
+/// Opens (or creates) `path` for reading and appending, locked for this process alone, and
+/// says whether it made the file: a new file's name is durable once its directory is synced
+/// ([`sync_parent`]), which the caller does with the file's first content. `kind` names the
+/// file in messages ("checkpoint").
+pub fn open_locked(path: &Path, kind: &'static str) -> Result<(File, bool), FileError> {
+    let existed = path.exists();
+    // Append mode: every write lands at the end, whatever another handle did.
+    let file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(FileError::io(&format!("open {kind}"), path))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(FileError::InUse {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(FileError::io(&format!("lock {kind}"), path)(e));
+        }
+    }
+    Ok((file, !existed))
+}
+
+/// Reads one line into `line` (cleared first), at most `limit` bytes of it: returns the
+/// bytes consumed and whether the line is whole (ends in a newline within the limit). A
+/// longer line is consumed up to its newline (or the end) and reported as not whole.
+pub fn read_line(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    limit: usize,
+) -> io::Result<(u64, bool)> {
+    line.clear();
+    let read = reader.by_ref().take(limit as u64).read_until(b'\n', line)? as u64;
+    if line.ends_with(b"\n") {
+        return Ok((read, true));
+    }
+    if read < limit as u64 {
+        // The end of the file, mid-line.
+        return Ok((read, false));
+    }
+    Ok((read + skip_line(reader)?.0, false))
+}
+
+/// Skips to the end of the current line: the bytes consumed, and whether a newline ended it.
+fn skip_line(reader: &mut impl BufRead) -> io::Result<(u64, bool)> {
+    let mut skipped = 0u64;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok((skipped, false));
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok((skipped + i as u64 + 1, true));
+            }
+            None => {
+                let k = buf.len();
+                reader.consume(k);
+                skipped += k as u64;
+            }
+        }
+    }
+}
+
+/// The lines left in `reader` (a last one without a newline counted), in bounded memory.
+pub fn count_lines(reader: &mut impl BufRead) -> io::Result<usize> {
+    let mut lines = 0;
+    loop {
+        match skip_line(reader)? {
+            (0, false) => return Ok(lines),
+            (_, true) => lines += 1,
+            (_, false) => return Ok(lines + 1),
+        }
+    }
+}
+
+/// A reader that stops after `left` bytes and notes whether more followed.
+struct Limited<R> {
+    inner: R,
+    left: u64,
+    over: bool,
+}
+
+impl<R: Read> Read for Limited<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.left == 0 {
+            let mut one = [0u8];
+            if self.inner.read(&mut one)? > 0 {
+                self.over = true;
+                return Err(io::Error::new(
+                    io::ErrorKind::FileTooLarge,
+                    "over the limit",
+                ));
+            }
+            return Ok(0);
+        }
+        let want = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let got = self.inner.read(&mut buf[..want])?;
+        self.left -= got as u64;
+        Ok(got)
+    }
+}
+
+/// Reads one JSON value of type `T` (a `kind` of file, for messages) from `path`, at most
+/// `limit` bytes of it, read as it is parsed: a file that is not JSON fails at its first
+/// wrong byte, and one larger than the limit is refused without being read to its end.
+/// The error says what is wrong: too large, cut short, or not valid (not JSON, a field
+/// missing, or of the wrong type or range), with the line and column.
+pub fn read_json<T: DeserializeOwned>(
+    path: &Path,
+    kind: &'static str,
+    limit: u64,
+) -> Result<T, FileError> {
+    let too_large = || FileError::TooLarge {
+        path: path.to_path_buf(),
+        kind,
+        limit,
+    };
+    let file = File::open(path).map_err(FileError::io("read", path))?;
+    let meta = file.metadata().map_err(FileError::io("read", path))?;
+    if meta.is_file() && meta.len() > limit {
+        return Err(too_large());
+    }
+    let mut limited = Limited {
+        inner: file,
+        left: limit,
+        over: false,
+    };
+    let parsed = serde_json::from_reader(io::BufReader::new(&mut limited));
+    match parsed {
+        Ok(value) => Ok(value),
+        Err(_) if limited.over => Err(too_large()),
+        Err(e) => {
+            use serde_json::error::Category;
+            let why = match e.classify() {
+                Category::Io => return Err(FileError::io("read", path)(e.into())),
+                Category::Eof => {
+                    format!(
+                        "cut short, not a whole {kind} (truncated, or still being written): {e}"
+                    )
+                }
+                Category::Syntax | Category::Data => {
+                    format!("not a valid nqueens {kind} of this version: {e}")
+                }
+            };
+            Err(FileError::invalid(path, why))
+        }
+    }
+}
+
+/// The most any part of an `n`-board, or any sum of its parts, can count: `8 x n!`
+/// (saturating). A solution is a permutation, so a board has at most `n!`; `unique8`
+/// counts each at most eight times. A file that claims more was changed; summing it
+/// could wrap.
+pub fn count_limit(n: u32) -> u128 {
+    (1..=u128::from(n)).fold(8u128, |f, k| f.saturating_mul(k))
+}
+
+/// `sum + t`, or `None` where either count would pass `limit` (or wrap).
+pub fn add_within(sum: Tally, t: Tally, limit: u128) -> Option<Tally> {
+    let solutions = sum.solutions.checked_add(t.solutions)?;
+    let unique8 = sum.unique8.checked_add(t.unique8)?;
+    (solutions <= limit && unique8 <= limit).then_some(Tally { solutions, unique8 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn count_limits_hold_every_published_board_and_never_wrap() {
+        for n in 0..=27u32 {
+            let total = crate::published::all(n).unwrap();
+            assert!(total <= count_limit(n), "n = {n}");
+        }
+        assert!(count_limit(32) < u128::MAX / 100);
+        assert_eq!(count_limit(200), u128::MAX);
+        let big = Tally {
+            solutions: u128::MAX,
+            unique8: 0,
+        };
+        assert_eq!(add_within(big, big, u128::MAX), None);
+        let one = Tally {
+            solutions: 1,
+            unique8: 8,
+        };
+        assert_eq!(add_within(one, one, 16), Some(one + one));
+        assert_eq!(add_within(one, one, 15), None);
+    }
+
+    #[test]
+    fn long_lines_are_consumed_whole_and_reported() {
+        let text = b"short\nthis one is far too long\nend";
+        let mut r = io::BufReader::with_capacity(4, &text[..]);
+        let mut line = Vec::new();
+        assert_eq!(read_line(&mut r, &mut line, 10).unwrap(), (6, true));
+        assert_eq!(line, b"short\n");
+        assert_eq!(read_line(&mut r, &mut line, 10).unwrap(), (25, false));
+        assert_eq!(read_line(&mut r, &mut line, 10).unwrap(), (3, false));
+        assert_eq!(line, b"end");
+        assert_eq!(read_line(&mut r, &mut line, 10).unwrap(), (0, false));
+        let mut r = io::BufReader::with_capacity(3, &b"a\nbb\n\nccc"[..]);
+        assert_eq!(count_lines(&mut r).unwrap(), 4);
+    }
+}

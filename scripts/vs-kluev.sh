@@ -25,7 +25,7 @@ for n in "$@"; do
       t1=$(now)
       ours+=("$(elapsed "$t0" "$t1")")
       ran=$(json_fields method kernel <"$out_json" 2>/dev/null || echo ",")
-      solutions=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tally"]["solutions"])' "$out_json" 2>/dev/null || echo "")
+      solutions=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["solutions"])' "$out_json" 2>/dev/null || echo "")
       part=(${SHARD/\// })
       t0=$(now)
       k=$("$kluev/kluev-$n" "$threads" "${part[1]}" "${part[0]}")

@@ -50,29 +50,34 @@ impl std::fmt::Display for Shard {
     }
 }
 
-/// The subproblems of shard `shard`: the plan's subproblems dealt, costliest first, each to the part
-/// with the least estimated cost so far (ties to the lower part), so parts take about the
-/// same time. Deterministic for a given plan. Returned in increasing order.
+/// The subproblems of shard `shard`, in increasing order: those [`deal`] gives its part.
+pub fn subproblems_of(costs: &[u64], shard: Shard) -> Vec<usize> {
+    let parts = deal(costs, shard.count);
+    (0..costs.len())
+        .filter(|&i| parts[i] == shard.index)
+        .collect()
+}
+
+/// The part (of `count`) that each subproblem belongs to: the plan's subproblems dealt,
+/// costliest first, each to the part with the least estimated cost so far (ties to the
+/// lower part), so parts take about the same time. Deterministic for a given plan.
 ///
 /// The parts are kept in a heap by `(load, part)`, so dealing `P` subproblems into `K`
 /// parts takes `O(P log P)` to order them and `O(P log K)` to deal them.
-pub fn subproblems_of(costs: &[u64], shard: Shard) -> Vec<usize> {
+pub fn deal(costs: &[u64], count: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..costs.len()).collect();
     order.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
     let mut parts: BinaryHeap<Reverse<(u128, usize)>> =
-        (0..shard.count).map(|p| Reverse((0, p))).collect();
-    let mut mine = Vec::new();
+        (0..count).map(|p| Reverse((0, p))).collect();
+    let mut owner = vec![0; costs.len()];
     for i in order {
         let Some(Reverse((load, part))) = parts.pop() else {
             break;
         };
-        if part == shard.index {
-            mine.push(i);
-        }
+        owner[i] = part;
         parts.push(Reverse((load + u128::from(costs[i]), part)));
     }
-    mine.sort_unstable();
-    mine
+    owner
 }
 
 /// The most bytes a shard result can hold: an entry `[index,solutions,unique8],` (at most

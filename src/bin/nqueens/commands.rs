@@ -392,11 +392,13 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
     }
     let threads = engine.threads() as f64;
     let longest = args.shards.map(|count| {
+        // Each shard's predicted cost, the plan dealt once.
         let costs = engine.pool().install(|| plan.costs());
-        (0..count)
-            .map(|index| e.of(&shard::subproblems_of(costs, shard::Shard { index, count })))
-            .fold(0.0, f64::max)
-            / threads
+        let mut shards = vec![0.0; count];
+        for (i, part) in shard::deal(costs, count).into_iter().enumerate() {
+            shards[part] += e.of(&[i]);
+        }
+        shards.into_iter().fold(0.0, f64::max) / threads
     });
     let hours = |s: f64| s / 3600.0;
     let prediction = Prediction {

@@ -38,7 +38,8 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
-            samples: 256,
+            // Enough that `seconds` decides at every n: parts of n = 21 take about 10 ms.
+            samples: 65536,
             strata: 8,
             seconds: 60.0,
             seed: 0x5eed,
@@ -83,6 +84,16 @@ pub struct Estimate {
 }
 
 impl Estimate {
+    /// The predicted wall time of counting the parts `parts` (e.g. a shard's) on `threads`
+    /// threads: their thread-seconds shared out, but never less than the longest of them, which
+    /// one thread counts alone.
+    pub fn wall(&self, parts: impl IntoIterator<Item = usize>, threads: usize) -> f64 {
+        let (sum, longest) = parts.into_iter().fold((0.0, 0.0f64), |(s, l), i| {
+            (s + self.predicted[i], l.max(self.predicted[i]))
+        });
+        (sum / threads.max(1) as f64).max(longest)
+    }
+
     /// The predicted thread-seconds of the parts `parts` (e.g. a shard's).
     pub fn of(&self, parts: &[usize]) -> f64 {
         parts.iter().map(|&i| self.predicted[i]).sum()
@@ -106,11 +117,16 @@ pub fn estimate(
     } else {
         &costs[..]
     };
-    let mut strata = strata(keyed, settings.strata.max(1));
+    // Two samples per stratum at least, so that each has a rate and a spread: fewer strata
+    // where fewer samples are asked for.
+    let wanted = (settings.samples / 2).clamp(1, settings.strata.max(1));
+    let mut strata = strata(keyed, wanted);
     if apart {
         strata.insert(0, vec![costs.len() - 1]);
     }
-    let queue = picks(&strata, settings.samples.max(1), settings.seed);
+    // One of each stratum whatever `samples` says: a stratum left out would be left out of
+    // the total.
+    let queue = picks(&strata, settings.samples.max(strata.len()), settings.seed);
     // At least two of each stratum (where it has them), whatever the time.
     let least = strata.iter().map(|s| s.len().min(2)).sum::<usize>();
     let next = AtomicUsize::new(0);
@@ -118,10 +134,12 @@ pub fn estimate(
     let start = Instant::now();
     // Warm-up: one part per thread, not timed, so that the threads' buffers and the pieces
     // a run shares are not counted against the first samples.
-    let warm = &strata[strata.len() / 2];
-    engine.pool().broadcast(|b| {
-        plan.count(warm[b.index() % warm.len()], engine.kernel());
-    });
+    // (A plan without parts, e.g. n = 2 or 3 in full mode, has no stratum to warm up with.)
+    if let Some(warm) = strata.get(strata.len() / 2) {
+        engine.pool().broadcast(|b| {
+            plan.count(warm[b.index() % warm.len()], engine.kernel());
+        });
+    }
     engine.pool().broadcast(|_| {
         loop {
             let k = next.fetch_add(1, Ordering::Relaxed);

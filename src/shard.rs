@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::durable::{self, FileError, Output, VERSION, Written};
 use crate::plan::{Config, Plan};
 use crate::run::{Engine, Outcome, Run};
-use crate::types::{Error, Kernel, MAX_SUBPROBLEMS, Method, Residues, Tally};
+use crate::types::{Error, Kernel, MAX_SUBPROBLEMS, Method, Residues, Symmetry, Tally};
 
 const SHARD_FORMAT: &str = "nqueens-shard";
 
@@ -345,6 +345,14 @@ pub enum MergeError {
         /// [`durable::count_limit`] of the board.
         limit: u128,
     },
+    /// In full mode, the shards' eight-fold fundamental counts add up to no multiple of 8.
+    #[error(
+        "the shards' fundamental counts add up to {unique8} eighths, not a whole number of solutions: a file was changed"
+    )]
+    NotBurnside {
+        /// The sum of the shards' `unique8`.
+        unique8: u128,
+    },
     /// A recounted subproblem differs from its shard's record.
     #[error(
         "audit: subproblem {subproblem} of {} recounts to {} solutions ({} x8 fundamental), but the shard records {} ({}): the shard is wrong",
@@ -487,6 +495,13 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
             durable::add_within(sum, r.tally(), limit)
         })
         .ok_or(MergeError::Overflow { n: plan.n, limit })?;
+    // In full mode the fundamental solutions are an eighth of a Burnside sum: a total that
+    // is no multiple of 8 was changed.
+    if plan.symmetry == Symmetry::Full && tally.unique8 % 8 != 0 {
+        return Err(MergeError::NotBurnside {
+            unique8: tally.unique8,
+        });
+    }
     let outcome = Outcome {
         tally,
         threads: results.iter().map(|(_, r)| r.threads).max().unwrap_or(1),

@@ -563,6 +563,36 @@ fn estimate_predicts_from_a_sample_and_refuses_impossible_shards() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--shard"));
 }
 
+/// Every stratum is sampled however few samples are asked for (a stratum left out would be
+/// left out of the total), and a board without parts estimates to nothing.
+#[test]
+fn estimate_covers_every_stratum_and_boards_without_parts() {
+    let estimate = |args: &[&str]| {
+        let out = nqueens()
+            .arg("estimate")
+            .args(args)
+            .args(["--format", "json", "-j", "2"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let core_hours = |v: &serde_json::Value| v["core_hours"].as_f64().unwrap();
+    for n in ["0", "1", "2", "3"] {
+        assert!(core_hours(&estimate(&[n])) < 1e-6, "n = {n}");
+    }
+    // A full-mode join has a stratum of keys and one of the symmetric solutions: with one
+    // sample asked for, only the latter was timed before, a small share of the board.
+    let few = estimate(&["14", "--samples", "1"]);
+    let many = estimate(&["14", "--samples", "256"]);
+    assert!(few["sampled"].as_u64().unwrap() >= 2, "{few}");
+    assert!(
+        core_hours(&few) > core_hours(&many) / 4.0,
+        "{few} against {many}"
+    );
+}
+
 /// What the arguments alone rule out is refused before any thread starts or plan is built:
 /// 4096 threads take seconds to start, n = 27's keys seconds to find.
 #[test]

@@ -1024,6 +1024,20 @@ fn counts_that_wrap_a_u128_are_refused_never_summed() {
     assert!(out.stdout.is_empty(), "no total");
 }
 
+/// In full mode the fundamental solutions are a Burnside sum's eighth: a self-consistent
+/// forged file whose eight-fold counts add up to no multiple of 8 is refused, not rounded.
+#[test]
+fn fundamental_counts_that_are_no_whole_number_are_refused() {
+    let dir = scratch("eighths");
+    let files = shards(&dir, "12", 2, &[]);
+    forge(&files[1], true, |r| r.subproblems[0].2 += 1);
+    let out = merge(&files);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("not a whole number of solutions"), "{err}");
+    assert!(out.stdout.is_empty(), "no total");
+}
+
 /// Starts `args` with the test hook that pauses it at `stage`, and waits for the pause.
 fn paused_at(
     stage: &str,

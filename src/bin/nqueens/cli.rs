@@ -176,10 +176,13 @@ pub struct EstimateArgs {
     /// threads
     #[arg(long, value_name = "K", value_parser = parse_shards_count)]
     pub shards: Option<usize>,
-    /// Parts to count at most
-    #[arg(long, value_name = "S", default_value_t = 256, value_parser = parse_samples)]
+    /// Parts to count at most (one of each stratum in any case); by default `--seconds`
+    /// decides
+    #[arg(long, value_name = "S", default_value_t = nqueens::estimate::Settings::default().samples, value_parser = parse_samples)]
     pub samples: usize,
-    /// Start no more samples after this many seconds (each stratum gets two in any case)
+    /// Start no more samples after this many seconds (each stratum gets two in any case):
+    /// sampling over a minute evens out the machine's changes of speed, which a second's
+    /// sample takes for the whole run's
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds)]
     pub seconds: f64,
     /// Seed of the random pick of parts (the same seed picks the same parts)

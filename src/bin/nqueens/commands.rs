@@ -390,15 +390,17 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
     if loud {
         let _ = writeln!(io::stderr());
     }
-    let threads = engine.threads() as f64;
     let longest = args.shards.map(|count| {
         // Each shard's predicted cost, the plan dealt once.
         let costs = engine.pool().install(|| plan.costs());
-        let mut shards = vec![0.0; count];
+        let mut shards = vec![Vec::new(); count];
         for (i, part) in shard::deal(costs, count).into_iter().enumerate() {
-            shards[part] += e.of(&[i]);
+            shards[part].push(i);
         }
-        shards.into_iter().fold(0.0, f64::max) / threads
+        shards
+            .into_iter()
+            .map(|parts| e.wall(parts, engine.threads()))
+            .fold(0.0, f64::max)
     });
     let hours = |s: f64| s / 3600.0;
     let prediction = Prediction {
@@ -412,7 +414,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         core_hours: hours(e.core_seconds),
         core_hours_low: hours(e.interval.0),
         core_hours_high: hours(e.interval.1),
-        wall_s: e.core_seconds / threads,
+        wall_s: e.wall(0..e.parts, engine.threads()),
         memory_limit: (plan.method == Method::Join).then_some(args.engine.memory),
         memory_seen: peak_memory(),
         shards: args.shards,

@@ -639,3 +639,73 @@ fn ranked(word: u64, union: u64) -> u64 {
 fn pext(word: u64, union: u64) -> u64 {
     std::arch::x86_64::_pext_u64(word, union)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Kernel;
+
+    /// Random words of `bits` set bits among the low `width`: half-boards' diagonals.
+    fn words(count: usize, bits: u32, width: u32, state: &mut u64) -> Vec<Word> {
+        let mut next = move || {
+            *state ^= *state << 13;
+            *state ^= *state >> 7;
+            *state ^= *state << 17;
+            *state
+        };
+        (0..count)
+            .map(|_| {
+                let mut w = 0u64;
+                while w.count_ones() < bits {
+                    w |= 1 << (next() % u64::from(width));
+                }
+                w
+            })
+            .collect()
+    }
+
+    /// The split matcher counts, group by group, what testing every pair counts: sides
+    /// below and above a leaf, several probe groups, a roomy and the least budget, in each
+    /// loop this CPU has.
+    #[test]
+    fn the_split_counts_what_every_pair_counts() {
+        let mut state = 0x9e37_79b9_7f4a_7c15;
+        for (tables, probes, bits, width) in [
+            (100, 300, 6, 30),
+            (LEAF + 1, 700, 7, 36),
+            (3000, 2000, 9, 44),
+            (5000, 900, 11, 50),
+        ] {
+            let table = words(tables, bits, width, &mut state);
+            let probe = words(probes, bits, width, &mut state);
+            let ends = [probes / 3, probes / 2, probes];
+            let every: Vec<u64> = groups(&ends)
+                .map(|g| {
+                    let n = table
+                        .iter()
+                        .map(|&t| probe[g.clone()].iter().filter(|&&p| t & p == 0).count() as u64);
+                    n.sum()
+                })
+                .collect();
+            assert!(every.iter().sum::<u64>() > 0, "the case matches nothing");
+            for kernel in [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512, Kernel::Auto] {
+                if kernel.resolve().is_err() {
+                    continue;
+                }
+                for budget in [MIN_BYTES, 64 << 20] {
+                    let mut out = vec![0; ends.len()];
+                    let mut t = table.clone();
+                    Matcher::default().disjoint(
+                        &mut t,
+                        &probe,
+                        &ends,
+                        &mut out,
+                        budget,
+                        Lanes::of(kernel),
+                    );
+                    assert_eq!(out, every, "{tables}x{probes} {kernel:?} budget {budget}");
+                }
+            }
+        }
+    }
+}

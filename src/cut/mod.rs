@@ -274,12 +274,7 @@ impl Cut {
                             if !whole {
                                 self.build_chunk(&lefts, l, none, false, wide, lanes, left);
                             }
-                            kept.clear();
-                            kept.extend(
-                                left.iter()
-                                    .filter(|&&w| w & mid == 0)
-                                    .map(|&w| (w >> 1) & mask | ((w >> 33) & mask) << 32),
-                            );
+                            narrow(left, mid, mask, kept);
                             let (table, probe) = if kept.len() <= group.len() {
                                 (&mut *kept, &*group)
                             } else {
@@ -298,6 +293,22 @@ impl Cut {
                 .sum()
         })
     }
+}
+
+/// Sets `kept` to the left half-boards of `left` that a middle queen on `mid` leaves,
+/// narrowed to the right half's layout (`mask` wide). About half of them have a queen on
+/// the middle row, so a filter's branch is a coin toss: every word is written, and only the
+/// kept ones advance the end (no branch to mispredict).
+fn narrow(left: &[Word], mid: u64, mask: u64, kept: &mut Vec<Word>) {
+    kept.clear();
+    kept.resize(left.len(), 0);
+    let mut end = 0;
+    for &w in left {
+        kept[end] = (w >> 1) & mask | ((w >> 33) & mask) << 32;
+        // At most the words seen so far: the next write is in bounds.
+        end += usize::from(w & mid == 0);
+    }
+    kept.truncate(end);
 }
 
 /// A side of a key: the pieces of its rows in each quadrant, and its chunks.

@@ -96,6 +96,60 @@ fn killed_run_resumes_to_the_uninterrupted_counts() {
     }
 }
 
+/// A plan is the same on every machine: shards of a join made with 1 thread and a small
+/// `--memory` merge with shards made with 8 threads and a large one, and a checkpoint
+/// written by one resumes under the other, to the published counts.
+#[test]
+fn shards_and_checkpoints_move_between_thread_counts_and_memory_budgets() {
+    let dir = scratch("machines");
+    let small = ["--method", "join", "-j", "1", "--memory", "24M"];
+    let large = ["--method", "join", "-j", "8", "--memory", "1G"];
+    let whole = counts(&nqueens(&["count", "14", "--format", "json"]));
+    let mut files = Vec::new();
+    for (i, flags) in [(0, &small), (1, &large), (2, &small)] {
+        let file = dir.join(format!("n14-{i}-of-3.json"));
+        let shard = format!("{i}/3");
+        let mut args = vec!["count", "14", "--shard", &shard, "--output", path(&file)];
+        args.extend(flags.iter());
+        let out = nqueens(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        files.push(path(&file).to_string());
+    }
+    let merged = counts(&merge(&files));
+    assert_eq!(merged["solutions"], whole["solutions"]);
+    assert_eq!(merged["unique"], whole["unique"]);
+
+    for (first, then) in [(&small, &large), (&large, &small)] {
+        let ckpt = dir.join(format!("moved-{}.ckpt", first[3]));
+        let with = |flags: &[&str; 6]| {
+            let mut args = vec![
+                "count",
+                "14",
+                "--format",
+                "json",
+                "--checkpoint",
+                path(&ckpt),
+            ];
+            args.extend(flags.iter());
+            args.into_iter().map(String::from).collect::<Vec<_>>()
+        };
+        crash_after(&with(first), "100");
+        let resumed = counts(&nqueens(
+            &with(then).iter().map(String::as_str).collect::<Vec<_>>(),
+        ));
+        assert_eq!(
+            resumed["solutions"], whole["solutions"],
+            "-j {} then -j {}",
+            first[3], then[3]
+        );
+        assert_eq!(resumed["unique"], whole["unique"]);
+    }
+}
+
 /// A checkpoint of `count 13 --split-depth 3` left by a crash after 30 records: its directory
 /// (removed when dropped), its path, the command that resumes it, and the counts of an
 /// uninterrupted run.

@@ -15,8 +15,8 @@ fn main() {
         std::process::exit(2);
     };
     let mut state = arg(3).unwrap_or(0x5eed) | 1;
-    let plan = Plan::build(n as u32, Symmetry::Full, 2, Method::Join, 2 << 30, 1)
-        .unwrap_or_else(|e| {
+    let plan =
+        Plan::build(n as u32, Symmetry::Full, 2, Method::Join, 2 << 30, 1).unwrap_or_else(|e| {
             eprintln!("error: {e}");
             std::process::exit(2);
         });

@@ -93,11 +93,6 @@ impl Estimate {
         });
         (sum / threads.max(1) as f64).max(longest)
     }
-
-    /// The predicted thread-seconds of the parts `parts` (e.g. a shard's).
-    pub fn of(&self, parts: &[usize]) -> f64 {
-        parts.iter().map(|&i| self.predicted[i]).sum()
-    }
 }
 
 /// Counts a sample of `plan`'s parts on `engine` as `settings` say, telling `seen` of each

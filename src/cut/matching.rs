@@ -141,8 +141,8 @@ impl Matcher {
 /// The larger side is usually the better table (fewer probe words, each matched in fewer
 /// leaves), unless the other is so small that fills would outweigh it. On Zen 4, one
 /// thread, random keys against "the smaller side is the table": n = 22 1.27x faster, 23
-/// 1.23x, 24 1.63x, 25 1.63x, n = 19 to 21 within the noise (results/README.md). It decides
-/// only how a key is counted, never what.
+/// 1.23x, 24 1.63x, 25 1.63x; n = 19 and 20 level, n = 21 0.9x (level on 2 threads by
+/// shards; results/README.md). It decides only how a key is counted, never what.
 pub(super) fn table_first(a: usize, b: usize) -> bool {
     let cost = |t: usize, p: usize| {
         let leaves = (t as f64 / LEAF as f64).max(1.0);

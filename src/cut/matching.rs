@@ -688,6 +688,16 @@ mod tests {
             .collect()
     }
 
+    /// The larger side is the table unless the other is so small that a leaf per 512 of the
+    /// larger would cost more in fills than its probe words save.
+    #[test]
+    fn the_table_is_the_side_the_model_finds_cheaper() {
+        assert!(table_first(200_000, 50_000));
+        assert!(!table_first(50_000, 200_000));
+        assert!(table_first(600, 1_000_000));
+        assert!(!table_first(1_000_000, 600));
+    }
+
     /// The split matcher counts, group by group, what testing every pair counts: sides
     /// below and above a leaf, several probe groups, a roomy and the least budget, in each
     /// loop this CPU has.

@@ -21,7 +21,7 @@ fn main() {
             std::process::exit(2);
         });
     // The keys' parts (the last part in full mode is the symmetric solutions', not a key).
-    let keys = plan.len() - 1;
+    let keys = plan.len_of_keys();
     let mut differ = false;
     for _ in 0..parts {
         state ^= state << 13;

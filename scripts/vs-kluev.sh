@@ -24,8 +24,8 @@ for n in "$@"; do
       "$bin" count "$n" -j "$threads" --shard "$SHARD" --output "$out_json" 2>/dev/null
       t1=$(now)
       ours+=("$(elapsed "$t0" "$t1")")
-      ran=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["config"]["method"] + "," + r["kernel"])' "$out_json" 2>/dev/null || echo ",")
-      solutions=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["solutions"])' "$out_json" 2>/dev/null || echo "")
+      IFS=, read -r method kernel solutions <<<"$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["config"]["method"], r["kernel"], r["solutions"], sep=",")' "$out_json" 2>/dev/null || echo ",,")"
+      ran="$method,$kernel"
       part=(${SHARD/\// })
       t0=$(now)
       k=$("$kluev/kluev-$n" "$threads" "${part[1]}" "${part[0]}")

@@ -130,6 +130,24 @@ impl Matcher {
             &mut leaf,
         );
     }
+
+    /// Adds to `out[0]` the pairs of a word of `a` and a word of `b` that share no bit, the
+    /// side [`table_first`] picks as the table (reordered), the other as one probe group.
+    pub(super) fn either(
+        &mut self,
+        a: &mut [Word],
+        b: &mut [Word],
+        out: &mut [u64],
+        budget: usize,
+        lanes: Lanes,
+    ) {
+        let (table, probe) = if table_first(a.len(), b.len()) {
+            (a, &*b)
+        } else {
+            (b, &*a)
+        };
+        self.disjoint(table, probe, &[probe.len()], out, budget, lanes);
+    }
 }
 
 /// Whether a side of `a` words should be the table against one of `b` (else `b`'s).
@@ -143,7 +161,7 @@ impl Matcher {
 /// thread, random keys against "the smaller side is the table": n = 22 1.27x faster, 23
 /// 1.23x, 24 1.63x, 25 1.63x; n = 19 and 20 level, n = 21 0.9x (level on 2 threads by
 /// shards; results/README.md). It decides only how a key is counted, never what.
-pub(super) fn table_first(a: usize, b: usize) -> bool {
+fn table_first(a: usize, b: usize) -> bool {
     let cost = |t: usize, p: usize| {
         let leaves = (t as f64 / LEAF as f64).max(1.0);
         p as f64 * leaves.powf(0.585) + leaves * FILL

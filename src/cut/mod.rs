@@ -16,7 +16,7 @@
 //!
 //! A half-board is stored as one word: the `2h - 1` diagonals of each direction that both
 //! halves can reach. Matching (the hot part): one half of a key goes into a table (the
-//! one a model of the matching's work picks, [`matching::table_first`]).
+//! one a model of the matching's work picks, [`matching::Matcher::either`]).
 //! Its words' union names the diagonals in play; for each of them the set of half-boards
 //! on it is a bitset, and for each eight consecutive diagonals the union of every subset
 //! of their sets is precomputed (256 entries). A half-board of the other side then finds
@@ -174,7 +174,7 @@ impl Cut {
     /// Each side's half-boards are built a chunk at a time where they would not fit the
     /// budget (a chunk's pairs of pieces bound its half-boards, [`halves::chunks`]): every
     /// chunk of one side is matched with every chunk of the other, as the table the side
-    /// [`matching::table_first`] picks. On an odd board the middle queen joins the
+    /// [`matching::Matcher::either`] picks. On an odd board the middle queen joins the
     /// right half: the left half-boards are built once for all the part's middle rows (where
     /// they fit one chunk), with one more diagonal each side (indices `n - h - 1` to
     /// `n + h - 1`, where the middle queen on row `m` is bit `m` of both halves). Where they
@@ -224,12 +224,7 @@ impl Cut {
                         if !whole {
                             self.build_chunk(&lefts, l, none, false, wide, lanes, left);
                         }
-                        let (table, probe) = if matching::table_first(left.len(), group.len()) {
-                            (&mut *left, &*group)
-                        } else {
-                            (&mut *group, &*left)
-                        };
-                        matcher.disjoint(table, probe, &[probe.len()], &mut found, budget, lanes);
+                        matcher.either(left, group, &mut found[..1], budget, lanes);
                     }
                 }
                 return u128::from(entries[0].1) * u128::from(found[0]);
@@ -276,13 +271,8 @@ impl Cut {
                                 self.build_chunk(&lefts, l, none, false, wide, lanes, left);
                             }
                             narrow(left, mid, mask, kept);
-                            let (table, probe) = if matching::table_first(kept.len(), group.len()) {
-                                (&mut *kept, &*group)
-                            } else {
-                                (&mut *group, &*kept)
-                            };
                             let out = &mut found[g..g + 1];
-                            matcher.disjoint(table, probe, &[probe.len()], out, budget, lanes);
+                            matcher.either(kept, group, out, budget, lanes);
                         }
                     }
                 }

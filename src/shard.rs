@@ -124,7 +124,9 @@ pub struct ShardResult {
     pub threads: usize,
     /// Seconds this part took (its last run, when resumed).
     pub elapsed_s: f64,
-    /// CRC-32 (hex) of the object's JSON with this field empty.
+    /// CRC-32 (hex) of the object's JSON with this field empty. Read back, the object is
+    /// the one written (serde_json's `float_roundtrip` reads `elapsed_s` exactly), so its
+    /// JSON, and the checksum, are the same.
     pub checksum: String,
 }
 
@@ -195,10 +197,17 @@ impl ShardResult {
     /// Writes the result to `out`'s temporary file and syncs it; [`Written::publish`]
     /// then puts it in place (see [`Output`]).
     pub fn write(&self, out: Output) -> Result<Written, FileError> {
-        let mut text =
-            serde_json::to_vec(self).map_err(|e| FileError::invalid(out.path(), e.to_string()))?;
-        text.push(b'\n');
+        let text = self
+            .text()
+            .map_err(|e| FileError::invalid(out.path(), e.to_string()))?;
         out.write(&text)
+    }
+
+    /// The file's bytes: the JSON object and a newline.
+    fn text(&self) -> serde_json::Result<Vec<u8>> {
+        let mut text = serde_json::to_vec(self)?;
+        text.push(b'\n');
+        Ok(text)
     }
 
     /// Reads a shard result and checks it: at most [`MAX_SHARD_BYTES`], its checksum, that
@@ -206,6 +215,12 @@ impl ShardResult {
     /// other and its sums fit the board ([`durable::count_limit`]).
     pub fn read(path: &Path) -> Result<ShardResult, FileError> {
         let r: ShardResult = durable::read_json(path, "shard result", MAX_SHARD_BYTES)?;
+        r.checked(path)
+    }
+
+    /// The checks of [`ShardResult::read`] on a result read from `path`.
+    fn checked(self, path: &Path) -> Result<ShardResult, FileError> {
+        let r = self;
         let invalid = |why: String| FileError::invalid(path, why);
         if r.format != SHARD_FORMAT {
             return Err(invalid(format!(
@@ -515,6 +530,17 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
     })
 }
 
+/// xorshift64*: a fixed sequence of pseudo-random numbers for a given seed.
+pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed | 1;
+    move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
 /// Recounts about `percent`% of the merged subproblems (at least one), picked at random from
 /// `seed`, on `engine` with `method`, and fails on the first that differs from its shard's
 /// record. Returns how many were recounted.
@@ -530,14 +556,7 @@ pub fn audit(
         .iter()
         .flat_map(|(p, r)| r.each().map(move |(i, t)| (p, i, t)))
         .collect();
-    let mut state = seed | 1;
-    let mut next = || {
-        // xorshift64*: a fixed sequence for a given seed.
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    };
+    let mut next = xorshift(seed);
     let want = ((all.len() as f64 * percent / 100.0).ceil() as usize).clamp(1, all.len());
     // A partial Fisher-Yates shuffle: the first `want` entries are the sample.
     let mut order: Vec<usize> = (0..all.len()).collect();
@@ -598,6 +617,44 @@ mod tests {
         }
     }
 
+    /// A genuine shard result's bytes, read back and checked as `merge` reads a file, for a
+    /// million random `elapsed_s`: durations as a clock gives them (many print with 17
+    /// digits, which a parser that is not exact reads one bit off) and any finite float.
+    #[test]
+    fn every_elapsed_time_reads_back_to_its_own_checksum() {
+        let plan = Plan::new(8, Symmetry::Full, 2).unwrap();
+        // One subproblem of many: the text stays short, the test fast.
+        let each = vec![(0, Tally::default())];
+        let shard = Shard {
+            index: 0,
+            count: plan.len(),
+        };
+        let mut r = ShardResult::new(&plan, shard, Kernel::Scalar, each, 2, 0.0);
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+        let path = Path::new("s.json");
+        let mut refused = 0;
+        for k in 0..1_000_000u32 {
+            let bits = next();
+            r.elapsed_s = match k % 4 {
+                // Any finite, non-negative float.
+                0 => f64::from_bits(bits >> 1).min(f64::MAX),
+                // A clock's seconds and nanoseconds, up to a day or up to two seconds.
+                1 => std::time::Duration::new(bits % 86_400, (bits >> 32) as u32 % 1_000_000_000)
+                    .as_secs_f64(),
+                2 => std::time::Duration::new(bits % 2, (bits >> 32) as u32 % 1_000_000_000)
+                    .as_secs_f64(),
+                _ => (bits >> 11) as f64 / (1u64 << 53) as f64 * 100.0,
+            };
+            r.seal();
+            let text = r.text().unwrap();
+            let back: ShardResult = serde_json::from_slice(&text).unwrap();
+            if back.elapsed_s.to_bits() != r.elapsed_s.to_bits() || back.checked(path).is_err() {
+                refused += 1;
+            }
+        }
+        assert_eq!(refused, 0, "genuine shard results refused, of a million");
+    }
+
     /// The dealing as first written: each subproblem, costliest first, to the part with the
     /// least load (ties to the lower part), found by a scan of every part.
     fn dealt_by_scanning(costs: &[u64], shard: Shard) -> Vec<usize> {
@@ -618,13 +675,7 @@ mod tests {
 
     #[test]
     fn the_heap_deals_exactly_as_a_scan_of_every_part() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed >> 12;
-            seed ^= seed << 25;
-            seed ^= seed >> 27;
-            seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         // Wide costs, and narrow ones with many ties (equal loads, equal costs).
         for (parts, spread) in [(500, 1 << 40), (300, 4), (64, 1), (1000, 1000)] {
             let costs: Vec<u64> = (0..parts)

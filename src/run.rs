@@ -34,7 +34,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::plan::Plan;
-use crate::types::{Counts, DEFAULT_SPLIT_DEPTH, Error, Kernel, Method, Options, Symmetry, Tally};
+use crate::types::{
+    Counts, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_THREADS, Method, Options, Symmetry, Tally,
+};
 
 /// The worker threads and the counting loop, decided once.
 pub struct Engine {
@@ -46,15 +48,17 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Starts `options.threads` workers (one per logical CPU when `None`) and resolves
-    /// `options.kernel` for this CPU. The engine counts in `options.symmetry`.
+    /// Starts `options.threads` workers (one per logical CPU when `None`, at most
+    /// [`MAX_THREADS`]) and resolves `options.kernel` for this CPU. The engine counts in
+    /// `options.symmetry`. These workers are all the threads its work runs on: planning,
+    /// counting, costs, estimates and audits run inside its pool ([`Engine::install`]),
+    /// never on rayon's global pool, so `RAYON_NUM_THREADS` changes nothing.
     pub fn new(options: &Options) -> Result<Engine, Error> {
         let kernel = options.kernel.resolve()?;
-        let threads = options
-            .threads
-            .unwrap_or_else(|| NonZeroUsize::new(num_cpus::get()).unwrap_or(NonZeroUsize::MIN));
+        let threads = worker_threads(options.threads)?;
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.get())
+            .num_threads(threads)
+            .thread_name(|i| format!("nqueens-{i}"))
             .build()
             .map_err(|e| Error::ThreadPool(e.to_string()))?;
         Ok(Engine {
@@ -81,19 +85,37 @@ impl Engine {
         &self.pool
     }
 
+    /// Runs `work` on this engine's workers: whatever rayon parallelism it uses (a plan's
+    /// costs, say) stays within the engine's threads.
+    pub fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+        self.pool.install(work)
+    }
+
+    /// The same workers with another counting loop (`merge --audit` recounts with the loop
+    /// the shards did not use, on the pool that planned them).
+    pub fn with_kernel(self, kernel: Kernel) -> Result<Engine, Error> {
+        Ok(Engine {
+            kernel: kernel.resolve()?,
+            ..self
+        })
+    }
+
     /// The plan of an `n`-board split `split_depth` rows down (a join's parts are its keys
     /// at any depth), in this engine's mode and method within its memory budget. Where the
     /// join cannot keep within the budget, `auto` searches instead and an explicit `join`
     /// is an error.
     pub fn plan(&self, n: u32, split_depth: usize) -> Result<Plan, Error> {
-        Plan::build(
-            n,
-            self.symmetry,
-            split_depth,
-            self.method,
-            self.memory,
-            self.threads(),
-        )
+        // The keys and their costs are found in parallel: on these workers.
+        self.install(|| {
+            Plan::build(
+                n,
+                self.symmetry,
+                split_depth,
+                self.method,
+                self.memory,
+                self.threads(),
+            )
+        })
     }
 
     /// The split depth an `n`-board gets when none is asked for: [`DEFAULT_SPLIT_DEPTH`],
@@ -113,6 +135,16 @@ impl Engine {
         let plan = self.plan(n, split_depth)?;
         let outcome = Run::new(&plan).started(start).execute(self);
         Ok(outcome.counts(&plan, self.kernel))
+    }
+}
+
+/// The worker threads an engine of `asked` threads starts: `asked`, or one per logical CPU
+/// when `None` (at most [`MAX_THREADS`]); more than [`MAX_THREADS`] asked is refused.
+pub fn worker_threads(asked: Option<NonZeroUsize>) -> Result<usize, Error> {
+    match asked {
+        Some(t) if t.get() > MAX_THREADS => Err(Error::Threads(t.get())),
+        Some(t) => Ok(t.get()),
+        None => Ok(num_cpus::get().clamp(1, MAX_THREADS)),
     }
 }
 
@@ -263,18 +295,19 @@ impl<'a> Run<'a> {
             t
         };
         let one_thread = plan.sequential() || engine.threads() == 1;
-        let tally = if one_thread {
-            todo.iter().map(one).sum()
-        } else {
-            engine.pool.install(|| {
-                let costs = plan.costs();
-                todo.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
-                todo.par_iter()
-                    .with_max_len(1)
-                    .map(one)
-                    .reduce(Tally::default, |a, b| a + b)
-            })
-        };
+        // On the engine's workers even on one thread: a part's own parallel steps (the
+        // symmetric solutions' searches) then use them, not rayon's global pool.
+        let tally = engine.install(|| {
+            if one_thread {
+                return todo.iter().map(one).sum();
+            }
+            let costs = plan.costs();
+            todo.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
+            todo.par_iter()
+                .with_max_len(1)
+                .map(one)
+                .reduce(Tally::default, |a, b| a + b)
+        });
         Outcome {
             tally: prior + tally,
             threads: if one_thread { 1 } else { engine.threads() },

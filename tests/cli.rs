@@ -42,6 +42,8 @@ fn bad_input_exits_2_with_a_message_naming_the_argument() {
         (&["count", "12-8"], "reversed"),
         (&["count", "8", "--threads", "0"], "--threads"),
         (&["count", "8", "-j", "x"], "--threads"),
+        (&["count", "8", "-j", "1025"], "from 1 to 1024"),
+        (&["merge", "x.json", "-j", "4096"], "from 1 to 1024"),
         (&["count", "8", "--split-depth", "9"], "--split-depth"),
         (&["count", "8", "--split-depth", "-1"], "--split-depth"),
         (&["count", "8", "--format", "xml"], "--format"),
@@ -594,18 +596,18 @@ fn estimate_covers_every_stratum_and_boards_without_parts() {
 }
 
 /// What the arguments alone rule out is refused before any thread starts or plan is built:
-/// 4096 threads take seconds to start, n = 27's keys seconds to find.
+/// 1024 threads take seconds to start on 2 CPUs, n = 27's keys seconds to find.
 #[test]
 fn refusals_that_need_only_the_arguments_come_at_once() {
     for args in [
         &[
-            "count", "22", "--method", "join", "-j", "4096", "--memory", "1M",
+            "count", "22", "--method", "join", "-j", "1024", "--memory", "1M",
         ][..],
         &[
             "count", "27", "--method", "join", "-j", "64", "--memory", "16M",
         ],
         &["estimate", "27", "--memory", "100M"],
-        &["verify", "--max-n", "27", "-j", "4096", "--memory", "2M"],
+        &["verify", "--max-n", "27", "-j", "1024", "--memory", "2M"],
     ] {
         let start = std::time::Instant::now();
         let out = nqueens().args(args).output().unwrap();
@@ -616,5 +618,75 @@ fn refusals_that_need_only_the_arguments_come_at_once() {
             "{args:?}"
         );
         assert!(took.as_secs_f64() < 2.0, "{args:?} took {took:?}");
+    }
+}
+
+/// Every thread a command counts on comes from `-j`: planning (the join's keys and costs),
+/// the symmetric solutions' part, costs, the estimate's samples and the merge's plan and
+/// audit run on the command's own pool, so `RAYON_NUM_THREADS=8` adds no thread. Besides
+/// the `-j` workers there are the main thread and `count`'s signal handler; rayon's global
+/// pool, had anything started it, would still be up when the test hook counts.
+#[test]
+fn threads_come_from_j_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = |i: usize| dir.path().join(format!("s{i}.json"));
+    for i in 0..2 {
+        let (s, o) = (format!("{i}/2"), shard(i));
+        succeeds(&[
+            "count",
+            "13",
+            "--shard",
+            &s,
+            "--output",
+            o.to_str().unwrap(),
+        ]);
+    }
+    let (s0, s1, s2) = (shard(0), shard(1), shard(2));
+    let (s0, s1, s2) = (
+        s0.to_str().unwrap(),
+        s1.to_str().unwrap(),
+        s2.to_str().unwrap(),
+    );
+    let runs: &[(&[&str], usize)] = &[
+        (&["count", "13", "-j", "1"], 1),
+        (&["count", "13", "-j", "3"], 3),
+        (&["count", "13", "--method", "search", "-j", "1"], 1),
+        (&["count", "13", "--method", "search", "-j", "2"], 2),
+        (
+            &["count", "13", "--shard", "1/3", "--output", s2, "-j", "1"],
+            1,
+        ),
+        (&["verify", "--max-n", "12", "-j", "1"], 1),
+        (
+            &[
+                "estimate",
+                "13",
+                "--samples",
+                "4",
+                "--seconds",
+                "0",
+                "-j",
+                "1",
+            ],
+            1,
+        ),
+        (&["merge", s0, s1, "--audit", "50", "-j", "1"], 1),
+    ];
+    for &(args, j) in runs {
+        let out = nqueens()
+            .args(args)
+            .env("RAYON_NUM_THREADS", "8")
+            .env("NQUEENS_TEST_THREADS", "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        let threads: usize = err
+            .lines()
+            .find_map(|l| l.strip_prefix("test hook: ")?.strip_suffix(" threads"))
+            .unwrap_or_else(|| panic!("{args:?}: no thread report in {err}"))
+            .parse()
+            .unwrap();
+        assert!(threads <= j + 2, "{args:?}: {threads} threads with -j {j}");
     }
 }

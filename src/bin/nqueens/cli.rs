@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use nqueens::shard::Shard;
+use nqueens::types::MAX_THREADS;
 use nqueens::{
     Counts, DEFAULT_SPLIT_DEPTH, Engine, Error, Kernel, MAX_N, Method, Options, Symmetry, published,
 };
@@ -70,7 +71,8 @@ pub struct MergeArgs {
     /// Seed of the audit's random pick (printed with the audit), to repeat it
     #[arg(long, value_name = "S", requires = "audit")]
     pub seed: Option<u64>,
-    /// Worker threads for the audit [default: the number of logical CPUs]
+    /// Worker threads, 1 to 1024, the command's only ones (planning and the audit)
+    /// [default: the number of logical CPUs, at most 1024]
     #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<NonZeroUsize>,
 }
@@ -119,7 +121,8 @@ pub struct SolveArgs {
     /// One solution per symmetry class: the lexicographically smallest of its eight images
     #[arg(long)]
     pub unique: bool,
-    /// Worker threads [default: the number of logical CPUs]
+    /// Worker threads, 1 to 1024, the command's only ones [default: the number of logical CPUs,
+    /// at most 1024]
     #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<NonZeroUsize>,
     /// Search loop: auto picks AVX-512 where the CPU has it (all list the same solutions)
@@ -130,7 +133,8 @@ pub struct SolveArgs {
 /// Flags shared by every command that counts.
 #[derive(Debug, Args)]
 pub struct EngineArgs {
-    /// Worker threads [default: the number of logical CPUs]
+    /// Worker threads, 1 to 1024, the command's only ones [default: the number of logical CPUs,
+    /// at most 1024]
     #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<NonZeroUsize>,
     /// Rows placed before the search's work is split into subproblems (0: as 1, run on one
@@ -228,8 +232,6 @@ pub struct VerifyArgs {
     #[command(flatten)]
     pub engine: EngineArgs,
 }
-
-const MAX_THREADS: usize = 4096;
 
 fn parse_threads(s: &str) -> Result<NonZeroUsize, String> {
     s.parse::<usize>()

@@ -96,9 +96,7 @@ fn engine(args: &EngineArgs) -> Result<Engine, Failure> {
 /// Refuses what the arguments alone rule out for any of `sizes`, before the threads start
 /// (`-j 4096` takes seconds to start) or a plan is built.
 fn precheck(args: &EngineArgs, sizes: impl IntoIterator<Item = u32>) -> Result<(), Failure> {
-    let threads = args
-        .threads
-        .map_or_else(num_cpus::get, std::num::NonZeroUsize::get);
+    let threads = nqueens::run::worker_threads(args.threads)?;
     for n in sizes {
         let depth = args
             .split_depth
@@ -134,6 +132,7 @@ fn count(args: CountArgs) -> Result<(), Failure> {
             out.print(&counts)?;
         }
     }
+    hooks::report_threads();
     Ok(())
 }
 
@@ -286,18 +285,22 @@ fn long_count(
 
 fn merge(args: MergeArgs) -> Result<(), Failure> {
     let failed = |e: shard::MergeError| Failure::Failed(e.into());
-    let merged = shard::merge(&args.files).map_err(failed)?;
+    // One pool for the whole command: the plan is rebuilt (its keys found in parallel) and
+    // audited on -j threads.
+    let engine = Engine::new(&Options {
+        threads: args.threads,
+        ..Options::default()
+    })?;
+    let merged = engine
+        .install(|| shard::merge(&args.files))
+        .map_err(failed)?;
     if let Some(percent) = args.audit {
         // Recount with the other method, or the other loop: a bug in what counted the
         // shards then shows as a difference rather than repeating itself.
         let used = merged.shards[0].1.kernel;
         let (method, other) =
             shard::audit_counting(merged.plan.method, used, Kernel::Auto.resolve()?);
-        let engine = Engine::new(&Options {
-            threads: args.threads,
-            kernel: other,
-            ..Options::default()
-        })?;
+        let engine = engine.with_kernel(other)?;
         let seed = args.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -316,6 +319,7 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
     let same = merged.shards.iter().all(|(_, r)| r.kernel == kernel);
     let counts = merged.outcome.counts(&merged.plan, same.then_some(kernel));
     Printer::new(io::stdout().lock(), args.format).print(&counts)?;
+    hooks::report_threads();
     Ok(())
 }
 
@@ -344,6 +348,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
             }
         }
     }
+    hooks::report_threads();
     if bad.is_empty() {
         return closed.map_or(Ok(()), |e| Err(e.into()));
     }
@@ -438,6 +443,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
     );
     let mut out = Printer::new(io::stdout().lock(), args.engine.format);
     out.print(&prediction)?;
+    hooks::report_threads();
     Ok(())
 }
 

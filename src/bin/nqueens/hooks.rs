@@ -17,3 +17,17 @@ pub fn pause_at(stage: &str) {
         std::thread::sleep(Duration::from_secs(60));
     }
 }
+
+/// Test hook: where set, a command says on stderr how many threads the process has once its
+/// work is done (its workers still up; rayon's global pool, once started, never ends).
+const THREADS: &str = "NQUEENS_TEST_THREADS";
+
+/// Reports this process's threads (`/proc/self/task`) where [`THREADS`] is set.
+pub fn report_threads() {
+    if std::env::var_os(THREADS).is_none() {
+        return;
+    }
+    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+        let _ = writeln!(std::io::stderr(), "test hook: {} threads", tasks.count());
+    }
+}

@@ -6,10 +6,11 @@
 //!   a FIFO, a socket) is refused; a symbolic link is followed to the regular file it names
 //!   (a link to anything else, or to nothing, is refused). [`same_file`] tells two paths
 //!   that name one file apart from two that do not.
-//! - **Results written whole** ([`Output`]): a temporary file, named for the process and
-//!   the destination, is made beside the destination at the start (so a directory that
-//!   cannot take it fails before any counting); at the end it is written, synced, renamed
-//!   over the destination, and the directory synced. An existing destination this process
+//! - **Results written whole** ([`Output`]): a temporary file, named for the destination
+//!   and the host and locked by the process while it lives, is made (or a dead writer's
+//!   taken over) beside the destination at the start (so a directory that cannot take it
+//!   fails before any counting); at the end it is written, synced, renamed over the
+//!   destination, and the directory synced. An existing destination this process
 //!   may not replace (another user's file in a sticky directory such as `/tmp`) is refused
 //!   up front. The temporary file is removed on every way out the process controls: a
 //!   failure, a drop, and a signal handler that calls [`remove_temporaries`] before it exits.
@@ -24,7 +25,6 @@ use std::io::{self, BufRead, Read, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::de::DeserializeOwned;
 
@@ -250,45 +250,160 @@ pub struct Output {
     path: PathBuf,
     /// Where the result is renamed to (a symbolic link followed).
     dest: PathBuf,
+    /// The temporary file: locked by this process until it is renamed or removed.
     tmp: PathBuf,
-    file: Option<File>,
+    file: File,
+}
+
+/// The temporary files one host may have of one destination at once (live writers each
+/// hold one; a stale one is taken over).
+const SLOTS: usize = 64;
+
+/// The longest file name most file systems take (`NAME_MAX`).
+const NAME_MAX: usize = 255;
+
+/// This host's name as its temporary files carry it: letters, digits, `-`, `_` and `.`
+/// (anything else as `_`), at most 64 of them.
+fn host() -> &'static str {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let mut buf = [0u8; 256];
+        // SAFETY: the buffer is writable for its length; gethostname writes at most that.
+        let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+        let len = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+        let name: String = buf[..if ok { len } else { 0 }]
+            .iter()
+            .take(64)
+            .map(|&b| match b {
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => b as char,
+                _ => '_',
+            })
+            .collect();
+        if name.is_empty() { "host".into() } else { name }
+    })
+}
+
+/// The name of temporary file `slot` of the destination named `name`, made on `host`:
+/// `.NAME.HOST.SLOT.tmp`. A name too long for that within [`NAME_MAX`] bytes is cut and
+/// followed by `~` and the CRC-32 of the whole name, so that outputs of long names that
+/// start alike still have temporaries of their own.
+fn temporary_name(name: &std::ffi::OsStr, host: &str, slot: usize) -> std::ffi::OsString {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let tail = format!(".{host}.{slot}.tmp");
+    let room = NAME_MAX - 1 - tail.len();
+    let name = name.as_bytes();
+    let mut tmp = vec![b'.'];
+    if name.len() <= room {
+        tmp.extend_from_slice(name);
+    } else {
+        tmp.extend_from_slice(&name[..room - 9]);
+        tmp.extend_from_slice(format!("~{:08x}", crc32fast::hash(name)).as_bytes());
+    }
+    tmp.extend_from_slice(tail.as_bytes());
+    std::ffi::OsString::from_vec(tmp)
+}
+
+/// Takes the temporary file at `tmp` for this process: made new, or an existing one whose
+/// writer is provably gone (a regular file of this user that no process holds the lock of:
+/// the lock goes with its holder, killed or not), emptied. Returns it locked, or `None`
+/// where the file is a live writer's (its lock held) or not one this process may take
+/// (another user's, or not a regular file).
+fn claim(tmp: &Path) -> io::Result<Option<File>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    loop {
+        let (file, made) = match OpenOptions::new().write(true).create_new(true).open(tmp) {
+            Ok(file) => (file, true),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                // Never through a link, nor blocked on a FIFO.
+                match OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+                    .open(tmp)
+                {
+                    Ok(file) => (file, false),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                    Err(_) => return Ok(None),
+                }
+            }
+            Err(e) => return Err(e),
+        };
+        let mine = file.metadata()?;
+        // SAFETY: geteuid has no preconditions.
+        let me = unsafe { libc::geteuid() };
+        if !made && (!mine.is_file() || (mine.uid() != me && me != 0)) {
+            return Ok(None);
+        }
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
+        // Still the file of that name: its last holder may have removed or renamed it
+        // between our open and our lock.
+        match std::fs::symlink_metadata(tmp) {
+            Ok(now) if (now.dev(), now.ino()) == (mine.dev(), mine.ino()) => {}
+            Ok(_) => continue,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        }
+        if !made {
+            file.set_len(0)?;
+        }
+        return Ok(Some(file));
+    }
 }
 
 impl Output {
     /// Checks the destination `path` (given with `flag`) as [`file_to_write`] does, and
     /// that this process may replace it, and makes the temporary file beside it.
+    ///
+    /// The temporary file is `.NAME.HOST.SLOT.tmp` ([`temporary_name`]), locked by this
+    /// process while it lives: a run of the same output on the same host at once takes
+    /// the next slot; a run of another host has names of its own, whatever its process
+    /// ids (a requeued job and the killed one are both PID 1 in their PID namespaces); and
+    /// one left by a writer that is gone (`kill -9`, a crash: its lock is free) is taken
+    /// over, so it never blocks a new run and is replaced by its result.
     pub fn create(flag: &'static str, path: &Path) -> Result<Output, FileError> {
-        static SERIAL: AtomicUsize = AtomicUsize::new(0);
         let dest = file_to_write(flag, path)?;
         let unusable = |why: String| FileError::Unusable {
             flag,
             path: path.to_path_buf(),
             why,
         };
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(dest.file_name().unwrap_or_default());
-        tmp_name.push(format!(
-            ".{}-{}.tmp",
-            std::process::id(),
-            SERIAL.fetch_add(1, Ordering::Relaxed)
-        ));
-        let tmp = dest.with_file_name(tmp_name);
-        let file = {
+        let name = dest.file_name().unwrap_or_default();
+        let tmp_of = |slot| dest.with_file_name(temporary_name(name, host(), slot));
+        let mut taken = None;
+        for slot in 0..SLOTS {
+            let tmp = tmp_of(slot);
             let mut list = temporaries();
-            let file = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&tmp)
-                .map_err(|e| unusable(format!("cannot write there: {e}")))?;
-            list.push(tmp.clone());
-            file
-        };
+            match claim(&tmp) {
+                Ok(Some(file)) => {
+                    list.push(tmp.clone());
+                    taken = Some((tmp, file));
+                    break;
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    return Err(unusable(format!(
+                        "cannot write there: cannot make its temporary file {}: {e}",
+                        tmp.display()
+                    )));
+                }
+            }
+        }
+        let (tmp, file) = taken.ok_or_else(|| {
+            unusable(format!(
+                "cannot write there: its temporary files {} to {} are all held by live runs or are not files this user may replace",
+                tmp_of(0).display(),
+                tmp_of(SLOTS - 1).display()
+            ))
+        })?;
         let out = Output {
             flag,
             path: path.to_path_buf(),
             dest,
             tmp,
-            file: Some(file),
+            file,
         };
         out.check_replaceable().map_err(unusable)?;
         Ok(out)
@@ -299,9 +414,9 @@ impl Output {
     /// directory's owner owns, unless the user is root. (The temporary file beside it shows
     /// that the directory takes new files; its owner is this process's user.)
     fn check_replaceable(&self) -> Result<(), String> {
-        let (Ok(target), Some(Ok(me)), Ok(dir)) = (
+        let (Ok(target), Ok(me), Ok(dir)) = (
             std::fs::metadata(&self.dest),
-            self.file.as_ref().map(File::metadata),
+            self.file.metadata(),
             std::fs::metadata(parent(&self.dest)),
         ) else {
             return Ok(());
@@ -322,16 +437,18 @@ impl Output {
         &self.path
     }
 
+    /// The temporary file the result is written to.
+    pub fn temporary(&self) -> &Path {
+        &self.tmp
+    }
+
     /// Writes `bytes` to the temporary file and syncs them; [`Written::publish`] then puts
     /// them in place.
-    pub fn write(mut self, bytes: &[u8]) -> Result<Written, FileError> {
-        let mut file = self
-            .file
-            .take()
-            .ok_or_else(|| FileError::invalid(&self.tmp, "already written (a bug in nqueens)"))?;
-        file.write_all(bytes)
-            .and_then(|()| file.sync_all())
-            .map_err(FileError::io("write", &self.path))?;
+    pub fn write(self, bytes: &[u8]) -> Result<Written, FileError> {
+        (&self.file)
+            .write_all(bytes)
+            .and_then(|()| self.file.sync_all())
+            .map_err(FileError::io("write", &self.tmp))?;
         Ok(Written(self))
     }
 }
@@ -341,13 +458,14 @@ impl Drop for Output {
         if self.tmp.as_os_str().is_empty() {
             return;
         }
+        // Removed while its lock is held (the file closes after this).
         let mut list = temporaries();
         let _ = std::fs::remove_file(&self.tmp);
         list.retain(|t| *t != self.tmp);
     }
 }
 
-/// An [`Output`] written and synced under its temporary name.
+/// An [`Output`] written and synced under its temporary name (still locked).
 pub struct Written(Output);
 
 impl Written {
@@ -358,8 +476,11 @@ impl Written {
         let real = file_to_write(out.flag, &out.path)?;
         {
             let mut list = temporaries();
-            std::fs::rename(&out.tmp, &real)
-                .map_err(FileError::io("rename the finished result to", &real))?;
+            std::fs::rename(&out.tmp, &real).map_err(|error| FileError::Io {
+                doing: format!("rename {} to", out.tmp.display()),
+                path: real.clone(),
+                error,
+            })?;
             list.retain(|t| *t != out.tmp);
             out.tmp = PathBuf::new();
         }

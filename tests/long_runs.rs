@@ -62,6 +62,16 @@ fn crash_after<S: AsRef<std::ffi::OsStr>>(args: &[S], k: &str) -> Output {
     out
 }
 
+/// `out`, asserted to be a success (its stderr shown where not).
+fn succeeded(out: Output) -> Output {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -249,12 +259,7 @@ fn shards(dir: &Path, n: &str, k: usize, extra: &[&str]) -> Vec<String> {
             let shard = format!("{i}/{k}");
             let mut args = vec!["count", n, "--shard", &shard, "--output", path(&file)];
             args.extend(extra);
-            let out = nqueens(&args);
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let out = succeeded(nqueens(&args));
             assert!(
                 out.stdout.is_empty(),
                 "a shard prints its summary on stderr only"
@@ -518,21 +523,27 @@ fn a_second_run_on_a_checkpoint_in_use_is_refused() {
     assert_eq!(resumed["solutions"], 14772512);
 }
 
+/// Mounts a tmpfs with `options` at `disk` (made here), or says that `case` is not tested
+/// and returns false where this machine does not allow it (not root).
+fn mounted(disk: &Path, options: &str, case: &str) -> bool {
+    std::fs::create_dir_all(disk).unwrap();
+    let ok = Std::new("mount")
+        .args(["-t", "tmpfs", "-o", options, "tmpfs", path(disk)])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        let _ = writeln_stderr(&format!(
+            "NOT TESTED HERE: cannot mount a tmpfs (not root?): {case}"
+        ));
+    }
+    ok
+}
+
 #[test]
 fn a_full_disk_never_leaves_half_a_record_and_the_count_is_still_printed() {
     let dir = scratch("full");
     let disk = dir.join("disk");
-    std::fs::create_dir_all(&disk).unwrap();
-    let mounted = Std::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=16k", "tmpfs", path(&disk)])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !mounted {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "NOT TESTED HERE: cannot mount a small tmpfs (not root?): the full-disk case"
-        );
+    if !mounted(&disk, "size=16k", "the full-disk case") {
         return;
     }
     let ckpt = disk.join("c.ckpt");
@@ -920,20 +931,7 @@ fn an_output_that_is_not_a_regular_file_is_refused_and_left_as_it_was() {
         } else {
             dir.join("1.json")
         };
-        let out = nqueens(&[
-            "count",
-            "12",
-            "--shard",
-            &format!("{i}/2"),
-            "--output",
-            path(&file),
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        path(&file).to_string()
+        shard_of_12(&format!("{i}/2"), &file)
     });
     assert!(
         std::fs::symlink_metadata(&link)
@@ -943,6 +941,19 @@ fn an_output_that_is_not_a_regular_file_is_refused_and_left_as_it_was() {
     );
     assert_eq!(counts(&merge(&files))["solutions"], 14200);
     assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+}
+
+/// Counts `shard` of n = 12 into `file`, which it returns.
+fn shard_of_12(shard: &str, file: &Path) -> String {
+    succeeded(nqueens(&[
+        "count",
+        "12",
+        "--shard",
+        shard,
+        "--output",
+        path(file),
+    ]));
+    path(file).to_string()
 }
 
 fn writeln_stderr(line: &str) -> std::io::Result<()> {
@@ -1100,8 +1111,33 @@ fn paused_at(
     std::process::Child,
     std::io::BufReader<std::process::ChildStderr>,
 ) {
+    paused_in(&[], stage, args)
+}
+
+/// nqueens, started by the command `launcher` (none where empty).
+fn launched(launcher: &[&str]) -> Std {
+    let nqueens = assert_cmd::cargo::cargo_bin("nqueens");
+    match launcher.split_first() {
+        Some((first, rest)) => {
+            let mut c = Std::new(first);
+            c.args(rest).arg(&nqueens);
+            c
+        }
+        None => Std::new(&nqueens),
+    }
+}
+
+/// [`paused_at`], nqueens started by the command `launcher` (none where empty).
+fn paused_in(
+    launcher: &[&str],
+    stage: &str,
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
     use std::io::BufRead;
-    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let mut child = launched(launcher)
         .args(args)
         .env("NQUEENS_TEST_PAUSE_AT", stage)
         .stdout(std::process::Stdio::piped())
@@ -1336,4 +1372,104 @@ fn a_checkpoint_whose_header_was_cut_short_starts_again() {
     let out = nqueens(&args);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not an nqueens checkpoint"));
+}
+
+// Issue 30: a cluster run at full scale.
+
+/// The launcher that runs a command as PID 1 of a new PID namespace (as a container or a
+/// requeued job may), where this machine allows it (root).
+fn as_pid_1() -> Option<[&'static str; 3]> {
+    let launcher = ["unshare", "-fp", "--kill-child"];
+    let ok = Std::new(launcher[0])
+        .args(&launcher[1..])
+        .args(["sh", "-c", "test $$ = 1"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "NOT TESTED HERE: cannot make a PID namespace (not root?): runs with the same PID"
+        );
+    }
+    ok.then_some(launcher)
+}
+
+#[test]
+fn a_killed_runs_temporary_file_never_blocks_its_requeue_even_with_the_same_pid() {
+    let dir = scratch("requeue");
+    let out = dir.join("s.json");
+    let args = ["count", "13", "--shard", "0/1", "--output", path(&out)];
+    let launcher = as_pid_1();
+    let launcher: &[&str] = launcher.as_ref().map_or(&[], |l| &l[..]);
+    // The first run holds its temporary file, and is killed (a node lost, `kill -9`).
+    let (mut child, _err) = paused_in(launcher, "planning", &args);
+    let stale = temporaries_in(&dir);
+    assert_eq!(stale.len(), 1);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(temporaries_in(&dir), stale, "kill -9 leaves it");
+    // Its requeue, with the same PID: the stale file is taken over and becomes the result.
+    succeeded(launched(launcher).args(args).output().unwrap());
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    assert_eq!(counts(&merge(&[path(&out).into()]))["solutions"], 73712);
+}
+
+#[test]
+fn two_runs_of_one_output_at_once_each_write_their_own_temporary_file() {
+    let dir = scratch("same-output");
+    let out = dir.join("s.json");
+    let args = ["count", "12", "--shard", "0/1", "--output", path(&out)];
+    let (first, err) = paused_at("planning", &args);
+    let held = temporaries_in(&dir);
+    assert_eq!(held.len(), 1);
+    succeeded(nqueens(&args));
+    assert_eq!(
+        temporaries_in(&dir),
+        held,
+        "the live run's file is left alone"
+    );
+    let (code, _) = terminate(first, err);
+    assert_eq!(code, Some(143));
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    assert_eq!(counts(&merge(&[path(&out).into()]))["solutions"], 14200);
+}
+
+#[test]
+fn output_names_up_to_255_bytes_are_written() {
+    let dir = scratch("long-name");
+    let mut files = Vec::new();
+    for (i, len) in [(0, 241), (1, 250), (2, 255)] {
+        // Names that differ only at their end, each with a temporary file of its own.
+        let name = format!("{}-{i}-of-3.json", "s".repeat(len - 12));
+        assert_eq!(name.len(), len);
+        files.push(shard_of_12(&format!("{i}/3"), &dir.join(name)));
+    }
+    assert_eq!(counts(&merge(&files))["solutions"], 14200);
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+}
+
+#[test]
+fn a_temporary_file_that_cannot_be_made_is_named() {
+    let dir = scratch("read-only");
+    let disk = dir.join("ro");
+    if !mounted(&disk, "ro,size=16k", "a read-only directory") {
+        return;
+    }
+    let out = nqueens(&[
+        "count",
+        "8",
+        "--shard",
+        "0/1",
+        "--output",
+        path(&disk.join("s.json")),
+    ]);
+    let _ = Std::new("umount").arg(path(&disk)).status();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot make its temporary file") && err.contains("/.s.json."),
+        "{err}"
+    );
 }

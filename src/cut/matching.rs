@@ -478,6 +478,31 @@ pub(super) fn columns(block: &[u64; 64], ranks: usize, out: &mut [u64; 64]) {
     }
 }
 
+/// The first `bytes` tables of unions of `W`-word `sets` (see [`Tables::fill`]), a loop of
+/// its own per size of entry (8 words for every leaf) so that each union is a few whole
+/// vector ORs rather than a loop of unknown length.
+#[inline(always)]
+fn double<const W: usize>(tables: &mut [u64], sets: &[u64], bytes: usize) {
+    for (j, table) in tables.chunks_exact_mut(ENTRIES * W).take(bytes).enumerate() {
+        table[..W].fill(0);
+        for k in 0..CHUNK {
+            let (done, rest) = table.split_at_mut(W << k);
+            let next = &mut rest[..W << k];
+            match sets.get((CHUNK * j + k) * W..(CHUNK * j + k + 1) * W) {
+                Some(set) => {
+                    let set: &[u64; W] = set.try_into().expect("a set is W words");
+                    for (to, from) in next.chunks_exact_mut(W).zip(done.chunks_exact(W)) {
+                        for ((t, f), s) in to.iter_mut().zip(from).zip(set) {
+                            *t = f | s;
+                        }
+                    }
+                }
+                None => next.copy_from_slice(done),
+            }
+        }
+    }
+}
+
 /// One slice's sets and tables of unions (`words` words each, a multiple of 8).
 struct Tables<'a> {
     union: u64,
@@ -522,27 +547,11 @@ impl Tables<'_> {
         if tables.len() < bytes * ENTRIES * words {
             tables.resize(bytes * ENTRIES * words, 0);
         }
-        for (j, table) in tables
-            .chunks_exact_mut(ENTRIES * words)
-            .take(bytes)
-            .enumerate()
-        {
-            table[..words].fill(0);
-            for k in 0..CHUNK {
-                let (done, rest) = table.split_at_mut(words << k);
-                let next = &mut rest[..words << k];
-                match sets.get((CHUNK * j + k) * words..(CHUNK * j + k + 1) * words) {
-                    Some(set) => {
-                        for (to, from) in next.chunks_exact_mut(words).zip(done.chunks_exact(words))
-                        {
-                            for ((t, f), s) in to.iter_mut().zip(from).zip(set) {
-                                *t = f | s;
-                            }
-                        }
-                    }
-                    None => next.copy_from_slice(done),
-                }
-            }
+        match words {
+            8 => double::<8>(tables, sets, bytes),
+            16 => double::<16>(tables, sets, bytes),
+            24 => double::<24>(tables, sets, bytes),
+            _ => double::<32>(tables, sets, bytes),
         }
     }
 

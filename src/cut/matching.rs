@@ -297,30 +297,10 @@ fn filter(from: &[Word], bit: u64, to: &mut Vec<Word>, lanes: Lanes) {
     unsafe { to.set_len(base + len) };
 }
 
-/// For each mask of four lanes, the `vpermd` indices that move the masked lanes' 64-bit
-/// words (two 32-bit halves each) to the front, in order: AVX2 has no `vpcompressq`.
-#[cfg(target_arch = "x86_64")]
-const PACK4: [[u32; 8]; 16] = {
-    let mut table = [[0u32; 8]; 16];
-    let mut mask = 0;
-    while mask < 16 {
-        let (mut lane, mut k) = (0, 0);
-        while lane < 4 {
-            if mask >> lane & 1 == 1 {
-                table[mask][2 * k] = 2 * lane as u32;
-                table[mask][2 * k + 1] = 2 * lane as u32 + 1;
-                k += 1;
-            }
-            lane += 1;
-        }
-        mask += 1;
-    }
-    table
-};
-
 /// [`filter`] with AVX2: four words a step, those without `bit` moved to the front of a
-/// register by a `vpermd` from [`PACK4`] and all four stored, the next step overwriting
-/// past the kept ones (the AVX-512 loop's way, [`filter512`], without `vpcompressq`).
+/// register by a `vpermd` from [`PACK`](super::halves::PACK) and all four stored, the next
+/// step overwriting past the kept ones (the AVX-512 loop's way, [`filter512`], without
+/// `vpcompressq`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 fn filter256(from: &[Word], bit: u64, to: &mut Vec<Word>) {
@@ -339,8 +319,8 @@ fn filter256(from: &[Word], bit: u64, to: &mut Vec<Word>) {
         let w = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
         let kept = _mm256_cmpeq_epi64(_mm256_and_si256(w, b), zero);
         let mask = _mm256_movemask_pd(_mm256_castsi256_pd(kept)) as usize;
-        // SAFETY: `mask` is four bits, an index of `PACK4`; unaligned.
-        let order = unsafe { _mm256_loadu_si256(PACK4[mask].as_ptr().cast()) };
+        // SAFETY: `mask` is four bits, an index of `PACK`; unaligned.
+        let order = unsafe { _mm256_loadu_si256(super::halves::PACK[mask].as_ptr().cast()) };
         // SAFETY: at most the words before this chunk were kept, so the four stored at
         // `dst + len` lie within the capacity reserved above.
         unsafe { _mm256_storeu_si256(dst.add(len).cast(), _mm256_permutevar8x32_epi32(w, order)) };

@@ -236,3 +236,144 @@ fn a_closed_pipe_ends_quietly_with_exit_0() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// What an SVG picture of boards holds, read back by an XML parser: the picture's size, and
+/// for each board its corner, its queens' squares (the column of the queen in each row) and
+/// its label.
+struct Picture {
+    width: usize,
+    height: usize,
+    title: String,
+    boards: Vec<((usize, usize), Vec<u8>, String)>,
+}
+
+fn parse_svg(text: &str, n: usize) -> Picture {
+    use quick_xml::events::Event;
+    let square = nqueens::board::SVG_SQUARE;
+    let number = |e: &quick_xml::events::BytesStart, name: &str| -> usize {
+        let a = e.try_get_attribute(name).unwrap().unwrap();
+        a.value.parse().unwrap()
+    };
+    let mut reader = quick_xml::Reader::from_str(text);
+    reader.config_mut().trim_text(true);
+    let mut picture = Picture {
+        width: 0,
+        height: 0,
+        title: String::new(),
+        boards: Vec::new(),
+    };
+    let mut queens: Vec<(usize, usize)> = Vec::new();
+    let (mut stack, mut text_of) = (Vec::<String>::new(), String::new());
+    loop {
+        let event = reader.read_event().expect("well-formed XML");
+        let opens = matches!(event, Event::Start(_));
+        match event {
+            Event::Start(e) | Event::Empty(e) => {
+                let name = e.name().as_ref().to_string();
+                let href = e
+                    .try_get_attribute("xlink:href")
+                    .unwrap()
+                    .map(|a| a.value.into_owned());
+                match (name.as_str(), href.as_deref()) {
+                    ("svg", _) => {
+                        picture.width = number(&e, "width");
+                        picture.height = number(&e, "height");
+                    }
+                    ("use", Some("#board")) => {
+                        let corner = (number(&e, "x"), number(&e, "y"));
+                        picture.boards.push((corner, Vec::new(), String::new()));
+                        queens.clear();
+                    }
+                    ("use", Some("#q")) => {
+                        let (x0, y0) = picture.boards.last().expect("a queen on a board").0;
+                        let (x, y) = (number(&e, "x") - x0, number(&e, "y") - y0);
+                        assert_eq!((x % square, y % square), (0, 0), "on a square");
+                        queens.push((y / square, x / square));
+                    }
+                    ("use", other) => panic!("a <use> of {other:?}"),
+                    _ => {}
+                }
+                if opens {
+                    stack.push(name);
+                    text_of.clear();
+                }
+            }
+            Event::Text(t) => text_of.push_str(&t.xml10_content()),
+            Event::End(_) => {
+                match stack.pop().as_deref() {
+                    Some("title") => picture.title = text_of.clone(),
+                    Some("text") if !picture.boards.is_empty() => {
+                        picture.boards.last_mut().unwrap().2 = text_of.clone()
+                    }
+                    Some("g")
+                        if stack.is_empty() || stack.last().map(String::as_str) == Some("svg") =>
+                    {
+                        if let Some(board) = picture.boards.last_mut()
+                            && board.1.is_empty()
+                        {
+                            // One queen per row, rows in order.
+                            queens.sort();
+                            assert_eq!(queens.len(), n, "one queen per row");
+                            assert!(queens.iter().enumerate().all(|(i, &(r, _))| i == r));
+                            board.1 = queens.iter().map(|&(_, c)| c as u8).collect();
+                        }
+                    }
+                    _ => {}
+                }
+                text_of.clear();
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    picture
+}
+
+#[test]
+fn svg_draws_every_listed_solution_numbered_in_one_valid_picture() {
+    let square = nqueens::board::SVG_SQUARE;
+    for (n, args, expected, title) in [
+        (
+            8,
+            &["--unique"][..],
+            list(8, 2, true, None),
+            "8 queens: the 12 fundamental solutions (one per class of rotations and reflections)",
+        ),
+        (
+            6,
+            &[][..],
+            list(6, 2, false, None),
+            "6 queens: all 4 solutions",
+        ),
+        (
+            10,
+            &["--limit", "7"][..],
+            list(10, 2, false, Some(7)),
+            "10 queens: the first 7 solutions",
+        ),
+        (3, &[][..], Vec::new(), "3 queens: no solutions"),
+    ] {
+        let mut all = vec![n.to_string(), "--format".into(), "svg".into()];
+        all.extend(args.iter().map(|a| a.to_string()));
+        let text = solve(&all.iter().map(String::as_str).collect::<Vec<_>>());
+        let picture = parse_svg(&text, n);
+        assert_eq!(picture.title, title, "n={n}");
+        let drawn: Vec<Vec<u8>> = picture.boards.iter().map(|b| b.1.clone()).collect();
+        assert_eq!(drawn, expected, "n={n} {args:?}: the boards, in order");
+        let side = n * square;
+        for (i, ((x, y), _, label)) in picture.boards.iter().enumerate() {
+            assert_eq!(label, &(i + 1).to_string(), "numbered in order");
+            assert!(
+                x + side <= picture.width && y + side <= picture.height,
+                "inside"
+            );
+        }
+        // No two boards overlap.
+        for (i, a) in picture.boards.iter().enumerate() {
+            for b in &picture.boards[..i] {
+                let apart = |p: usize, q: usize| p.abs_diff(q) >= side;
+                assert!(apart(a.0.0, b.0.0) || apart(a.0.1, b.0.1), "n={n}: overlap");
+            }
+        }
+    }
+}

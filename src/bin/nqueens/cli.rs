@@ -105,6 +105,9 @@ pub enum BoardFormat {
     Columns,
     /// JSON Lines: {"n":4,"columns":[1,3,0,2]}
     Json,
+    /// One SVG picture of every solution listed (with --unique, one per class; --limit K, the
+    /// first K): a grid of numbered boards, for a slide or a page
+    Svg,
 }
 
 #[derive(Debug, Args)]

@@ -475,7 +475,40 @@ fn solve(args: SolveArgs) -> Result<(), Failure> {
         }
         BoardFormat::Columns => write_solutions(&args, board::columns, (b"", b"")),
         BoardFormat::Json => write_solutions(&args, board::json, (b"", b"")),
+        BoardFormat::Svg => write_svg(&args),
     }
+}
+
+/// What `solve` lists, its loop checked against the CPU first.
+fn list_options(args: &SolveArgs) -> Result<ListOptions, Failure> {
+    args.kernel.resolve()?;
+    Ok(ListOptions {
+        threads: args.threads,
+        unique: args.unique,
+        limit: args.limit,
+        kernel: args.kernel,
+    })
+}
+
+/// Draws the solutions listed as one SVG picture: they are gathered first (the picture's
+/// size depends on their number), so `--limit` or `--unique` keeps a large board's small.
+fn write_svg(args: &SolveArgs) -> Result<(), Failure> {
+    let options = list_options(args)?;
+    let mut boards = Vec::new();
+    let listed = list::for_each_solution(args.n, &options, |cols| {
+        boards.extend_from_slice(cols);
+        ControlFlow::Continue(())
+    })?;
+    let n = args.n;
+    let title = format!(
+        "{n} {}: {}",
+        if n == 1 { "queen" } else { "queens" },
+        svg_caption(listed, args.unique, args.limit == Some(listed))
+    );
+    let mut out = io::stdout().lock();
+    out.write_all(board::svg(n as usize, &boards, &title).as_bytes())?;
+    out.flush()?;
+    Ok(())
 }
 
 /// A renderer that writes `lead` before each record.
@@ -483,6 +516,26 @@ fn with_lead(lead: u8, render: fn(&[u8], &mut Vec<u8>)) -> impl Fn(&[u8], &mut V
     move |cols, out| {
         out.push(lead);
         render(cols, out)
+    }
+}
+
+/// What an SVG picture shows: `listed` solutions (one per class when `unique`; the first of
+/// more when `cut` by the limit).
+fn svg_caption(listed: u64, unique: bool, cut: bool) -> String {
+    let kind = if unique { "fundamental " } else { "" };
+    let noun = if listed == 1 { "solution" } else { "solutions" };
+    let classes = if unique {
+        " (one per class of rotations and reflections)"
+    } else {
+        ""
+    };
+    match listed {
+        0 => "no solutions".to_string(),
+        1 if cut => format!("the first {kind}solution"),
+        1 => format!("the one {kind}solution{classes}"),
+        k if cut => format!("the first {k} {kind}{noun}"),
+        k if unique => format!("the {k} {kind}{noun}{classes}"),
+        k => format!("all {k} {noun}"),
     }
 }
 
@@ -494,13 +547,7 @@ where
 {
     let (open, close) = frame;
     let leads = matches!(args.format, BoardFormat::Board | BoardFormat::Leetcode);
-    args.kernel.resolve()?;
-    let options = ListOptions {
-        threads: args.threads,
-        unique: args.unique,
-        limit: args.limit,
-        kernel: args.kernel,
-    };
+    let options = list_options(args)?;
     let mut out = io::stdout().lock();
     out.write_all(open)?;
     let mut first = true;

@@ -117,6 +117,10 @@ const EXAMPLES: &[(&str, &str)] = &[
         "The 12 fundamental solutions of the 8-queens board, one line each.",
     ),
     (
+        "nqueens solve 8 --unique --format svg > boards.svg",
+        "The same as one picture: a grid of 12 numbered boards, for a slide.",
+    ),
+    (
         "nqueens count 20 --checkpoint n20.ckpt --progress always",
         "A long count that the same command resumes after Ctrl-C or a crash.",
     ),
@@ -178,8 +182,8 @@ pub fn page(mut cmd: Command) -> String {
     paragraphs(
         &mut out,
         "verify writes n, computed, published, computed_unique, published_unique, ok, method, \
-         kernel and elapsed_s. solve writes boards, a LeetCode-style JSON array, columns or JSON \
-         Lines (its --format).",
+         kernel and elapsed_s. solve writes boards, a LeetCode-style JSON array, columns, JSON \
+         Lines or one SVG picture of numbered boards (its --format).",
     );
     section(&mut out, "EXIT STATUS");
     list(&mut out, EXIT_STATUS, true);

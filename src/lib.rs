@@ -29,6 +29,7 @@
 //! [`list`] and [`board`] (solutions in order, rendered), [`published`] (the tables, for
 //! checking only).
 
+pub mod bench;
 pub mod board;
 pub mod checkpoint;
 pub mod cut;

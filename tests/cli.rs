@@ -690,3 +690,150 @@ fn threads_come_from_j_alone() {
         assert!(threads <= j + 2, "{args:?}: {threads} threads with -j {j}");
     }
 }
+
+/// The fields of a CSV line: commas split them, except inside double quotes (`""` is a quote).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut fields, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => fields.push(std::mem::take(&mut field)),
+            (c, _) => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
+}
+
+/// `nqueens bench` with `args` on the tests' workload (milliseconds), which must succeed: its
+/// stdout and stderr.
+fn tiny_bench(args: &[&str]) -> (String, String) {
+    let out = nqueens()
+        .arg("bench")
+        .args(args)
+        .env("NQUEENS_TEST_WORKLOAD", "tiny")
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{args:?}: {err}");
+    (String::from_utf8(out.stdout).unwrap(), err)
+}
+
+#[test]
+fn bench_sweeps_the_threads_with_counts_checked_in_json_and_csv() {
+    // The tests' workload: search 10 and join 11, at 1, 2 and 3 threads (-j caps).
+    let (text, err) = tiny_bench(&["-j", "3", "--format", "json"]);
+    assert!(
+        err.contains("every count equals the published value"),
+        "{err}"
+    );
+    assert!(err.contains("score, workload tiny-v1"), "{err}");
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 3 * 3, "two boards and a score per thread count");
+    let mut seen = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let threads = r["threads"].as_u64().unwrap();
+        assert_eq!(threads, [1, 2, 3][i / 3], "{r}");
+        assert_eq!(r["workload"], "tiny-v1");
+        assert_eq!(r["kernel"], nqueens::Kernel::Auto.resolve().unwrap().name());
+        assert!(
+            r["isa"]
+                .as_str()
+                .unwrap()
+                .starts_with(std::env::consts::ARCH)
+        );
+        assert!(!r["cpu"].as_str().unwrap().is_empty());
+        assert!(r["solutions_per_s"].as_f64().unwrap() > 0.0);
+        assert!(r["elapsed_s"].as_f64().unwrap() > 0.0);
+        let speedup = r["speedup"].as_f64().unwrap();
+        let efficiency = r["efficiency"].as_f64().unwrap();
+        if threads == 1 {
+            assert_eq!((speedup, efficiency), (1.0, 1.0), "{r}");
+        }
+        assert!((efficiency - speedup / threads as f64).abs() < 2e-3, "{r}");
+        if i % 3 < 2 {
+            assert_eq!(r["row"], "board");
+            let n = r["n"].as_u64().unwrap() as u32;
+            assert_eq!(r["method"], ["search", "join"][i % 3]);
+            assert_eq!(
+                r["solutions"].as_u64().map(u128::from),
+                nqueens::published::all(n)
+            );
+            seen.push(n);
+        } else {
+            assert_eq!(r["row"], "score");
+            assert!(r["n"].is_null() && r["method"].is_null());
+            assert_eq!(r["solutions"], 724 + 2680, "the boards' sum");
+            let rates: Vec<f64> = rows[i - 2..i]
+                .iter()
+                .map(|b| b["solutions_per_s"].as_f64().unwrap())
+                .collect();
+            let mean = (rates[0] * rates[1]).sqrt();
+            let score = r["solutions_per_s"].as_f64().unwrap();
+            assert!((score - mean).abs() <= 1.0 + mean * 1e-9, "{score} {mean}");
+        }
+    }
+    assert_eq!(seen, [10, 11, 10, 11, 10, 11]);
+
+    let (text, _) = tiny_bench(&["-j", "1", "--format", "csv"]);
+    let mut lines = text.lines();
+    let header = csv_fields(lines.next().unwrap());
+    let keys: Vec<String> = rows[0].as_object().unwrap().keys().cloned().collect();
+    let mut sorted = header.clone();
+    sorted.sort();
+    let mut keys_sorted = keys.clone();
+    keys_sorted.sort();
+    assert_eq!(sorted, keys_sorted, "CSV columns are JSON's fields");
+    let body: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    assert_eq!(body.len(), 3);
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    assert!(body.iter().all(|r| r.len() == header.len()));
+    assert_eq!(body[0][at("solutions")], "724");
+    assert_eq!(body[1][at("solutions")], "2680");
+    assert_eq!(body[2][at("row")], "score");
+    assert_eq!(body[2][at("n")], "", "empty where JSON has null");
+}
+
+#[test]
+fn bench_fails_on_a_wrong_count() {
+    let out = nqueens()
+        .args(["bench", "-j", "1", "--format", "csv"])
+        .env("NQUEENS_TEST_WORKLOAD", "tiny")
+        .env("NQUEENS_TEST_MISCOUNT", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("error: n = 10 (search on 1 thread) counted 725 solutions"),
+        "{err}"
+    );
+    assert!(err.contains("the published values are 724"), "{err}");
+    assert!(!err.contains("every count equals"), "{err}");
+    // The rows are written all the same, the wrong count in them.
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().nth(1).unwrap().contains(",725,"), "{text}");
+}
+
+#[test]
+fn bench_refuses_bad_flags() {
+    for (args, needle) in [
+        (&["bench", "--runs", "0"][..], "--runs"),
+        (&["bench", "-j", "0"][..], "--threads"),
+        (&["bench", "--quick", "--quick"][..], "--quick"),
+        (&["bench", "--format", "xml"][..], "--format"),
+    ] {
+        let out = nqueens().args(args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}

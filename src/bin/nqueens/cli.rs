@@ -43,6 +43,12 @@ pub enum Command {
     /// Predict what counting a board costs on this machine (thread-hours, wall time, memory,
     /// the longest of K shards) from a timed sample of its parts.
     Estimate(EstimateArgs),
+    /// Rate this machine: a fixed, versioned workload (boards counted by both methods) at 1
+    /// thread and at every thread count up to the machine's, with solutions per second,
+    /// speed-up and efficiency, and each count checked against the published values (exit 1
+    /// on a difference). The score of a thread count is the geometric mean of its boards'
+    /// solutions per second; scores compare across machines under the same workload name.
+    Bench(BenchArgs),
     /// Write a shell completion script to stdout (e.g. `nqueens completions bash`).
     Completions(CompletionsArgs),
     /// Write the man page (roff; every subcommand and option) to stdout: `nqueens man > nqueens.1`.
@@ -54,6 +60,35 @@ pub struct CompletionsArgs {
     /// The shell to complete for
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The quick workload (two boards, a few seconds) instead of the benchmark (four boards,
+    /// about a minute on 2 cores)
+    #[arg(long)]
+    pub quick: bool,
+    /// The most threads: the sweep runs 1, 2, 4, ... below T, and T [default: the number of
+    /// logical CPUs]
+    #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
+    pub threads: Option<NonZeroUsize>,
+    /// Runs of each board at each thread count; the median time is reported
+    #[arg(long, value_name = "R", default_value_t = 1, value_parser = parse_runs, allow_negative_numbers = true)]
+    pub runs: usize,
+    /// Counting loop (the search's, and the join's matcher): auto picks AVX-512 where the CPU
+    /// has it
+    #[arg(long, value_parser = choice(&Kernel::ALL, Kernel::name, Kernel::about), default_value_t = Kernel::Auto)]
+    pub kernel: Kernel,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+fn parse_runs(s: &str) -> Result<usize, String> {
+    s.parse::<usize>()
+        .ok()
+        .filter(|r| (1..=100).contains(r))
+        .ok_or_else(|| "the runs must be a whole number from 1 to 100".to_string())
 }
 
 #[derive(Debug, Args)]

@@ -74,6 +74,7 @@ pub fn dispatch(cli: Cli) -> Result<(), Failure> {
         Command::Solve(args) => solve(args),
         Command::Merge(args) => merge(args),
         Command::Estimate(args) => estimate(args),
+        Command::Bench(args) => crate::bench::bench(args),
         Command::Completions(args) => {
             let mut cmd = Cli::command();
             clap_complete::generate(args.shell, &mut cmd, "nqueens", &mut io::stdout().lock());

@@ -31,3 +31,26 @@ pub fn report_threads() {
         let _ = writeln!(std::io::stderr(), "test hook: {} threads", tasks.count());
     }
 }
+
+/// Test hook: solutions added to each count of `bench` before it is checked, so that a test
+/// sees a wrong count refused.
+const MISCOUNT: &str = "NQUEENS_TEST_MISCOUNT";
+
+/// What [`MISCOUNT`] adds (0 unset).
+pub fn miscount() -> u128 {
+    std::env::var(MISCOUNT)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Test hook: `tiny` makes `bench` count the workload of the tests ([`Workload::TINY`],
+/// milliseconds) in place of the one asked for.
+///
+/// [`Workload::TINY`]: nqueens::bench::Workload::TINY
+const WORKLOAD: &str = "NQUEENS_TEST_WORKLOAD";
+
+/// Whether [`WORKLOAD`] asks for the tests' workload.
+pub fn tiny_workload() -> bool {
+    std::env::var_os(WORKLOAD).is_some_and(|v| v == "tiny")
+}

@@ -16,8 +16,9 @@ down the middle, its left and right half-boards matched by diagonals). Every met
 gives the same counts; counts are exact at every size.
 
 It also lists the solutions in lexicographic order (solve), checks itself against the published \
-values (verify), and carries runs that last hours: progress weighted by each part's estimated \
-cost, a checkpoint to resume from, and shards for a cluster that merge adds up.
+values (verify), rates the machine with a fixed, versioned workload (bench), and carries runs \
+that last hours: progress weighted by each part's estimated cost, a checkpoint to resume from, \
+and shards for a cluster that merge adds up.
 
 Results go to standard output; progress, notes and errors to standard error, in colour only when \
 it is a terminal and NO_COLOR is not set.";
@@ -61,7 +62,7 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     ),
     (
         "1",
-        "A failed check or failed work: verify found a count that differs from the published value; merge refused the shards (missing, duplicate, overlapping, changed, of another configuration or version) or its audit found a difference; a checkpoint in use by another run or made for another board; a file that could not be read or written.",
+        "A failed check or failed work: verify or bench found a count that differs from the published value; merge refused the shards (missing, duplicate, overlapping, changed, of another configuration or version) or its audit found a difference; a checkpoint in use by another run or made for another board; a file that could not be read or written.",
     ),
     (
         "2",
@@ -119,6 +120,10 @@ const EXAMPLES: &[(&str, &str)] = &[
     (
         "nqueens solve 8 --unique --format svg > boards.svg",
         "The same as one picture: a grid of 12 numbered boards, for a slide.",
+    ),
+    (
+        "nqueens bench --format csv > bench.csv",
+        "Rate this machine: workload v1 (search 16 and 17, join 17 and 18) at 1, 2, 4, ... threads up to the logical CPUs; --quick takes seconds.",
     ),
     (
         "nqueens count 20 --checkpoint n20.ckpt --progress always",
@@ -184,6 +189,17 @@ pub fn page(mut cmd: Command) -> String {
         "verify writes n, computed, published, computed_unique, published_unique, ok, method, \
          kernel and elapsed_s. solve writes boards, a LeetCode-style JSON array, columns, JSON \
          Lines or one SVG picture of numbered boards (its --format).",
+    );
+    out.push_str(".PP\n");
+    paragraphs(
+        &mut out,
+        "bench writes, in the same three formats, one row per board and thread count and a score \
+         row per thread count: workload (its name: scores compare only under the same one), row \
+         (board or score), n, method, threads, solutions, elapsed_s (planning included; the sum \
+         on a score row), cpu_s (CPU seconds of all threads: below elapsed_s times threads where \
+         threads waited for a core), solutions_per_s (on a score row the geometric mean of the \
+         boards' rates: the score), speedup and efficiency (against the same row at 1 thread), \
+         kernel, isa and cpu. A summary of the scores goes to standard error.",
     );
     section(&mut out, "EXIT STATUS");
     list(&mut out, EXIT_STATUS, true);

@@ -64,7 +64,7 @@ impl<W: Write> Printer<W> {
                 let cells: Vec<String> = record
                     .cells()
                     .into_iter()
-                    .map(Option::unwrap_or_default)
+                    .map(|c| csv_field(c.unwrap_or_default()))
                     .collect();
                 writeln!(self.out, "{}", cells.join(","))?;
             }
@@ -94,6 +94,16 @@ impl<W: Write> Printer<W> {
         }
         self.started = true;
         self.out.flush()
+    }
+}
+
+/// A CSV field as RFC 4180 writes it: in double quotes (its own doubled) where it holds a
+/// comma, a quote or a line break (a CPU's model name may), as it is otherwise.
+fn csv_field(text: String) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
     }
 }
 
@@ -299,6 +309,13 @@ impl Record for Prediction {
 mod tests {
     use super::*;
     use nqueens::{Options, count};
+
+    #[test]
+    fn csv_fields_with_commas_or_quotes_are_quoted() {
+        assert_eq!(csv_field("AMD EPYC".into()), "AMD EPYC");
+        assert_eq!(csv_field("a,b".into()), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\"".into()), "\"say \"\"hi\"\"\"");
+    }
 
     #[test]
     fn counts_past_u64_are_printed_exactly() {

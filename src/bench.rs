@@ -94,9 +94,8 @@ impl Case {
             method: self.method,
             memory: DEFAULT_MEMORY,
         })?;
-        let depth = engine.default_split_depth(self.n);
-        // Planning too runs on the engine's threads, not on rayon's global pool.
-        engine.pool().install(|| engine.count(self.n, depth))
+        // Planning too runs on the engine's threads, never on rayon's global pool.
+        engine.count(self.n, engine.default_split_depth(self.n))
     }
 }
 

@@ -3,7 +3,6 @@
 //! checked against the published values.
 
 use std::io::{self, Write};
-use std::num::NonZeroUsize;
 
 use serde::Serialize;
 
@@ -132,7 +131,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         _ => Workload::V1,
     };
     let kernel = args.kernel.resolve()?;
-    let most = args.threads.map_or_else(num_cpus::get, NonZeroUsize::get);
+    let most = nqueens::run::worker_threads(args.threads)?;
     let sweep = bench::thread_counts(most);
     let cpu = bench::cpu_model().unwrap_or_else(|| "unknown".to_string());
     let isa = bench::isa();

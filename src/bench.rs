@@ -62,14 +62,15 @@ const fn join(n: u32) -> Case {
 }
 
 impl Workload {
-    /// The benchmark: about 40 seconds of one thread on a 2-core AMD EPYC (Zen 3, AVX2), so
-    /// about a minute with its 2-thread pass.
+    /// The benchmark: about 15 s of CPU time at 1 thread on a 2-vCPU AMD EPYC (Zen 3, AVX2),
+    /// 31 s with its 2-thread pass: half a minute of wall time on that machine idle, a minute
+    /// or more where it is shared.
     pub const V1: Workload = Workload {
         name: "v1",
         cases: &[search(16), search(17), join(17), join(18)],
     };
 
-    /// A few seconds: one board of each method, small enough for a quick look.
+    /// A few seconds (3.2 s of CPU time on the same machine): one board of each method.
     pub const QUICK: Workload = Workload {
         name: "quick-v1",
         cases: &[search(15), join(17)],

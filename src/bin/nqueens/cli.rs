@@ -65,7 +65,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// The quick workload (two boards, a few seconds) instead of the benchmark (four boards,
-    /// about a minute on 2 cores)
+    /// half a minute to a minute on 2 cores)
     #[arg(long)]
     pub quick: bool,
     /// The most threads: the sweep runs 1, 2, 4, ... below T, and T [default: the number of

@@ -803,6 +803,18 @@ fn bench_sweeps_the_threads_with_counts_checked_in_json_and_csv() {
     assert_eq!(body[1][at("solutions")], "2680");
     assert_eq!(body[2][at("row")], "score");
     assert_eq!(body[2][at("n")], "", "empty where JSON has null");
+
+    // The table (the default): a header, then the same rows, `-` where JSON has null.
+    let (text, err) = tiny_bench(&["-j", "1"]);
+    assert!(err.contains("at 1 thread;"), "{err}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        header.iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    let score: Vec<&str> = lines[3].split_whitespace().collect();
+    assert_eq!(score[1..4], ["score", "-", "-"], "{text}");
 }
 
 #[test]

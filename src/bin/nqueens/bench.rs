@@ -142,7 +142,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         .collect();
     let _ = writeln!(
         io::stderr(),
-        "bench, workload {}: {} at {} threads; {cpu} ({isa}), the {kernel} loop",
+        "bench, workload {}: {} at {} thread{}; {cpu} ({isa}), the {kernel} loop",
         workload.name,
         boards.join(", "),
         sweep
@@ -150,6 +150,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
             .map(usize::to_string)
             .collect::<Vec<_>>()
             .join(", "),
+        if sweep == [1] { "" } else { "s" },
     );
     let mut out = Printer::new(io::stdout().lock(), args.format);
     let row =

@@ -470,11 +470,16 @@ fn double<const W: usize>(tables: &mut [u64], sets: &[u64], bytes: usize) {
             let next = &mut rest[..W << k];
             match sets.get((CHUNK * j + k) * W..(CHUNK * j + k + 1) * W) {
                 Some(set) => {
-                    let set: &[u64; W] = set.try_into().expect("a set is W words");
+                    // The set in registers and each entry read whole before it is written:
+                    // written in place, the compiler could not tell the two apart and ORed
+                    // a word at a time, reloading the set (on Zen 3, a fifth of n = 19).
+                    let set: [u64; W] = set.try_into().expect("a set is W words");
                     for (to, from) in next.chunks_exact_mut(W).zip(done.chunks_exact(W)) {
-                        for ((t, f), s) in to.iter_mut().zip(from).zip(set) {
-                            *t = f | s;
+                        let mut entry: [u64; W] = from.try_into().expect("an entry is W words");
+                        for (e, s) in entry.iter_mut().zip(set) {
+                            *e |= s;
                         }
+                        to.copy_from_slice(&entry);
                     }
                 }
                 None => next.copy_from_slice(done),
@@ -616,23 +621,61 @@ impl Tables<'_> {
         self.fill(slice, |w| _pext_u64(w, union), columns);
     }
 
-    /// [`Tables::fill`] compiled for AVX2, each rank's bits of four words taken at once by
-    /// `vmovmskpd` (the rank's bit shifted to the sign).
+    /// [`Tables::fill`] compiled for AVX2, each block of 64 words turned into its ranks'
+    /// sets by a 64 x 64 bit transpose in registers (four words a register): six rounds,
+    /// each swapping the bits of rows `i` and `i + s` whose columns differ in `s` (at `s` of
+    /// 4 and more between registers, at 2 and 1 between a register's lanes). Taking each
+    /// rank's bits four words a step (`vmovmskpd`) instead cost 16 steps a rank, two thirds
+    /// of the fill on Zen 3.
     #[target_feature(enable = "avx2,bmi2,popcnt")]
     fn fill256(&mut self, slice: &[Word]) {
         use std::arch::x86_64::*;
         let union = self.union;
-        let columns = |block: &[u64; 64], ranks: usize, out: &mut [u64; 64]| {
+        let columns = |block: &[u64; 64], _ranks: usize, out: &mut [u64; 64]| {
             // SAFETY: each load reads four of the block's 64 words; unaligned.
-            let v: [__m256i; 16] = std::array::from_fn(|k| unsafe {
+            let mut v: [__m256i; 16] = std::array::from_fn(|k| unsafe {
                 _mm256_loadu_si256(block[4 * k..].as_ptr().cast())
             });
-            for (r, o) in out.iter_mut().enumerate().take(ranks) {
-                let to_sign = _mm_cvtsi32_si128(63 - r as i32);
-                *o = v.iter().enumerate().fold(0u64, |m, (k, &x)| {
-                    let signs = _mm256_castsi256_pd(_mm256_sll_epi64(x, to_sign));
-                    m | (_mm256_movemask_pd(signs) as u64) << (4 * k)
-                });
+            // Rows `i` and `i + S` (`i` without bit `S`) in registers `S / 4` apart: row
+            // `i + S`'s columns without bit `S` take row `i`'s with it, and back.
+            macro_rules! across {
+                ($s:literal, $mask:expr) => {
+                    let m = _mm256_set1_epi64x($mask);
+                    for k in (0..16).filter(|k| 4 * k & $s == 0) {
+                        let (a, b) = (v[k], v[k + $s / 4]);
+                        let t =
+                            _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<$s>(a), b), m);
+                        v[k + $s / 4] = _mm256_xor_si256(b, t);
+                        v[k] = _mm256_xor_si256(a, _mm256_slli_epi64::<$s>(t));
+                    }
+                };
+            }
+            // The same between lanes of one register: `$swap` brings each row's partner
+            // beside it, `$second` names the partners' (`i + S`) 32-bit halves.
+            macro_rules! within {
+                ($s:literal, $mask:expr, $swap:literal, $second:literal) => {
+                    let m = _mm256_set1_epi64x($mask);
+                    for x in v.iter_mut() {
+                        let y = _mm256_permute4x64_epi64::<$swap>(*x);
+                        let first =
+                            _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<$s>(*x), y), m);
+                        let second =
+                            _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<$s>(y), *x), m);
+                        let t =
+                            _mm256_blend_epi32::<$second>(_mm256_slli_epi64::<$s>(first), second);
+                        *x = _mm256_xor_si256(*x, t);
+                    }
+                };
+            }
+            across!(32, 0x0000_0000_ffff_ffff);
+            across!(16, 0x0000_ffff_0000_ffff);
+            across!(8, 0x00ff_00ff_00ff_00ff);
+            across!(4, 0x0f0f_0f0f_0f0f_0f0f);
+            within!(2, 0x3333_3333_3333_3333, 0x4e, 0xf0);
+            within!(1, 0x5555_5555_5555_5555, 0xb1, 0xcc);
+            for (k, x) in v.iter().enumerate() {
+                // SAFETY: each store writes four of `out`'s 64 words; unaligned.
+                unsafe { _mm256_storeu_si256(out[4 * k..].as_mut_ptr().cast(), *x) };
             }
         };
         self.fill(slice, |w| _pext_u64(w, union), columns);

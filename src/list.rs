@@ -10,10 +10,12 @@
 use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
 use crate::run::Engine;
+use crate::schedule::Schedule;
 use crate::split::{self, Root, Subproblem, Subproblems};
 use crate::symmetry;
 use crate::types::{Error, Kernel, Options, Symmetry, validate};
@@ -42,6 +44,42 @@ struct Chunk {
 /// flat) and numerous enough to balance.
 fn split_levels(n: u32) -> usize {
     (n as usize).saturating_sub(13).max(2)
+}
+
+/// How many subproblems the pool is handed at a time. Each hand-over wakes the workers and
+/// waits for them (futexes, and rayon's idle threads spinning on `sched_yield`), which costs
+/// more than a small subproblem with no solution: far down the lexicographic order of a large
+/// board (`solve 32 --limit 1`) a fixed batch of a few subproblems per thread spent most of
+/// its time in the kernel (16.5 s, 1.06 M futex calls). So a batch that renders little, quickly,
+/// is followed by one twice as large, and one that renders much by one half as large: memory
+/// stays at about [`Batch::BYTES`] a batch, and sparse regions pass in few hand-overs.
+struct Batch {
+    size: usize,
+    least: usize,
+}
+
+impl Batch {
+    /// The rendered bytes a batch aims at.
+    const BYTES: usize = 1 << 20;
+    /// The most subproblems a batch holds.
+    const MOST: usize = 1 << 16;
+    /// A batch that takes longer than this does not grow: its hand-over is already cheap.
+    const QUICK: Duration = Duration::from_millis(20);
+
+    /// The first batch: eight subproblems per thread (the least a batch will hold).
+    fn new(threads: usize) -> Batch {
+        let least = (8 * threads).min(Batch::MOST);
+        Batch { size: least, least }
+    }
+
+    /// The next batch's size, after one that rendered `bytes` in `took`.
+    fn adapt(&mut self, bytes: usize, took: Duration) {
+        if bytes > 2 * Batch::BYTES {
+            self.size = (self.size / 2).max(self.least);
+        } else if bytes < Batch::BYTES / 2 && took < Batch::QUICK {
+            self.size = (self.size * 2).min(Batch::MOST.max(self.least));
+        }
+    }
 }
 
 /// The rendered bytes of consecutive solutions, in order.
@@ -99,31 +137,46 @@ where
         split::roots(n, Symmetry::None)
     };
     let limit = options.limit.unwrap_or(u64::MAX);
-    let batch = 8 * engine.threads();
+    let mut batch = Batch::new(engine.threads());
     let mut listed = 0u64;
     if limit == 0 {
         return Ok(0);
     }
+    if limit <= FEW {
+        return Ok(first_few(
+            n,
+            &roots,
+            options.unique,
+            limit,
+            &render,
+            &mut each,
+        ));
+    }
+    // Each root's schedule, made once rather than for each of its subproblems.
+    let schedules: Vec<Schedule> = roots.iter().map(|r| r.schedule(n)).collect();
     std::thread::scope(|scope| {
         let (send, receive) = mpsc::sync_channel::<Vec<Chunk>>(1);
-        let (roots, render) = (&roots, &render);
+        let (roots, schedules, render) = (&roots, &schedules, &render);
         scope.spawn(move || {
             let mut subproblems = Subproblems::new(n, roots, split_levels(n));
             let mut produced = 0u64;
             while produced < limit {
-                let next: Vec<Subproblem> = subproblems.by_ref().take(batch).collect();
+                let next: Vec<Subproblem> = subproblems.by_ref().take(batch.size).collect();
                 if next.is_empty() {
                     break;
                 }
+                let started = Instant::now();
                 let chunks: Vec<Chunk> = pool.install(|| {
                     next.par_iter()
                         .map(|t| {
-                            let root = &roots[t.root as usize];
-                            render_one(n, root, t, (options.unique, kernel), limit, render)
+                            let s = &schedules[t.root as usize];
+                            render_one(s, t, (options.unique, kernel), limit, render)
                         })
                         .collect()
                 });
                 produced += chunks.iter().map(|c| c.ends.len() as u64).sum::<u64>();
+                let bytes = chunks.iter().map(|c| c.bytes.len()).sum();
+                batch.adapt(bytes, started.elapsed());
                 if send.send(chunks).is_err() {
                     break; // the caller stopped listening
                 }
@@ -145,17 +198,61 @@ where
     Ok(listed)
 }
 
-/// Renders up to `limit` solutions of one subproblem (one per class when `unique`), searched
-/// with `kernel`.
-fn render_one<R: Fn(&[u8], &mut Vec<u8>)>(
+/// The most solutions [`render`] lists on the caller's thread alone ([`first_few`]).
+pub const FEW: u64 = 1000;
+
+/// Lists the first `limit` solutions (at most [`FEW`]) on the caller's thread: each root
+/// searched whole by the scalar loop, which stops at the last one wanted. The first solutions
+/// of a large board lie deep in a sparse corner of the tree, past millions of subproblems
+/// without one: handing those to the pool a batch at a time cost more than searching them
+/// (`solve 32 --limit 1`: 16.5 s, most of it in futex and `sched_yield` calls), and the SIMD
+/// lanes search each of their subtrees to the end, where the first solution is all that is
+/// wanted. Returns how many were handed to `each`.
+fn first_few<R, F>(
     n: u32,
-    root: &Root,
+    roots: &[Root],
+    unique: bool,
+    limit: u64,
+    render: &R,
+    each: &mut F,
+) -> u64
+where
+    R: Fn(&[u8], &mut Vec<u8>),
+    F: FnMut(Rendered<'_>) -> ControlFlow<()>,
+{
+    let (mut listed, mut bytes) = (0u64, Vec::new());
+    for root in roots {
+        let s = root.schedule(n);
+        let mut go_on = true;
+        Kernel::Scalar.walk(&s, s.start(), &[], &mut |board| {
+            if !unique || symmetry::is_smallest_image(board) {
+                bytes.clear();
+                render(board, &mut bytes);
+                listed += 1;
+                let run = Rendered {
+                    bytes: &bytes,
+                    ends: &[bytes.len()],
+                };
+                go_on = each(run).is_continue() && listed < limit;
+            }
+            go_on
+        });
+        if !go_on {
+            break;
+        }
+    }
+    listed
+}
+
+/// Renders up to `limit` solutions of one subproblem (one per class when `unique`), searched
+/// with `kernel` in `s`, its root's schedule.
+fn render_one<R: Fn(&[u8], &mut Vec<u8>)>(
+    s: &Schedule,
     sub: &Subproblem,
     (unique, kernel): (bool, Kernel),
     limit: u64,
     render: &R,
 ) -> Chunk {
-    let s = root.schedule(n);
     let mut chunk = Chunk::default();
     let mut emit = |board: &[u8]| {
         if !unique || symmetry::is_smallest_image(board) {
@@ -164,7 +261,7 @@ fn render_one<R: Fn(&[u8], &mut Vec<u8>)>(
         }
         (chunk.ends.len() as u64) < limit
     };
-    kernel.walk(&s, sub.state, &sub.prefix, &mut emit);
+    kernel.walk(s, sub.state, &sub.prefix, &mut emit);
     chunk
 }
 

@@ -153,7 +153,8 @@ pub struct SolveArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = BoardFormat::Board)]
     pub format: BoardFormat,
-    /// Stop after the first K solutions in order
+    /// Stop after the first K solutions in order (up to 1000 are searched by the scalar loop
+    /// on one thread, which stops at the last one wanted)
     #[arg(long, value_name = "K", value_parser = parse_limit, allow_negative_numbers = true)]
     pub limit: Option<u64>,
     /// One solution per symmetry class: the lexicographically smallest of its eight images

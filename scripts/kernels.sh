@@ -14,9 +14,7 @@ out=${3:-results}
 reps=${REPS:-3}
 method=${METHOD:-search}
 mkdir -p "$out"
-kernels=(scalar)
-grep -qw avx2 /proc/cpuinfo && kernels+=(avx2)
-grep -qw avx512f /proc/cpuinfo && kernels+=(avx512)
+mapfile -t kernels < <(usable_kernels scalar avx2 avx512 2>/dev/null)
 echo "cpu_model,logical_cpus,commit,n,method,symmetry,kernel,threads,repetitions,median_s,speedup_over_scalar" >"$out/kernels.csv"
 for ((n = min_n; n <= max_n; n++)); do
   for t in 1 "$cpus"; do

@@ -41,6 +41,19 @@ stats() {
 # The median of the numbers on stdin.
 median() { stats | cut -d, -f1; }
 
+# The kernels named that nqueens can run on this CPU, one a line, in the order given; each
+# other gets a note on stderr (nqueens' own message: the loops this CPU has) and is skipped.
+usable_kernels() {
+  local k why
+  for k in "$@"; do
+    if why=$("$bin" count 0 --kernel "$k" --format json 2>&1 >/dev/null); then
+      echo "$k"
+    else
+      echo "skipping --kernel $k: ${why#error: }" >&2
+    fi
+  done
+}
+
 # Fields of one JSON object on stdin, comma-separated, in the order named:
 # `json_fields elapsed_s solutions <<<"$line"`. A null prints as empty.
 json_fields() {

@@ -4,7 +4,8 @@
 # `cc -O3 -march=native`) counts N once, then nqueens counts N with each kernel asked for;
 # every ratio is against that round's reference time. Needs only a clone, cc and GNU time.
 #
-# Usage: scripts/ratio.sh N RUNS [KERNEL...]     (kernels default: auto; THREADS [2];
+# Usage: scripts/ratio.sh N RUNS [KERNEL...]     (kernels default: auto, one this CPU lacks is
+#        skipped with a note; THREADS [2];
 #        METHODS ["auto"], e.g. "search join": each method with each kernel;
 #        REFERENCE [scripts/reference/textbook.c]: another C counter to time instead)
 #        OUT [ratio.csv in cargo's target directory] is appended to (its header written when it
@@ -18,7 +19,9 @@ set -euo pipefail
 n=${1:?N}
 runs=${2:?RUNS}
 shift 2
-kernels=("${@:-auto}")
+# A kernel this CPU lacks is skipped with a note, rather than ending the run after the rows before it.
+mapfile -t kernels < <(usable_kernels "${@:-auto}")
+[ "${#kernels[@]}" -gt 0 ] || { echo "none of the kernels asked for runs on this CPU" >&2; exit 1; }
 threads=${THREADS:-2}
 out=${OUT:-$(target_dir)/ratio.csv}
 ref=$(reference_bin) || exit 1

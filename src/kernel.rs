@@ -24,10 +24,21 @@ impl Kernel {
             Kernel::Auto if Lanes::Avx2.available() => Ok(Kernel::Avx2),
             Kernel::Auto => Ok(Kernel::Scalar),
             k => match k.lanes() {
-                Some(lanes) if !lanes.available() => Err(Error::Kernel(k)),
+                Some(lanes) if !lanes.available() => Err(Error::Kernel {
+                    asked: k,
+                    has: Kernel::available(),
+                }),
                 _ => Ok(k),
             },
         }
+    }
+
+    /// The loops this CPU can run, widest first, then `Auto`.
+    pub fn available() -> Vec<Kernel> {
+        [Kernel::Avx512, Kernel::Avx2, Kernel::Scalar, Kernel::Auto]
+            .into_iter()
+            .filter(|k| k.lanes().is_none_or(|lanes| lanes.available()))
+            .collect()
     }
 
     /// The SIMD lanes this choice runs, if any (`Auto` as [`Kernel::resolve`] picks).

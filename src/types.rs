@@ -334,8 +334,16 @@ pub enum Error {
         n: u32,
     },
     /// A SIMD kernel was asked for on a CPU without its instructions.
-    #[error("--kernel {0}: this CPU lacks its instructions; use --kernel scalar or auto")]
-    Kernel(Kernel),
+    #[error(
+        "--kernel {asked}: this CPU lacks its instructions; it has {}",
+        kernel_list(has)
+    )]
+    Kernel {
+        /// The kernel asked for.
+        asked: Kernel,
+        /// The kernels this CPU has, widest first, then `auto`.
+        has: Vec<Kernel>,
+    },
     /// The split depth cuts the board into more subproblems than a plan holds.
     #[error(
         "--split-depth {depth} cuts the n = {n} board into more than {limit} subproblems: use a smaller depth"
@@ -398,4 +406,14 @@ pub fn validate(n: u32, split_depth: usize) -> Result<(), Error> {
         });
     }
     Ok(())
+}
+
+/// `--kernel a, --kernel b or --kernel c`.
+fn kernel_list(kernels: &[Kernel]) -> String {
+    let names: Vec<String> = kernels.iter().map(|k| format!("--kernel {k}")).collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }

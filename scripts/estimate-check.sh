@@ -20,7 +20,7 @@ trap 'rm -f "$times"' EXIT
 for n in "$@"; do
   e=$("$bin" estimate "$n" -j "$threads" --format json "${extra[@]}" 2>/dev/null)
   IFS=, read -r method kernel parts sampled sampling_s core low high wall memory longest <<<"$(
-    json_fields method kernel parts sampled sampling_s core_hours core_hours_low core_hours_high wall_s memory_seen longest_shard_s <<<"$e"
+    json_fields method kernel parts sampled sampling_s thread_hours thread_hours_low thread_hours_high wall_s memory_seen longest_shard_s <<<"$e"
   )"
   secs() { awk -v h="$1" 'BEGIN {printf "%.3f", h * 3600}'; }
   core=$(secs "$core") low=$(secs "$low") high=$(secs "$high")

@@ -32,7 +32,8 @@ use crate::run::Observer;
 use crate::shard::Shard;
 use crate::types::{Residues, Tally};
 
-const CHECKPOINT_FORMAT: &str = "nqueens-checkpoint";
+/// The `format` a checkpoint's header names.
+pub const CHECKPOINT_FORMAT: &str = "nqueens-checkpoint";
 
 /// The longest header line read (a header is about 300 bytes).
 const HEADER_BYTES: usize = 4096;

@@ -603,6 +603,23 @@ impl<R: Read> Read for Limited<R> {
 /// wrong byte, and one larger than the limit is refused without being read to its end.
 /// The error says what is wrong: too large, cut short, or not valid (not JSON, a field
 /// missing, or of the wrong type or range), with the line and column.
+/// The `format` field of the JSON object a file starts with, where its first line (read up
+/// to 4 KiB) is one: what a file that does not parse as the kind asked for was made as.
+pub fn format_of(path: &Path) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        format: String,
+    }
+    let mut head = Vec::new();
+    File::open(path)
+        .ok()?
+        .take(4096)
+        .read_to_end(&mut head)
+        .ok()?;
+    let line = head.split(|&b| b == b'\n').next()?;
+    serde_json::from_slice::<Probe>(line).ok().map(|p| p.format)
+}
+
 pub fn read_json<T: DeserializeOwned>(
     path: &Path,
     kind: &'static str,

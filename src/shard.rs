@@ -214,8 +214,18 @@ impl ShardResult {
     /// this nqueens made it, and that its subproblems, sums and residues agree with each
     /// other and its sums fit the board ([`durable::count_limit`]).
     pub fn read(path: &Path) -> Result<ShardResult, FileError> {
-        let r: ShardResult = durable::read_json(path, "shard result", MAX_SHARD_BYTES)?;
-        r.checked(path)
+        match durable::read_json::<ShardResult>(path, "shard result", MAX_SHARD_BYTES) {
+            Ok(r) => r.checked(path),
+            Err(e) => Err(match durable::format_of(path) {
+                Some(f) if f == crate::checkpoint::CHECKPOINT_FORMAT => FileError::invalid(
+                    path,
+                    "a checkpoint (count --checkpoint), not a shard result: merge takes the \
+                     files that count --shard I/K --output FILE writes; a checkpoint is \
+                     resumed by running its count again",
+                ),
+                _ => e,
+            }),
+        }
     }
 
     /// The checks of [`ShardResult::read`] on a result read from `path`.

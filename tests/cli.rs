@@ -259,7 +259,7 @@ fn verify_passes_and_prints_the_table() {
         .success()
         .stdout(predicate::str::contains("published"))
         .stdout(predicate::str::contains("724"))
-        .stdout(predicate::str::contains("BAD").not());
+        .stdout(predicate::str::contains("false").not());
 }
 
 #[test]
@@ -333,7 +333,7 @@ fn verify_passes_with_the_join() {
         "verify", "--max-n", "14", "--method", "join", "--format", "csv",
     ]);
     assert_eq!(text.lines().count(), 16, "{text}");
-    assert!(text.lines().skip(1).all(|l| l.contains(",ok,")), "{text}");
+    assert!(text.lines().skip(1).all(|l| l.contains(",true,")), "{text}");
 }
 
 /// Without `--split-depth` the search splits at depth 2; the join's parts are its keys
@@ -484,16 +484,23 @@ fn progress_shows_planning_at_once_and_no_empty_field() {
     }
 }
 
+/// Whether util-linux's `script` is here to make a terminal (a note on stderr where not).
+fn have_script() -> bool {
+    let have = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !have {
+        eprintln!("NOT TESTED HERE: no `script` (util-linux) to make a terminal");
+    }
+    have
+}
+
 /// On a terminal (a pseudo-terminal from util-linux's `script`), Ctrl-C during a count
 /// without a checkpoint ends the bar's line before saying so, and exits 130.
 #[test]
 fn ctrl_c_on_a_terminal_ends_the_bar_line() {
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("NOT TESTED HERE: no `script` (util-linux) to make a terminal");
+    if !have_script() {
         return;
     }
     let command = format!(
@@ -551,11 +558,14 @@ fn estimate_predicts_from_a_sample_and_refuses_impossible_shards() {
     assert_eq!(v["parts"], 253);
     let sampled = v["sampled"].as_u64().unwrap();
     assert!((1..=12).contains(&sampled), "{v}");
-    for field in ["core_hours", "wall_s", "longest_shard_s"] {
+    for field in ["thread_hours", "wall_s", "longest_shard_s"] {
         assert!(v[field].as_f64().unwrap() > 0.0, "{field}: {v}");
     }
-    let (low, high) = (v["core_hours_low"].as_f64(), v["core_hours_high"].as_f64());
-    assert!(low <= v["core_hours"].as_f64() && v["core_hours"].as_f64() <= high);
+    let (low, high) = (
+        v["thread_hours_low"].as_f64(),
+        v["thread_hours_high"].as_f64(),
+    );
+    assert!(low <= v["thread_hours"].as_f64() && v["thread_hours"].as_f64() <= high);
     assert_eq!(run("7")["sampled"], v["sampled"]);
     let out = nqueens()
         .args(["estimate", "12", "--shards", "100000"])
@@ -580,9 +590,9 @@ fn estimate_covers_every_stratum_and_boards_without_parts() {
         assert!(out.status.success(), "{args:?}: {err}");
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
-    let core_hours = |v: &serde_json::Value| v["core_hours"].as_f64().unwrap();
+    let thread_hours = |v: &serde_json::Value| v["thread_hours"].as_f64().unwrap();
     for n in ["0", "1", "2", "3"] {
-        assert!(core_hours(&estimate(&[n])) < 1e-6, "n = {n}");
+        assert!(thread_hours(&estimate(&[n])) < 1e-6, "n = {n}");
     }
     // A full-mode join has a stratum of keys and one of the symmetric solutions: with one
     // sample asked for, only the latter was timed before, a small share of the board.
@@ -590,7 +600,7 @@ fn estimate_covers_every_stratum_and_boards_without_parts() {
     let many = estimate(&["14", "--samples", "256"]);
     assert!(few["sampled"].as_u64().unwrap() >= 2, "{few}");
     assert!(
-        core_hours(&few) > core_hours(&many) / 4.0,
+        thread_hours(&few) > thread_hours(&many) / 4.0,
         "{few} against {many}"
     );
 }
@@ -850,5 +860,240 @@ fn bench_refuses_bad_flags() {
         let err = String::from_utf8(out.stderr).unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+/// `verify` shows the progress of each board as `count` does.
+#[test]
+fn verify_shows_progress_like_count() {
+    let (_, err) = succeeds(&["verify", "--max-n", "11", "--progress", "always"]);
+    for n in 0..=11 {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with(&format!("n={n}: 100.0% of estimated work, done, "))),
+            "n = {n}: {err}"
+        );
+    }
+}
+
+/// Ctrl-C stops `verify` as it stops `count`: a line saying so, exit 130.
+#[test]
+fn ctrl_c_stops_verify_with_a_message() {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
+        .args(["verify", "--max-n", "20", "--progress", "always", "-j", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    // Counting has begun (the handler is installed before the first board).
+    let mut line = String::new();
+    while !line.starts_with("n=15:") {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "verify ended early");
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(rest.contains("interrupted by SIGINT"), "{rest}");
+}
+
+/// Values that clap would take for flags (`-1`) reach the flag's own message, and a range
+/// given to `solve` is named as such.
+#[test]
+fn messages_name_what_is_wrong() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["solve", "8-10"],
+            "'8-10' is a range: solve lists one board size N",
+        ),
+        (
+            &["solve", "x"],
+            "expected a whole number N, with 0 <= N <= 32",
+        ),
+        (
+            &["estimate", "12", "--seconds", "-1"],
+            "the seconds must be a number of at least 0",
+        ),
+        (
+            &["estimate", "12", "--samples", "-1"],
+            "the sample count must be",
+        ),
+        (
+            &["estimate", "12", "--shards", "-1"],
+            "the shard count must be",
+        ),
+        (
+            &["estimate", "12", "--seed", "-1"],
+            "the seed must be a whole number",
+        ),
+        (&["count", "8", "--memory", "-1G"], "'-1G' is not a size"),
+        (&["merge", "x", "--audit", "-1"], "the audit share must be"),
+    ];
+    for (args, needle) in cases {
+        let out = nqueens().args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(
+            !err.contains("-- -1") && !err.contains("a range A-B"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// A SIMD loop this CPU lacks is refused with the loops it has.
+#[test]
+fn a_missing_kernel_names_the_ones_this_cpu_has() {
+    let has = nqueens::Kernel::available();
+    let Some(missing) = [nqueens::Kernel::Avx512, nqueens::Kernel::Avx2]
+        .into_iter()
+        .find(|k| !has.contains(k))
+    else {
+        eprintln!("NOT TESTED HERE: this CPU has every loop");
+        return;
+    };
+    let out = nqueens()
+        .args(["count", "8", "--kernel", missing.name()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for k in &has {
+        assert!(
+            err.contains(&format!("--kernel {}", k.name())),
+            "{k}: {err}"
+        );
+    }
+    assert!(
+        err.contains("--kernel scalar") && err.contains("--kernel auto"),
+        "{err}"
+    );
+}
+
+/// nqueens' own `error:` lines are coloured on a terminal as clap's are, and plain with
+/// NO_COLOR or off a terminal.
+#[test]
+fn own_errors_are_coloured_on_a_terminal_unless_no_color() {
+    if !have_script() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_nqueens");
+    let on_terminal = |no_color: Option<&str>| {
+        let mut script = std::process::Command::new("script");
+        script
+            .args([
+                "-qfec",
+                &format!("{bin} count 8 --split-depth 9"),
+                "/dev/null",
+            ])
+            .env_remove("NO_COLOR");
+        if let Some(v) = no_color {
+            script.env("NO_COLOR", v);
+        }
+        String::from_utf8_lossy(&script.output().unwrap().stdout).into_owned()
+    };
+    let red = "\x1b[1m\x1b[31merror:\x1b[0m --split-depth 9";
+    assert!(on_terminal(None).contains(red), "{:?}", on_terminal(None));
+    assert!(
+        on_terminal(Some("")).contains(red),
+        "an empty NO_COLOR is unset"
+    );
+    let plain = on_terminal(Some("1"));
+    assert!(
+        plain.contains("error: --split-depth 9") && !plain.contains('\x1b'),
+        "{plain:?}"
+    );
+    let out = nqueens()
+        .args(["count", "8", "--split-depth", "9"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: --split-depth 9"));
+}
+
+/// The README's install lines, as written there, on a fresh account (an empty HOME; the
+/// binary cargo builds stands in for `cargo install`): the completions and the man page
+/// land where it says, and where `man` is installed, its lines find the page.
+#[test]
+fn readme_install_lines_work_on_a_fresh_account() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let block = readme
+        .split("```console\n")
+        .find(|b| b.contains("nqueens man > "))
+        .and_then(|b| b.split("```").next())
+        .expect("the README's install block");
+    let lines: Vec<&str> = block
+        .lines()
+        .filter_map(|l| l.strip_prefix("$ "))
+        .filter(|l| !l.starts_with("cargo install"))
+        .collect();
+    let man = std::process::Command::new("man")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !man {
+        eprintln!("NOT TESTED HERE: no `man` to read the page with");
+    }
+    let script: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| man || !l.starts_with("man "))
+        .collect();
+    assert!(
+        script.iter().any(|l| l.starts_with("mkdir -p")) && script.len() >= 4,
+        "{lines:?}"
+    );
+    let home = tempfile::tempdir().unwrap();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_nqueens"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-ec", &script.join("\n")])
+        .env("HOME", home.path())
+        .env("PATH", path)
+        .env("MANPAGER", "cat")
+        .env("PAGER", "cat")
+        .env("MANWIDTH", "80")
+        .env_remove("MANPATH")
+        .env_remove("XDG_DATA_HOME")
+        .output()
+        .unwrap();
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{script:?}: {err}");
+    let share = home.path().join(".local/share");
+    let completions =
+        std::fs::read_to_string(share.join("bash-completion/completions/nqueens")).unwrap();
+    assert!(
+        completions.contains("complete -F _nqueens"),
+        "{completions}"
+    );
+    let page = std::fs::read_to_string(share.join("man/man1/nqueens.1")).unwrap();
+    assert!(page.starts_with(".TH "), "{page}");
+    if man {
+        // Each of the README's man lines shows the page.
+        let shown = text
+            .matches("nqueens - exact counts of N-Queens solutions")
+            .count();
+        let asked = script.iter().filter(|l| l.starts_with("man ")).count();
+        assert!(
+            asked >= 2 && shown == asked,
+            "{asked} lines, {shown} pages: {text}{err}"
+        );
     }
 }

@@ -100,7 +100,26 @@ fn killed_run_resumes_to_the_uninterrupted_counts() {
         }
         let lines = std::fs::read_to_string(&ckpt).unwrap().lines().count();
         assert!(lines > 90, "records were kept across both crashes: {lines}");
-        assert_eq!(counts(&nqueens(&args)), whole, "{symmetry}");
+        // A checkpoint given to merge is named for what it is.
+        let merged = merge(&[path(&ckpt).to_string()]);
+        let err = String::from_utf8_lossy(&merged.stderr);
+        assert_eq!(merged.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("a checkpoint (count --checkpoint), not a shard result"),
+            "{err}"
+        );
+        let resumed = nqueens(&args);
+        let err = String::from_utf8_lossy(&resumed.stderr);
+        let said = err
+            .lines()
+            .find_map(|l| l.strip_prefix("resuming: "))
+            .unwrap_or_else(|| panic!("no resuming line: {err}"));
+        let done: usize = said.split(' ').next().unwrap().parse().unwrap();
+        assert!(
+            (90..=lines).contains(&done) && said.contains(" parts done (from "),
+            "{said}"
+        );
+        assert_eq!(counts(&resumed), whole, "{symmetry}");
         // Running again over a complete checkpoint recounts nothing and agrees.
         assert_eq!(counts(&nqueens(&args)), whole);
     }

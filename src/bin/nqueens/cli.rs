@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use nqueens::shard::Shard;
 use nqueens::types::MAX_THREADS;
 use nqueens::{
-    Counts, DEFAULT_SPLIT_DEPTH, Engine, Error, Kernel, MAX_N, Method, Options, Symmetry, published,
+    Counts, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Method, Options, Plan, Symmetry, published,
 };
 
 use crate::output::Format;
@@ -38,7 +38,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Write the solutions of a board, in lexicographic order of their columns.
     Solve(SolveArgs),
-    /// Add up shard results (from `count --shard I/K --output FILE`) and print the counts.
+    /// Add up shard results (from `count --shard I/K --output FILE`) and print the counts, with
+    /// elapsed_s the longest shard's.
     Merge(MergeArgs),
     /// Predict what counting a board costs on this machine (thread-hours, wall time, memory,
     /// the longest of K shards) from a timed sample of its parts.
@@ -101,10 +102,10 @@ pub struct MergeArgs {
     pub format: Format,
     /// Recount about P% of the subproblems (at least one), picked at random, with the other
     /// counting loop where there is one, and fail on any difference
-    #[arg(long, value_name = "P", value_parser = parse_percent)]
+    #[arg(long, value_name = "P", value_parser = parse_percent, allow_negative_numbers = true)]
     pub audit: Option<f64>,
     /// Seed of the audit's random pick (printed with the audit), to repeat it
-    #[arg(long, value_name = "S", requires = "audit")]
+    #[arg(long, value_name = "S", requires = "audit", value_parser = parse_seed, allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// Worker threads, 1 to 1024, the command's only ones (planning and the audit)
     /// [default: the number of logical CPUs, at most 1024]
@@ -148,7 +149,7 @@ pub enum BoardFormat {
 #[derive(Debug, Args)]
 pub struct SolveArgs {
     /// Board size (0 <= N <= 32)
-    #[arg(value_name = "N", value_parser = parse_size, allow_negative_numbers = true)]
+    #[arg(value_name = "N", value_parser = parse_one_size, allow_negative_numbers = true)]
     pub n: u32,
     /// Output format
     #[arg(long, value_enum, default_value_t = BoardFormat::Board)]
@@ -195,7 +196,7 @@ pub struct EngineArgs {
     /// Memory the join may use, all threads together (its pieces, then its tables): bytes, or
     /// with a unit: K, M, G, T or KiB, MiB, GiB, TiB (powers of 1024), KB, MB, GB, TB (powers
     /// of 1000)
-    #[arg(long, value_name = "SIZE", value_parser = parse_memory, default_value = "2G")]
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory, default_value = "2G", allow_hyphen_values = true)]
     pub memory: usize,
 }
 
@@ -217,19 +218,19 @@ pub struct EstimateArgs {
     pub n: u32,
     /// Also predict the longest of K shards (`count --shard I/K`), each on this machine's
     /// threads
-    #[arg(long, value_name = "K", value_parser = parse_shards_count)]
+    #[arg(long, value_name = "K", value_parser = parse_shards_count, allow_negative_numbers = true)]
     pub shards: Option<usize>,
     /// Parts to count at most (one of each stratum in any case); by default `--seconds`
     /// decides
-    #[arg(long, value_name = "S", default_value_t = nqueens::estimate::Settings::default().samples, value_parser = parse_samples)]
+    #[arg(long, value_name = "S", default_value_t = nqueens::estimate::Settings::default().samples, value_parser = parse_samples, allow_negative_numbers = true)]
     pub samples: usize,
     /// Start no more samples after this many seconds (each stratum gets two in any case):
     /// sampling over a minute evens out the machine's changes of speed, which a second's
     /// sample takes for the whole run's
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds, allow_negative_numbers = true)]
     pub seconds: f64,
     /// Seed of the random pick of parts (the same seed picks the same parts)
-    #[arg(long, value_name = "S", default_value_t = 0x5eed)]
+    #[arg(long, value_name = "S", default_value_t = 0x5eed, value_parser = parse_seed, allow_negative_numbers = true)]
     pub seed: u64,
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -256,6 +257,11 @@ fn parse_samples(s: &str) -> Result<usize, String> {
         .ok_or_else(|| "the sample count must be a whole number from 1 to 1048576".to_string())
 }
 
+fn parse_seed(s: &str) -> Result<u64, String> {
+    s.parse::<u64>()
+        .map_err(|_| format!("the seed must be a whole number from 0 to {}", u64::MAX))
+}
+
 fn parse_seconds(s: &str) -> Result<f64, String> {
     s.parse::<f64>()
         .ok()
@@ -268,6 +274,9 @@ pub struct VerifyArgs {
     /// Largest board size to check (0..=27, the published range)
     #[arg(long, value_name = "M", default_value_t = 14, value_parser = parse_max_n, allow_negative_numbers = true)]
     pub max_n: u32,
+    /// Progress on stderr for each board, as `count` shows it: auto shows it on a terminal
+    #[arg(long, value_enum, default_value_t = When::Auto)]
+    pub progress: When,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -388,6 +397,19 @@ fn parse_size(s: &str) -> Result<u32, String> {
     }
 }
 
+/// One board size `N`, where a range is not taken (`solve` lists one board).
+fn parse_one_size(s: &str) -> Result<u32, String> {
+    parse_size(s).map_err(|e| {
+        if parse_sizes(s).is_ok() {
+            format!("'{s}' is a range: solve lists one board size N (0 <= N <= {MAX_N}); count takes ranges")
+        } else if e.contains("range A-B") {
+            format!("'{s}' is not a board size: expected a whole number N, with 0 <= N <= {MAX_N}")
+        } else {
+            e
+        }
+    })
+}
+
 /// `N` or `A-B` (inclusive, `A <= B`).
 fn parse_sizes(s: &str) -> Result<RangeInclusive<u32>, String> {
     // A leading '-' is a sign (a negative size), not a range separator. Byte offsets come
@@ -427,13 +449,57 @@ where
     PossibleValuesParser::new(values).try_map(|s| s.parse::<T>())
 }
 
-/// The split depth for one board: an explicit depth is kept (the caller has checked it
-/// against the largest board with [`check_split_depth`]) and capped at the board; the
-/// default depends on how `engine` counts the board ([`Engine::default_split_depth`]).
-pub fn split_depth_for(n: u32, args: &EngineArgs, engine: &Engine) -> usize {
-    match args.split_depth {
-        Some(depth) => depth.min(n as usize),
-        None => engine.default_split_depth(n),
+/// The flags of a command that counts (`count`, `verify`, `estimate`), turned once into the
+/// library's [`Options`], with what only the command line needs beside them.
+pub struct Counting {
+    /// The library's options; `split_depth` is `--split-depth`, or the default.
+    pub options: Options,
+    /// `--split-depth`, where it was given (a board the join counts then gets a note).
+    pub asked_depth: Option<usize>,
+    /// Output format.
+    pub format: Format,
+}
+
+impl EngineArgs {
+    /// The flags as the library's options, for boards up to `largest`: a `--split-depth`
+    /// deeper than every board asked for is refused.
+    pub fn counting(&self, largest: u32) -> Result<Counting, Error> {
+        if let Some(depth) = self.split_depth
+            && depth > largest as usize
+        {
+            return Err(Error::SplitDepth { depth, n: largest });
+        }
+        Ok(Counting {
+            options: Options {
+                threads: self.threads,
+                split_depth: self.split_depth.unwrap_or(DEFAULT_SPLIT_DEPTH),
+                symmetry: self.symmetry,
+                kernel: self.kernel,
+                method: self.method,
+                memory: self.memory,
+            },
+            asked_depth: self.split_depth,
+            format: self.format,
+        })
+    }
+}
+
+impl Counting {
+    /// The split depth of an `n`-board: the one asked for (or the default), at most `n`.
+    pub fn split_depth(&self, n: u32) -> usize {
+        self.options.split_depth.min(n as usize)
+    }
+
+    /// Refuses what the flags alone rule out for any of `sizes`, before the threads start
+    /// (`-j 4096` takes seconds to start) or a plan is built.
+    pub fn precheck(&self, sizes: impl IntoIterator<Item = u32>) -> Result<(), Error> {
+        let o = &self.options;
+        let threads = nqueens::run::worker_threads(o.threads)?;
+        for n in sizes {
+            let depth = self.split_depth(n);
+            Plan::precheck(n, o.symmetry, depth, o.method, o.memory, threads)?;
+        }
+        Ok(())
     }
 }
 
@@ -445,9 +511,9 @@ pub struct UnusedDepth {
 }
 
 impl UnusedDepth {
-    pub fn new(args: &EngineArgs) -> UnusedDepth {
+    pub fn new(counting: &Counting) -> UnusedDepth {
         UnusedDepth {
-            asked: args.split_depth,
+            asked: counting.asked_depth,
             said: false,
         }
     }
@@ -463,26 +529,6 @@ impl UnusedDepth {
                 counts.n
             );
         }
-    }
-}
-
-/// Refuses a split depth deeper than every requested board.
-pub fn check_split_depth(engine: &EngineArgs, largest: u32) -> Result<(), Error> {
-    match engine.split_depth {
-        Some(depth) if depth > largest as usize => Err(Error::SplitDepth { depth, n: largest }),
-        _ => Ok(()),
-    }
-}
-
-/// The library's options from the flags (the split depth is set per board).
-pub fn options(engine: &EngineArgs) -> Options {
-    Options {
-        threads: engine.threads,
-        split_depth: DEFAULT_SPLIT_DEPTH,
-        symmetry: engine.symmetry,
-        kernel: engine.kernel,
-        method: engine.method,
-        memory: engine.memory,
     }
 }
 

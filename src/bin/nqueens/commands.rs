@@ -13,15 +13,15 @@ use nqueens::durable::{FileError, Output};
 use nqueens::list::{self, ListOptions};
 use nqueens::shard::{self, ShardResult};
 use nqueens::{
-    Counts, DEFAULT_SPLIT_DEPTH, Engine, Error, Kernel, Method, Observer, Options, Plan, Run,
-    Tally, board, estimate, published,
+    Counts, Engine, Error, Kernel, Method, Observer, Options, Run, Tally, board, estimate,
+    published,
 };
 
 use crate::cli::{
-    BoardFormat, Cli, Command, CountArgs, EngineArgs, EstimateArgs, LongRunArgs, MergeArgs,
-    SolveArgs, UnusedDepth, VerifyArgs, check_split_depth, options, split_depth_for,
+    BoardFormat, Cli, Command, CountArgs, EstimateArgs, LongRunArgs, MergeArgs, SolveArgs,
+    UnusedDepth, VerifyArgs,
 };
-use crate::output::{Check, Prediction, Printer, significant};
+use crate::output::{self, Check, Prediction, Printer, significant};
 use crate::periodic::{Tick, while_running};
 use crate::progress::{self, Progress};
 use crate::signals::Interrupts;
@@ -89,46 +89,26 @@ pub fn dispatch(cli: Cli) -> Result<(), Failure> {
     }
 }
 
-/// The engine the flags ask for: threads started and the kernel resolved, once.
-fn engine(args: &EngineArgs) -> Result<Engine, Failure> {
-    Ok(Engine::new(&options(args))?)
-}
-
-/// Refuses what the arguments alone rule out for any of `sizes`, before the threads start
-/// (`-j 4096` takes seconds to start) or a plan is built.
-fn precheck(args: &EngineArgs, sizes: impl IntoIterator<Item = u32>) -> Result<(), Failure> {
-    let threads = nqueens::run::worker_threads(args.threads)?;
-    for n in sizes {
-        let depth = args
-            .split_depth
-            .unwrap_or(DEFAULT_SPLIT_DEPTH)
-            .min(n as usize);
-        Plan::precheck(n, args.symmetry, depth, args.method, args.memory, threads)?;
-    }
-    Ok(())
-}
-
 fn count(args: CountArgs) -> Result<(), Failure> {
     // Signals are caught before anything else is done, planning included.
     let interrupts = Interrupts::install(args.long.checkpoint.clone());
     let largest = args.sizes.iter().map(|r| *r.end()).max().unwrap_or(0);
-    check_split_depth(&args.engine, largest)?;
+    let counting = args.engine.counting(largest)?;
     let single = args.sizes.len() == 1 && args.sizes[0].start() == args.sizes[0].end();
     if !single && (args.long.checkpoint.is_some() || args.long.shard.is_some()) {
         return Err(Failure::Usage(anyhow::anyhow!(
             "--checkpoint and --shard take a single board size N"
         )));
     }
-    precheck(&args.engine, args.sizes.iter().cloned().flatten())?;
+    counting.precheck(args.sizes.iter().cloned().flatten())?;
     // The files' paths are checked (the output's temporary file made) before any planning.
     let mut output = files::prepare(&args.long)?;
-    let engine = engine(&args.engine)?;
-    let mut out = Printer::new(io::stdout().lock(), args.engine.format);
-    let mut unused = UnusedDepth::new(&args.engine);
+    let engine = Engine::new(&counting.options)?;
+    let mut out = Printer::new(io::stdout().lock(), counting.format);
+    let mut unused = UnusedDepth::new(&counting);
     for n in args.sizes.iter().cloned().flatten() {
-        let depth = split_depth_for(n, &args.engine, &engine);
         let files = (&args.long, output.take(), &interrupts);
-        if let Some(counts) = long_count(n, depth, &engine, files)? {
+        if let Some(counts) = long_count(n, counting.split_depth(n), &engine, files)? {
             unused.check(&counts);
             out.print(&counts)?;
         }
@@ -194,6 +174,15 @@ fn long_count(
                 );
             }
             run = run.resume(done);
+            let already = run.already_done().len();
+            if already > 0 {
+                let _ = writeln!(
+                    io::stderr(),
+                    "resuming: {already} of {} parts done (from {})",
+                    run.selected().len(),
+                    path.display()
+                );
+            }
             Some(Arc::new(c))
         }
         None => None,
@@ -325,17 +314,27 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
 }
 
 fn verify(args: VerifyArgs) -> Result<(), Failure> {
-    check_split_depth(&args.engine, args.max_n)?;
-    precheck(&args.engine, 0..=args.max_n)?;
-    let engine = engine(&args.engine)?;
-    let mut out = Printer::new(io::stdout().lock(), args.engine.format);
+    // As `count`: progress for each board, Ctrl-C and the other signals reported.
+    let interrupts = Interrupts::install(None);
+    let counting = args.engine.counting(args.max_n)?;
+    counting.precheck(0..=args.max_n)?;
+    let engine = Engine::new(&counting.options)?;
+    let long = LongRunArgs {
+        progress: args.progress,
+        checkpoint: None,
+        shard: None,
+        output: None,
+    };
+    let mut out = Printer::new(io::stdout().lock(), counting.format);
     let mut bad = Vec::new();
     // A reader that stops early (`verify | head`) does not stop the check: the exit code
     // still says whether every count matched.
     let mut closed = None;
-    let mut unused = UnusedDepth::new(&args.engine);
+    let mut unused = UnusedDepth::new(&counting);
     for n in 0..=args.max_n {
-        let counts = engine.count(n, split_depth_for(n, &args.engine, &engine))?;
+        let depth = counting.split_depth(n);
+        let counts = long_count(n, depth, &engine, (&long, None, &interrupts))?
+            .expect("a count without --shard prints its counts");
         unused.check(&counts);
         let published = published::all(n).expect("--max-n is within the published table");
         let check = Check::of(&counts, published, published::fundamental(n));
@@ -353,21 +352,20 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     if bad.is_empty() {
         return closed.map_or(Ok(()), |e| Err(e.into()));
     }
-    let _ = writeln!(
-        io::stderr(),
-        "error: counts differ from the published values for n = {bad:?}"
-    );
+    output::error(format_args!(
+        "counts differ from the published values for n = {bad:?}"
+    ));
     Err(Failure::Mismatch)
 }
 
 /// Predicts a count's cost from a timed sample of its parts: the prediction on stdout, each
 /// sample and a summary on stderr.
 fn estimate(args: EstimateArgs) -> Result<(), Failure> {
-    check_split_depth(&args.engine, args.n)?;
-    precheck(&args.engine, [args.n])?;
-    let engine = engine(&args.engine)?;
     let n = args.n;
-    let plan = engine.plan(n, split_depth_for(n, &args.engine, &engine))?;
+    let counting = args.engine.counting(n)?;
+    counting.precheck([n])?;
+    let engine = Engine::new(&counting.options)?;
+    let plan = engine.plan(n, counting.split_depth(n))?;
     if let Some(count) = args.shards {
         shard::Shard { index: 0, count }.check(&plan)?;
     }
@@ -417,11 +415,11 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         parts: e.parts,
         sampled: e.samples.len(),
         sampling_s: start.elapsed().as_secs_f64(),
-        core_hours: hours(e.core_seconds),
-        core_hours_low: hours(e.interval.0),
-        core_hours_high: hours(e.interval.1),
+        thread_hours: hours(e.core_seconds),
+        thread_hours_low: hours(e.interval.0),
+        thread_hours_high: hours(e.interval.1),
         wall_s: e.wall(0..e.parts, engine.threads()),
-        memory_limit: (plan.method == Method::Join).then_some(args.engine.memory),
+        memory_limit: (plan.method == Method::Join).then_some(counting.options.memory),
         memory_seen: peak_memory(),
         shards: args.shards,
         longest_shard_s: longest,
@@ -429,9 +427,9 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
     let _ = writeln!(
         io::stderr(),
         "n = {n}: about {} thread-hours (95%: {} to {}), {} on {} threads, from {} of {} parts; pieces {}",
-        significant(prediction.core_hours),
-        significant(prediction.core_hours_low),
-        significant(prediction.core_hours_high),
+        significant(prediction.thread_hours),
+        significant(prediction.thread_hours_low),
+        significant(prediction.thread_hours_high),
         duration(prediction.wall_s),
         engine.threads(),
         prediction.sampled,
@@ -442,7 +440,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
             format!("about {:.0} s, with each part", e.pieces_seconds)
         }
     );
-    let mut out = Printer::new(io::stdout().lock(), args.engine.format);
+    let mut out = Printer::new(io::stdout().lock(), counting.format);
     out.print(&prediction)?;
     hooks::report_threads();
     Ok(())

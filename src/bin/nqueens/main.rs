@@ -1,6 +1,6 @@
 //! `nqueens`: a thin binary over the library; see `nqueens --help`.
 
-use std::io::{ErrorKind, Write};
+use std::io::ErrorKind;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -34,7 +34,7 @@ fn main() -> ExitCode {
     match commands::dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(e)) => {
-            let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            output::error(format_args!("{e:#}"));
             ExitCode::from(2)
         }
         Err(Failure::Mismatch) => ExitCode::from(1),
@@ -44,7 +44,7 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            output::error(format_args!("{e:#}"));
             ExitCode::from(1)
         }
     }

@@ -52,7 +52,10 @@ const OUTPUT: &[(&str, &str)] = &[
         "subproblems",
         "The parts the board was cut into (the search's subproblems or the join's keys).",
     ),
-    ("elapsed_s", "Wall-clock seconds, planning included."),
+    (
+        "elapsed_s",
+        "Wall-clock seconds, planning included; for merge, the longest shard's.",
+    ),
 ];
 
 const EXIT_STATUS: &[(&str, &str)] = &[
@@ -180,14 +183,15 @@ pub fn page(mut cmd: Command) -> String {
     paragraphs(
         &mut out,
         "count, verify and merge write a table (the default), JSON Lines (--format json) or CSV \
-         (--format csv), one row per board as it finishes. The columns of count and merge:",
+         (--format csv, with the values JSON gives; only the table rounds), one row per board as \
+         it finishes. The columns of count and merge:",
     );
     list(&mut out, OUTPUT, false);
     out.push_str(".PP\n");
     paragraphs(
         &mut out,
-        "verify writes n, computed, published, computed_unique, published_unique, ok, method, \
-         kernel and elapsed_s. solve writes boards, a LeetCode-style JSON array, columns, JSON \
+        "verify writes n, computed, published, computed_unique, published_unique, ok (true or \
+         false), method, kernel and elapsed_s. solve writes boards, a LeetCode-style JSON array, columns, JSON \
          Lines or one SVG picture of numbered boards (its --format).",
     );
     out.push_str(".PP\n");

@@ -5,7 +5,7 @@
 //! a join, the fundamental solutions outside full mode) is `null` in JSON, empty in CSV and
 //! `-` in the table.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 
 use serde::Serialize;
 
@@ -29,8 +29,18 @@ pub trait Record: Serialize {
     fn columns() -> &'static [&'static str];
     /// Column widths for the table format.
     fn widths() -> &'static [usize];
-    /// Cell texts, in column order; `None` where the value does not apply.
+    /// Cell texts, in column order, as JSON writes each value (CSV's cells); `None` where the
+    /// value does not apply.
     fn cells(&self) -> Vec<Option<String>>;
+    /// The table's cells: [`Record::cells`], with seconds and hours rounded for people.
+    fn table(&self) -> Vec<Option<String>> {
+        self.cells()
+    }
+}
+
+/// A number as JSON writes it, so that CSV gives what JSON gives, to the last digit.
+fn exact(x: f64) -> String {
+    serde_json::to_string(&x).unwrap_or_else(|_| x.to_string())
 }
 
 /// Writes records in one format.
@@ -84,7 +94,7 @@ impl<W: Write> Printer<W> {
                         line(R::columns().iter().map(|c| c.to_string()).collect())
                     )?;
                 }
-                let cells = record.cells().into_iter();
+                let cells = record.table().into_iter();
                 writeln!(
                     self.out,
                     "{}",
@@ -136,8 +146,13 @@ impl Record for Counts {
             self.split_depth.map(|d| d.to_string()),
             Some(self.symmetry.to_string()),
             Some(self.subproblems.to_string()),
-            Some(format!("{:.6}", self.elapsed_s)),
+            Some(exact(self.elapsed_s)),
         ]
+    }
+    fn table(&self) -> Vec<Option<String>> {
+        let mut cells = self.cells();
+        cells[9] = Some(format!("{:.6}", self.elapsed_s));
+        cells
     }
 }
 
@@ -200,7 +215,7 @@ impl Record for Check {
         ]
     }
     fn widths() -> &'static [usize] {
-        &[2, 18, 18, 17, 17, 3, 6, 6, 10]
+        &[2, 18, 18, 17, 17, 5, 6, 6, 10]
     }
     fn cells(&self) -> Vec<Option<String>> {
         vec![
@@ -209,12 +224,30 @@ impl Record for Check {
             Some(self.published.to_string()),
             self.computed_unique.map(|u| u.to_string()),
             self.published_unique.map(|u| u.to_string()),
-            Some(if self.ok { "ok" } else { "BAD" }.to_string()),
+            Some(self.ok.to_string()),
             Some(self.method.to_string()),
             Some(self.kernel.to_string()),
-            Some(format!("{:.6}", self.elapsed_s)),
+            Some(exact(self.elapsed_s)),
         ]
     }
+    fn table(&self) -> Vec<Option<String>> {
+        let mut cells = self.cells();
+        cells[8] = Some(format!("{:.6}", self.elapsed_s));
+        cells
+    }
+}
+
+/// Writes `error: {message}` on stderr, the `error:` in bold red as clap writes its own, where
+/// stderr is a terminal and `NO_COLOR` is unset or empty.
+pub fn error(message: impl std::fmt::Display) {
+    let colour =
+        io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let prefix = if colour {
+        "\x1b[1m\x1b[31merror:\x1b[0m"
+    } else {
+        "error:"
+    };
+    let _ = writeln!(io::stderr(), "{prefix} {message}");
 }
 
 /// `x` with four significant figures (thread-hours span fractions of a second to years).
@@ -243,12 +276,13 @@ pub struct Prediction {
     pub sampled: usize,
     /// Seconds the sampling took.
     pub sampling_s: f64,
-    /// Predicted thread-hours of the whole count, and a 95% interval.
-    pub core_hours: f64,
+    /// Predicted thread-hours of the whole count (the seconds its threads spend counting,
+    /// over 3600), and a 95% interval.
+    pub thread_hours: f64,
     /// Low end of the interval.
-    pub core_hours_low: f64,
+    pub thread_hours_low: f64,
     /// High end of the interval.
-    pub core_hours_high: f64,
+    pub thread_hours_high: f64,
     /// Predicted wall-clock seconds on `threads` threads.
     pub wall_s: f64,
     /// Bytes the count may hold (`--memory`, for the join; `null` for the search).
@@ -271,9 +305,9 @@ impl Record for Prediction {
             "parts",
             "sampled",
             "sampling_s",
-            "core_hours",
-            "core_hours_low",
-            "core_hours_high",
+            "thread_hours",
+            "thread_hours_low",
+            "thread_hours_high",
             "wall_s",
             "memory_limit",
             "memory_seen",
@@ -282,7 +316,7 @@ impl Record for Prediction {
         ]
     }
     fn widths() -> &'static [usize] {
-        &[2, 6, 6, 7, 8, 7, 10, 12, 14, 15, 12, 12, 11, 6, 15]
+        &[2, 6, 6, 7, 8, 7, 10, 12, 16, 17, 12, 12, 11, 6, 15]
     }
     fn cells(&self) -> Vec<Option<String>> {
         vec![
@@ -292,16 +326,26 @@ impl Record for Prediction {
             Some(self.threads.to_string()),
             Some(self.parts.to_string()),
             Some(self.sampled.to_string()),
-            Some(format!("{:.1}", self.sampling_s)),
-            Some(significant(self.core_hours)),
-            Some(significant(self.core_hours_low)),
-            Some(significant(self.core_hours_high)),
-            Some(format!("{:.1}", self.wall_s)),
+            Some(exact(self.sampling_s)),
+            Some(exact(self.thread_hours)),
+            Some(exact(self.thread_hours_low)),
+            Some(exact(self.thread_hours_high)),
+            Some(exact(self.wall_s)),
             self.memory_limit.map(|m| m.to_string()),
             self.memory_seen.map(|m| m.to_string()),
             self.shards.map(|k| k.to_string()),
-            self.longest_shard_s.map(|s| format!("{s:.1}")),
+            self.longest_shard_s.map(exact),
         ]
+    }
+    fn table(&self) -> Vec<Option<String>> {
+        let mut cells = self.cells();
+        cells[6] = Some(format!("{:.1}", self.sampling_s));
+        cells[7] = Some(significant(self.thread_hours));
+        cells[8] = Some(significant(self.thread_hours_low));
+        cells[9] = Some(significant(self.thread_hours_high));
+        cells[10] = Some(format!("{:.1}", self.wall_s));
+        cells[14] = self.longest_shard_s.map(|s| format!("{s:.1}"));
+        cells
     }
 }
 
@@ -309,6 +353,54 @@ impl Record for Prediction {
 mod tests {
     use super::*;
     use nqueens::{Options, count};
+
+    /// Each record in CSV and in JSON: the CSV's cells, and the JSON's values as JSON writes
+    /// them (strings unquoted, `null` as empty), in the CSV's column order.
+    fn both<R: Record>(record: &R) -> (Vec<String>, Vec<String>) {
+        let (mut csv, mut json) = (Vec::new(), Vec::new());
+        Printer::new(&mut csv, Format::Csv).print(record).unwrap();
+        Printer::new(&mut json, Format::Json).print(record).unwrap();
+        let csv = String::from_utf8(csv).unwrap();
+        let row = csv.lines().nth(1).unwrap().split(',').map(String::from);
+        let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        let values = R::columns().iter().map(|c| match &json[c] {
+            serde_json::Value::Null => String::new(),
+            serde_json::Value::String(s) => s.clone(),
+            v => v.to_string(),
+        });
+        (row.collect(), values.collect())
+    }
+
+    #[test]
+    fn csv_gives_the_values_json_gives() {
+        let counts = count(9, &Options::default()).unwrap();
+        let (csv, json) = both(&counts);
+        assert_eq!(csv, json);
+        let check = Check::of(&counts, 352, Some(46));
+        let (csv, json) = both(&check);
+        assert_eq!(csv[5], "true");
+        assert_eq!(csv, json);
+        let prediction = Prediction {
+            n: 20,
+            method: Method::Join,
+            kernel: "avx2",
+            threads: 2,
+            parts: 41_000,
+            sampled: 300,
+            sampling_s: 60.123_456_789,
+            thread_hours: 0.012_345_678_9,
+            thread_hours_low: 0.011_111_111_1,
+            thread_hours_high: 0.013_333_333_3,
+            wall_s: 22.222_222_2,
+            memory_limit: Some(2 << 30),
+            memory_seen: None,
+            shards: Some(8),
+            longest_shard_s: Some(2.777_777_7),
+        };
+        let (csv, json) = both(&prediction);
+        assert_eq!(csv, json);
+        assert_eq!(csv[10], "22.2222222");
+    }
 
     #[test]
     fn csv_fields_with_commas_or_quotes_are_quoted() {

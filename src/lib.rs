@@ -1,12 +1,23 @@
 //! Exact counts of N-Queens solutions, on every core.
 //!
-//! The first rows of the board are split into independent subproblems whose bitmask
-//! backtracking rayon work-steals across threads; symmetry cuts the work (the mirror image
-//! on the first row halves it, the eight symmetries of the square cut it to about an
-//! eighth) and the per-subproblem counts are reduced, exactly, into totals. Where the CPU
-//! has AVX-512, sixteen subtrees at a time are searched in lockstep in SIMD lanes, eight
-//! where it has AVX2 ([`simd`]); the scalar loop ([`scalar`]) runs everywhere and gives the
-//! same counts.
+//! A board is cut into independent parts, rayon work-steals them across threads, and the
+//! per-part counts are reduced, exactly, into totals. Two methods cut and count the parts
+//! ([`Method`]; [`Method::Auto`] picks per board, from `n` alone):
+//!
+//! - the **join** ([`cut`]; the default from n = 10 to 27): the board is cut down the middle.
+//!   Each part is a *key*, the rows the queens of the left columns take; its left and right
+//!   half-boards are built from pieces (the placements inside each quarter), and a left and
+//!   a right half-board make a solution exactly when no diagonal holds a queen of each. The
+//!   pairs are found by splitting one side on its most contested diagonals down to bitset
+//!   tables, not by testing every pair. Mirror images of keys are counted once, and the
+//!   fundamental solutions come by Burnside's lemma.
+//! - the **search** (the default elsewhere): the first rows are split into subproblems
+//!   whose bitmask backtracking counts the completions; symmetry cuts the work (the mirror
+//!   image on the first row halves it, the eight symmetries of the square cut it to about
+//!   an eighth). Where the CPU has AVX-512, sixteen subtrees at a time are searched in
+//!   lockstep in SIMD lanes, eight where it has AVX2 ([`simd`]); the scalar loop
+//!   ([`scalar`]) runs everywhere and gives the same counts. The join's matching follows
+//!   the same choice of loop.
 //!
 //! ```
 //! use nqueens::{count, Options, Symmetry};
@@ -23,7 +34,9 @@
 //! [`types`] (options, counts, errors), [`schedule`] (a partial board's free rows),
 //! [`scalar`] and [`simd`] (the two counting loops, each with its feeding) behind
 //! [`kernel`] (the one interface both are called through), [`symmetry`] and [`split`]
-//! (roots and subproblems), [`plan`] (a board's subproblems and their costs), [`run`] (an
+//! (roots and subproblems), [`cut`] (the join), [`plan`] (a board's parts, the search's
+//! subproblems or the join's keys, and their costs), [`estimate`] (a count's cost from a
+//! timed sample), [`run`] (an
 //! engine counting a plan, with observers), [`checkpoint`] and [`shard`] (long runs, over
 //! [`durable`]: temporary files, syncs, locks and the limits of what is read),
 //! [`list`] and [`board`] (solutions in order, rendered), [`published`] (the tables, for

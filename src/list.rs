@@ -198,7 +198,7 @@ where
     Ok(listed)
 }
 
-/// The most solutions [`render`] lists on the caller's thread alone ([`first_few`]).
+/// The most solutions [`render`] lists on the caller's thread alone (`first_few`).
 pub const FEW: u64 = 1000;
 
 /// Lists the first `limit` solutions (at most [`FEW`]) on the caller's thread: each root

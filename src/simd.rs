@@ -163,7 +163,7 @@ const BATCH_PER_LANE: usize = 4 * SUBTREES_PER_LANE;
 /// 13%).
 const SLACK: usize = 5;
 
-/// Number of completions below `start`, searched in `lanes` (see [`feed`]); `None`, having
+/// Number of completions below `start`, searched in `lanes` (see `feed`); `None`, having
 /// done nothing, where they cannot run.
 pub fn count_below(s: &Schedule, start: State, lanes: Lanes) -> Option<u128> {
     let mut total = 0;
@@ -182,7 +182,7 @@ pub fn count_below(s: &Schedule, start: State, lanes: Lanes) -> Option<u128> {
 
 /// Calls `visit` with each completed board below `start` in increasing lexicographic order
 /// until it returns false, as [`crate::scalar::walk`] does, searched in `lanes` (see
-/// [`feed`]). Returns false, visiting nothing, where they cannot run.
+/// `feed`). Returns false, visiting nothing, where they cannot run.
 pub fn walk_below<F: FnMut(&[u8]) -> bool>(
     s: &Schedule,
     start: State,

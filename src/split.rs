@@ -157,7 +157,7 @@ const VIEW_THINNING: f64 = 1.6;
 /// reaching up) prunes the tree near its root. Each view's tree is estimated from the
 /// fixed queens' attacks alone, so it costs nothing next to the search: the nodes on a free
 /// row are those on the row above times the row's open squares, thinned by
-/// [`VIEW_THINNING`], and the estimate is their sum over the rows. On Zen 4, one thread,
+/// `VIEW_THINNING`, and the estimate is their sum over the rows. On Zen 4, one thread,
 /// the chosen views search n = 16 in 1.20-1.21 s against 1.81 s for the canonical ones (a
 /// weighted sum of the open squares picked views taking 1.33 s; counting every node of
 /// every view to pick the truly smallest costs more than the search).

@@ -53,3 +53,38 @@ fn without_default_features_none_of_the_cli_crates_are_built() {
     }
     assert!(library.iter().any(|c| c == "rayon"), "{library:?}");
 }
+
+/// The README's numbers of crates, with and without the command line, are the tree's.
+#[test]
+fn the_readme_counts_the_crates_as_cargo_does() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let words: Vec<&str> = readme.split_whitespace().collect();
+    let at = words
+        .windows(4)
+        .position(|w| w[0] == "builds" && w[2..] == ["crates", "besides"])
+        .expect("the README's sentence on the crates");
+    let (without, with) = (words[at + 1], words[at + 7]);
+    assert_eq!(
+        words[at + 5..at + 7],
+        ["instead", "of"],
+        "{:?}",
+        &words[at..at + 8]
+    );
+    let besides = |extra: &[&str]| {
+        let mut crates = tree(extra);
+        crates.sort();
+        crates.dedup();
+        crates
+            .iter()
+            .filter(|c| *c != "nqueens")
+            .count()
+            .to_string()
+    };
+    assert_eq!(
+        without,
+        besides(&["--no-default-features"]),
+        "without the CLI"
+    );
+    assert_eq!(with, besides(&[]), "with the CLI");
+}

@@ -127,7 +127,7 @@ fn key_of(n: u32, symmetry: Symmetry, rows: u32) -> Option<Key> {
 }
 
 /// A relative estimate of the time counting `key` takes, from an estimate of its
-/// half-boards on each side ([`Estimate`]): building them, and matching (about one word
+/// half-boards on each side (`Estimate`): building them, and matching (about one word
 /// step per 512 pairs). It only orders the parts, weights progress and balances shards; it
 /// is the same on every machine (IEEE multiplies, divides and adds in a fixed order, no
 /// fused steps or library functions).

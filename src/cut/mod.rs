@@ -16,7 +16,7 @@
 //!
 //! A half-board is stored as one word: the `2h - 1` diagonals of each direction that both
 //! halves can reach. Matching (the hot part): one half of a key goes into a table (the
-//! one a model of the matching's work picks, [`matching::Matcher::either`]).
+//! one a model of the matching's work picks, `matching::Matcher::either`).
 //! Its words' union names the diagonals in play; for each of them the set of half-boards
 //! on it is a bitset, and for each eight consecutive diagonals the union of every subset
 //! of their sets is precomputed (256 entries). A half-board of the other side then finds
@@ -169,16 +169,16 @@ impl Cut {
 
     /// Number of solutions of the keys of `key`, each weighed by its orbit's size, within
     /// `budget` bytes of this thread's and matched in `kernel`'s instructions
-    /// ([`matching::Matcher::disjoint`]).
+    /// (`matching::Matcher::disjoint`).
     ///
     /// Each side's half-boards are built a chunk at a time where they would not fit the
-    /// budget (a chunk's pairs of pieces bound its half-boards, [`halves::chunks`]): every
+    /// budget (a chunk's pairs of pieces bound its half-boards, `halves::chunks`): every
     /// chunk of one side is matched with every chunk of the other, as the table the side
-    /// [`matching::Matcher::either`] picks. On an odd board the middle queen joins the
+    /// `matching::Matcher::either` picks. On an odd board the middle queen joins the
     /// right half: the left half-boards are built once for all the part's middle rows (where
     /// they fit one chunk), with one more diagonal each side (indices `n - h - 1` to
     /// `n + h - 1`, where the middle queen on row `m` is bit `m` of both halves). Where they
-    /// fit one table leaf ([`matching::LEAF`]) they are the table for every middle row at
+    /// fit one table leaf (`matching::LEAF`) they are the table for every middle row at
     /// once, each middle row's right half-boards (with the middle queen's bits) a group of
     /// probe words; otherwise each middle row is matched on its own, against the left
     /// half-boards its queen leaves (at n = 21, 1/32 of the keys on one thread, Zen 4: 29.7 s

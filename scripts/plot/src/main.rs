@@ -7,6 +7,7 @@
 //! Usage: nqueens-plot SCALING_CSV OUT_SVG
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use plotters::coord::CoordTranslate;
@@ -147,12 +148,32 @@ where
     Ok(())
 }
 
-fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    let [_, input, output] = &args[..] else {
-        bail!("usage: nqueens-plot SCALING_CSV OUT_SVG");
-    };
-    plot(input, output)
+const USAGE: &str = "usage: nqueens-plot SCALING_CSV OUT_SVG
+
+Plots the CSV of scripts/scaling.sh (speedup against threads, time against n) as SVG.
+";
+
+/// `--help` prints the usage (exit 0), other arguments than two paths print it on stderr
+/// (exit 2), a plot that fails its error (exit 1).
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match &args[..] {
+        [flag] if flag == "-h" || flag == "--help" => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        [input, output] => match plot(input, output) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            }
+        },
+        _ => {
+            eprint!("{USAGE}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// Draws the CSV at `input` into the SVG at `output`.

@@ -201,7 +201,7 @@ fn long_count(
         let costs = Progress::during(&progress, || {
             engine.pool().install(|| plan.costs().to_vec())
         });
-        p.counting(costs, run.selected(), &run.already_done());
+        p.counting(costs, run.selected(), &run.already_done(), engine.threads());
     }
     if let Some(c) = &checkpoint {
         run = run.observe(c.as_ref());

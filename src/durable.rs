@@ -357,7 +357,7 @@ impl Output {
     /// Checks the destination `path` (given with `flag`) as [`file_to_write`] does, and
     /// that this process may replace it, and makes the temporary file beside it.
     ///
-    /// The temporary file is `.NAME.HOST.SLOT.tmp` ([`temporary_name`]), locked by this
+    /// The temporary file is `.NAME.HOST.SLOT.tmp` (`temporary_name`), locked by this
     /// process while it lives: a run of the same output on the same host at once takes
     /// the next slot; a run of another host has names of its own, whatever its process
     /// ids (a requeued job and the killed one are both PID 1 in their PID namespaces); and

@@ -54,11 +54,20 @@ impl Pieces {
                 self.found.push((cols, word));
                 continue;
             };
-            for c in (0..width).filter(|c| cols >> c & 1 == 0) {
-                let queen = Lines::of(n, first + row, c);
-                if lines.meets(queen) == 0 {
-                    stack.push((i + 1, cols | 1 << c, lines.with(queen)));
-                }
+            // The columns free of the queens above: a queen on column `c` of row `r` is on
+            // down-left diagonal `r + c` and down-right diagonal `r + n - 1 - c` (bit
+            // `width - 1 - c` of the lines shifted down by `r + n - width`, reversed).
+            let r = first + row;
+            let all = (1u64 << width) - 1;
+            let left = lines.down_left >> r;
+            let right = (lines.down_right >> (r + n - width) & all).reverse_bits() >> (64 - width);
+            let mut free = all & !u64::from(cols) & !left & !right;
+            while free != 0 {
+                let c = free.trailing_zeros() as usize;
+                free &= free - 1;
+                let queen = Lines::of(n, r, c);
+                debug_assert_eq!(lines.meets(queen), 0);
+                stack.push((i + 1, cols | 1 << c, lines.with(queen)));
             }
         }
         // Grouped by columns: a counting sort.

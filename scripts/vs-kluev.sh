@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # nqueens against Evgeny Kluev's quadrant-join counter, side by side: for each N, RUNS
 # alternated runs of `nqueens count N -j THREADS` and `kluev-N THREADS [PARTS PART]`, their
-# medians and our lead (Kluev's time over ours). Both totals are checked against each other.
+# medians and our lead (Kluev's time over ours), in wall time and in CPU time (user + system,
+# of all threads: on a machine shared with other work, the CPU time ratio is the fairer one).
+# Both totals are checked against each other.
 #
 # Usage: KLUEV=DIR scripts/vs-kluev.sh RUNS N... [> CSV]   (THREADS [2]; SHARD=I/K times
 #   shard I of K of ours against Kluev's part I of K: a slice of n = 21 or 22)
@@ -13,37 +15,41 @@ runs=${1:?RUNS}
 shift
 threads=${THREADS:-2}
 kluev=${KLUEV:?KLUEV=DIR of kluev-N binaries}
-out_json=$(mktemp)
-trap 'rm -f "$out_json"' EXIT
-echo "cpu_model,commit,n,threads,shard,runs,nqueens_median_s,kluev_median_s,lead,method,kernel,nqueens_solutions,kluev_solutions"
+out_json=$(mktemp) times=$(mktemp)
+trap 'rm -f "$out_json" "$times"' EXIT
+# Runs a command with its output on stdout; leaves "wall cpu" seconds in $times.
+timed() {
+  /usr/bin/time -f '%e %U %S' -o "$times" "$@"
+  read -r wall user sys <"$times"
+  echo "$wall $(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')" >"$times"
+}
+echo "cpu_model,commit,n,threads,shard,runs,nqueens_median_s,kluev_median_s,lead,method,kernel,nqueens_solutions,kluev_solutions,nqueens_cpu_s,kluev_cpu_s,cpu_lead"
 for n in "$@"; do
-  ours=() theirs=()
+  ours=() theirs=() ours_cpu=() theirs_cpu=()
   for ((i = 0; i < runs; i++)); do
     if [ -n "${SHARD:-}" ]; then
-      t0=$(now)
-      "$bin" count "$n" -j "$threads" --shard "$SHARD" --output "$out_json" 2>/dev/null
-      t1=$(now)
-      ours+=("$(elapsed "$t0" "$t1")")
+      timed "$bin" count "$n" -j "$threads" --shard "$SHARD" --output "$out_json" 2>/dev/null
       IFS=, read -r method kernel solutions <<<"$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["config"]["method"], r["kernel"], r["solutions"], sep=",")' "$out_json" 2>/dev/null || echo ",,")"
-      ran="$method,$kernel"
       part=(${SHARD/\// })
-      t0=$(now)
-      k=$("$kluev/kluev-$n" "$threads" "${part[1]}" "${part[0]}")
-      t1=$(now)
+      kluev_args=("$threads" "${part[1]}" "${part[0]}")
     else
-      line=$("$bin" count "$n" -j "$threads" --format json)
-      IFS=, read -r s solutions method kernel <<<"$(json_fields elapsed_s solutions method kernel <<<"$line")"
-      ran="$method,$kernel"
-      t0=$(now)
-      k=$("$kluev/kluev-$n" "$threads")
-      t1=$(now)
-      ours+=("$s")
+      line=$(timed "$bin" count "$n" -j "$threads" --format json)
+      IFS=, read -r solutions method kernel <<<"$(json_fields solutions method kernel <<<"$line")"
+      kluev_args=("$threads")
     fi
-    theirs+=("$(elapsed "$t0" "$t1")")
+    read -r wall cpu <"$times"
+    ours+=("$wall") ours_cpu+=("$cpu")
+    ran="$method,$kernel"
+    k=$(timed "$kluev/kluev-$n" "${kluev_args[@]}")
+    read -r wall cpu <"$times"
+    theirs+=("$wall") theirs_cpu+=("$cpu")
     kluev_solutions=$(sed -n 's/^Result: //p' <<<"$k")
   done
-  a=$(printf '%s\n' "${ours[@]}" | stats | cut -d, -f1)
-  b=$(printf '%s\n' "${theirs[@]}" | stats | cut -d, -f1)
+  a=$(printf '%s\n' "${ours[@]}" | median)
+  b=$(printf '%s\n' "${theirs[@]}" | median)
+  ca=$(printf '%s\n' "${ours_cpu[@]}" | median)
+  cb=$(printf '%s\n' "${theirs_cpu[@]}" | median)
   lead=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", b / a}')
-  echo "\"$cpu_model\",$commit,$n,$threads,${SHARD:-},$runs,$a,$b,$lead,$ran,$solutions,$kluev_solutions"
+  cpu_lead=$(awk -v a="$ca" -v b="$cb" 'BEGIN {printf "%.2f", b / a}')
+  echo "\"$cpu_model\",$commit,$n,$threads,${SHARD:-},$runs,$a,$b,$lead,$ran,$solutions,$kluev_solutions,$ca,$cb,$cpu_lead"
 done

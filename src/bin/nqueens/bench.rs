@@ -135,16 +135,11 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
     let sweep = bench::thread_counts(most);
     let cpu = bench::cpu_model().unwrap_or_else(|| "unknown".to_string());
     let isa = bench::isa();
-    let boards: Vec<String> = workload
-        .cases
-        .iter()
-        .map(|c| format!("{} {}", c.method, c.n))
-        .collect();
     let _ = writeln!(
         io::stderr(),
         "bench, workload {}: {} at {} thread{}; {cpu} ({isa}), the {kernel} loop",
         workload.name,
-        boards.join(", "),
+        workload.boards(),
         sweep
             .iter()
             .map(usize::to_string)

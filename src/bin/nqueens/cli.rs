@@ -65,8 +65,8 @@ pub struct CompletionsArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// The quick workload (two boards, a few seconds) instead of the benchmark (four boards,
-    /// half a minute to a minute on 2 cores)
+    /// The quick workload (two boards, a few seconds) instead of the benchmark (five boards,
+    /// about a minute on 2 idle cores)
     #[arg(long)]
     pub quick: bool,
     /// The most threads: the sweep runs 1, 2, 4, ... below T, and T [default: the number of

@@ -126,7 +126,7 @@ const EXAMPLES: &[(&str, &str)] = &[
     ),
     (
         "nqueens bench --format csv > bench.csv",
-        "Rate this machine: workload v1 (search 16 and 17, join 17 and 18) at 1, 2, 4, ... threads up to the logical CPUs; --quick takes seconds.",
+        "Rate this machine: workload v1 (search 16, search 17, join 17, join 18, join 19; about a minute on 2 cores) at 1, 2, 4, ... threads up to the logical CPUs; --quick takes seconds.",
     ),
     (
         "nqueens count 20 --checkpoint n20.ckpt --progress always",
@@ -398,6 +398,17 @@ mod tests {
             2,
             "in the synopsis and once as an option"
         );
+    }
+
+    /// The example of `bench` names the boards of the workload it runs.
+    #[test]
+    fn the_bench_example_lists_the_workloads_boards() {
+        let bench = EXAMPLES
+            .iter()
+            .find(|(command, _)| command.starts_with("nqueens bench"))
+            .expect("an example of bench");
+        let listed = format!("workload v1 ({}", nqueens::bench::Workload::V1.boards());
+        assert!(bench.1.contains(&listed), "{}", bench.1);
     }
 
     #[test]

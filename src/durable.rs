@@ -4,7 +4,10 @@
 //! - **Paths given for files we write** ([`file_to_write`]) are checked before any work:
 //!   a directory, a path ending in `/`, or anything that is not a regular file (a device,
 //!   a FIFO, a socket) is refused; a symbolic link is followed to the regular file it names
-//!   (a link to anything else, or to nothing, is refused). [`same_file`] tells two paths
+//!   (a link to anything else, or to nothing, is refused), except one reached through a
+//!   file descriptor (`/dev/stdout`, `/proc/self/fd/N`) or open in this process already (a
+//!   shell's `>>job.log`): writing it would replace what was written there. An output
+//!   locked by another process (a live run's checkpoint) is refused. [`same_file`] tells two paths
 //!   that name one file apart from two that do not.
 //! - **Results written whole** ([`Output`]): a temporary file, named for the destination
 //!   and the host and locked by the process while it lives, is made (or a dead writer's
@@ -171,7 +174,12 @@ pub fn file_to_write(flag: &'static str, path: &Path) -> Result<PathBuf, FileErr
     };
     let (t, link) = kind;
     let what = if t.is_file() {
-        return Ok(real);
+        return match open_here(path, &real) {
+            Some(why) => Err(unusable(format!(
+                "{link}{why}: writing it would replace what is written there; give a file of its own"
+            ))),
+            None => Ok(real),
+        };
     } else if t.is_dir() {
         "a directory"
     } else if t.is_char_device() {
@@ -188,6 +196,68 @@ pub fn file_to_write(flag: &'static str, path: &Path) -> Result<PathBuf, FileErr
     Err(unusable(format!(
         "{link}{what}, not a regular file: give the path of a file"
     )))
+}
+
+/// Why the regular file `real`, given as `path`, is this process's already: named through
+/// a file descriptor's link (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, any process's
+/// `/proc/PID/fd/N`), or the file one of this process's descriptors has open (its standard
+/// output or error sent to it by the shell, `>>job.log`). `None` where it is neither.
+fn open_here(path: &Path, real: &Path) -> Option<String> {
+    // The links followed, the path given first.
+    let mut hops = vec![path.to_path_buf()];
+    while let (true, Ok(next)) = (hops.len() < 40, std::fs::read_link(&hops[hops.len() - 1])) {
+        let last = &hops[hops.len() - 1];
+        hops.push(parent(last).join(next));
+    }
+    let descriptor = |p: &Path| {
+        let parts: Vec<_> = p.components().map(|c| c.as_os_str()).collect();
+        let at =
+            |i: usize, names: &[&str]| parts.get(i).is_some_and(|p| names.iter().any(|n| p == n));
+        at(0, &["/"])
+            && ((at(1, &["proc"]) && at(3, &["fd"]))
+                || (at(1, &["dev"]) && at(2, &["fd", "stdin", "stdout", "stderr"])))
+    };
+    if let Some(hop) = hops.iter().find(|p| descriptor(p)) {
+        return Some(format!(
+            "reached through a file descriptor ({})",
+            hop.display()
+        ));
+    }
+    let file = std::fs::metadata(real).ok()?;
+    let fds = std::fs::read_dir("/proc/self/fd").ok()?;
+    for fd in fds.flatten() {
+        let open = std::fs::metadata(fd.path());
+        if open.is_ok_and(|m| m.is_file() && (m.dev(), m.ino()) == (file.dev(), file.ino())) {
+            let n = fd.file_name().to_string_lossy().into_owned();
+            let which = match n.as_str() {
+                "0" => " (its standard input)",
+                "1" => " (its standard output)",
+                "2" => " (its standard error)",
+                _ => "",
+            };
+            return Some(format!(
+                "is open in this process as file descriptor {n}{which}"
+            ));
+        }
+    }
+    None
+}
+
+/// Whether another process holds the lock of the file at `path` (a live run's
+/// checkpoint): a lock this process cannot share.
+fn locked_elsewhere(path: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(file) = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)
+    else {
+        return false;
+    };
+    matches!(
+        file.try_lock_shared(),
+        Err(std::fs::TryLockError::WouldBlock)
+    )
 }
 
 /// Whether `a` and `b` name the same file, existing or not: the same file by device and
@@ -370,6 +440,12 @@ impl Output {
             path: path.to_path_buf(),
             why,
         };
+        if locked_elsewhere(&dest) {
+            return Err(unusable(format!(
+                "{} is locked by a live nqueens run (its checkpoint?), which replacing it would break: wait for the run to finish, or give another path",
+                dest.display()
+            )));
+        }
         let name = dest.file_name().unwrap_or_default();
         let tmp_of = |slot| dest.with_file_name(temporary_name(name, host(), slot));
         let mut taken = None;
@@ -474,6 +550,9 @@ impl Written {
     pub fn publish(mut self) -> Result<(), FileError> {
         let out = &mut self.0;
         let real = file_to_write(out.flag, &out.path)?;
+        if locked_elsewhere(&real) {
+            return Err(FileError::InUse { path: real });
+        }
         {
             let mut list = temporaries();
             std::fs::rename(&out.tmp, &real).map_err(|error| FileError::Io {

@@ -1097,3 +1097,46 @@ fn readme_install_lines_work_on_a_fresh_account() {
         );
     }
 }
+
+/// Runs `sh -c script` with `$0` the nqueens binary: its exit code, stdout and stderr.
+fn in_shell(script: &str) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new("sh")
+        .args(["-c", script])
+        .arg(assert_cmd::cargo::cargo_bin("nqueens"))
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code(), text(out.stdout), text(out.stderr))
+}
+
+#[test]
+fn a_result_that_cannot_reach_stdout_fails_with_exit_1() {
+    // A closed stdout (Rust's runtime puts /dev/null read-write there): refused up front.
+    for script in [
+        r#""$0" count 12 >&-"#,
+        r#""$0" merge x.json >&-"#,
+        r#""$0" verify --max-n 4 >&-"#,
+    ] {
+        let (code, _, err) = in_shell(script);
+        assert_eq!(code, Some(1), "{script}: {err}");
+        assert!(err.contains("standard output is closed"), "{script}: {err}");
+    }
+    // A full device: the write fails, and says so.
+    if std::path::Path::new("/dev/full").exists() {
+        let (code, _, err) = in_shell(r#""$0" count 12 >/dev/full"#);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("cannot write to standard output"), "{err}");
+    }
+    // Dropped on purpose: a success.
+    let (code, _, err) = in_shell(r#""$0" count 12 >/dev/null"#);
+    assert_eq!(code, Some(0), "{err}");
+    // A shard prints nothing on stdout: a closed one is no loss.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.json");
+    let script = format!(
+        r#""$0" count 8 --shard 0/1 --output {} >&-"#,
+        file.display()
+    );
+    let (code, _, err) = in_shell(&script);
+    assert_eq!(code, Some(0), "{err}");
+}

@@ -1492,3 +1492,83 @@ fn a_temporary_file_that_cannot_be_made_is_named() {
         "{err}"
     );
 }
+
+#[test]
+fn an_output_locked_by_a_live_run_is_refused_before_counting() {
+    let dir = scratch("locked-output");
+    let ckpt = dir.join("a.ckpt");
+    let (mut first, _) = long_count_on(&ckpt);
+    let before = std::fs::read(&ckpt).unwrap();
+    let err = refused_before_planning(&["count", "12", "--shard", "0/4", "--output", path(&ckpt)]);
+    assert!(
+        err.contains("--output") && err.contains("locked by a live nqueens run"),
+        "{err}"
+    );
+    let after = std::fs::read(&ckpt).unwrap();
+    assert!(
+        after.starts_with(&before),
+        "the checkpoint is the live run's still"
+    );
+    first.kill().unwrap();
+    let _ = first.wait();
+    // Once the run is gone, the file may be replaced.
+    succeeded(nqueens(&[
+        "count",
+        "12",
+        "--shard",
+        "0/4",
+        "--output",
+        path(&ckpt),
+    ]));
+}
+
+#[test]
+fn an_output_through_a_file_descriptor_never_replaces_the_file_behind_it() {
+    use std::process::Stdio;
+    let dir = scratch("fd-output");
+    let log = dir.join("job.log");
+    for (target, fd) in [
+        ("/dev/stdout", 1),
+        ("/dev/stderr", 2),
+        ("/proc/self/fd/1", 1),
+        ("/dev/fd/2", 2),
+    ] {
+        std::fs::write(&log, "earlier lines\n").unwrap();
+        let append = || Stdio::from(std::fs::OpenOptions::new().append(true).open(&log).unwrap());
+        let mut run = Std::new(assert_cmd::cargo::cargo_bin("nqueens"));
+        run.args(["count", "10", "--shard", "0/1", "--output", target])
+            .env("NQUEENS_TEST_PAUSE_AT", "planning");
+        if fd == 1 {
+            run.stdout(append());
+        } else {
+            run.stderr(append());
+        }
+        let out = run.output().unwrap();
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{target}: {text}");
+        assert!(text.starts_with("earlier lines\n"), "{target}: {text}");
+        let err = if fd == 2 {
+            text
+        } else {
+            String::from_utf8_lossy(&out.stderr).to_string()
+        };
+        assert!(err.contains("through a file descriptor"), "{target}: {err}");
+        assert!(!err.contains("paused at planning"), "{target}: {err}");
+    }
+    // The same file named by its path while open as stdout: the same refusal.
+    std::fs::write(&log, "earlier lines\n").unwrap();
+    let out = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "10", "--shard", "0/1", "--output", path(&log)])
+        .stdout(Stdio::from(
+            std::fs::OpenOptions::new().append(true).open(&log).unwrap(),
+        ))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("open in this process as file descriptor 1"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "earlier lines\n");
+}

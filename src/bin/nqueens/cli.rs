@@ -56,6 +56,16 @@ pub enum Command {
     Man,
 }
 
+impl Command {
+    /// Whether the command prints its result on stdout (a shard writes its file instead).
+    pub fn prints(&self) -> bool {
+        match self {
+            Command::Count(args) => args.long.shard.is_none(),
+            _ => true,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
     /// The shell to complete for

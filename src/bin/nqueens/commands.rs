@@ -39,8 +39,9 @@ pub enum Failure {
 }
 
 impl From<io::Error> for Failure {
+    /// A command's own I/O errors are its writes to stdout (its files have [`FileError`]s).
     fn from(e: io::Error) -> Failure {
-        Failure::Failed(e.into())
+        Failure::Failed(anyhow::Error::new(e).context("cannot write to standard output"))
     }
 }
 
@@ -68,6 +69,11 @@ impl From<Error> for Failure {
 
 /// Carries out a parsed command line.
 pub fn dispatch(cli: Cli) -> Result<(), Failure> {
+    if cli.command.prints() && crate::output::stdout_closed() {
+        return Err(Failure::Failed(anyhow::anyhow!(
+            "standard output is closed (>&-): the result would go nowhere; send it to a file, or to /dev/null to drop it"
+        )));
+    }
     match cli.command {
         Command::Count(args) => count(args),
         Command::Verify(args) => verify(args),

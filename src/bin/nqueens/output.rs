@@ -12,6 +12,32 @@ use serde::Serialize;
 use nqueens::types::kernel_name;
 use nqueens::{Counts, Method};
 
+/// Whether this process's standard output was closed when it started (`>&-`): the
+/// descriptor is shut, or it is what Rust's runtime opens there in its place, `/dev/null`
+/// read-write (a shell's `>/dev/null` opens it write-only). What is written there would go
+/// nowhere, and a command that prints its result refuses to start.
+pub fn stdout_closed() -> bool {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: F_GETFL reads a descriptor's flags; it touches no memory of ours.
+    let flags = unsafe { libc::fcntl(1, libc::F_GETFL) };
+    if flags == -1 {
+        return true;
+    }
+    if flags & libc::O_ACCMODE != libc::O_RDWR {
+        return false;
+    }
+    // SAFETY: descriptor 1 is open (F_GETFL succeeded); it is borrowed, never closed here.
+    let stdout = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) });
+    match (stdout.metadata(), std::fs::metadata("/dev/null")) {
+        (Ok(out), Ok(null)) => {
+            use std::os::unix::fs::FileTypeExt;
+            out.file_type().is_char_device() && out.rdev() == null.rdev()
+        }
+        _ => false,
+    }
+}
+
 /// Output format of `count` and `verify`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {

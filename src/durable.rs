@@ -173,13 +173,24 @@ pub fn file_to_write(flag: &'static str, path: &Path) -> Result<PathBuf, FileErr
         (path.to_path_buf(), (found.file_type(), String::new()))
     };
     let (t, link) = kind;
-    let what = if t.is_file() {
+    if t.is_file() {
         return match open_here(path, &real) {
             Some(why) => Err(unusable(format!(
                 "{link}{why}: writing it would replace what is written there; give a file of its own"
             ))),
             None => Ok(real),
         };
+    }
+    Err(unusable(format!(
+        "{link}{}, not a regular file: give the path of a file",
+        kind_of(t)
+    )))
+}
+
+/// What a file of type `t` is, in words ("a FIFO").
+fn kind_of(t: std::fs::FileType) -> &'static str {
+    if t.is_file() {
+        "a regular file"
     } else if t.is_dir() {
         "a directory"
     } else if t.is_char_device() {
@@ -187,15 +198,12 @@ pub fn file_to_write(flag: &'static str, path: &Path) -> Result<PathBuf, FileErr
     } else if t.is_block_device() {
         "a block device"
     } else if t.is_fifo() {
-        "a FIFO"
+        "a FIFO (or pipe)"
     } else if t.is_socket() {
         "a socket"
     } else {
         "something other than a file"
-    };
-    Err(unusable(format!(
-        "{link}{what}, not a regular file: give the path of a file"
-    )))
+    }
 }
 
 /// Why the regular file `real`, given as `path`, is this process's already: named through
@@ -677,11 +685,33 @@ impl<R: Read> Read for Limited<R> {
     }
 }
 
-/// Reads one JSON value of type `T` (a `kind` of file, for messages) from `path`, at most
-/// `limit` bytes of it, read as it is parsed: a file that is not JSON fails at its first
-/// wrong byte, and one larger than the limit is refused without being read to its end.
-/// The error says what is wrong: too large, cut short, or not valid (not JSON, a field
-/// missing, or of the wrong type or range), with the line and column.
+/// Opens the regular file at `path` to read, without waiting on it: anything else (a FIFO,
+/// which no process may ever write, a device, a socket, a directory) is refused as
+/// [`FileError::Invalid`], never opened in a way that could block.
+pub fn open_to_read(path: &Path, kind: &'static str) -> Result<File, FileError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let not_a_file = |t: std::fs::FileType| {
+        FileError::invalid(
+            path,
+            format!(
+                "{}, not a regular file: give the path of a {kind}",
+                kind_of(t)
+            ),
+        )
+    };
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(FileError::io("read", path))?;
+    let meta = file.metadata().map_err(FileError::io("read", path))?;
+    if !meta.is_file() {
+        return Err(not_a_file(meta.file_type()));
+    }
+    // A regular file reads the same with O_NONBLOCK: nothing to clear.
+    Ok(file)
+}
+
 /// The `format` field of the JSON object a file starts with, where its first line (read up
 /// to 4 KiB) is one: what a file that does not parse as the kind asked for was made as.
 pub fn format_of(path: &Path) -> Option<String> {
@@ -690,7 +720,7 @@ pub fn format_of(path: &Path) -> Option<String> {
         format: String,
     }
     let mut head = Vec::new();
-    File::open(path)
+    open_to_read(path, "file")
         .ok()?
         .take(4096)
         .read_to_end(&mut head)
@@ -699,6 +729,11 @@ pub fn format_of(path: &Path) -> Option<String> {
     serde_json::from_slice::<Probe>(line).ok().map(|p| p.format)
 }
 
+/// Reads one JSON value of type `T` (a `kind` of file, for messages) from `path`, at most
+/// `limit` bytes of it, read as it is parsed: a file that is not JSON fails at its first
+/// wrong byte, and one larger than the limit is refused without being read to its end.
+/// The error says what is wrong: too large, cut short, or not valid (not JSON, a field
+/// missing, or of the wrong type or range), with the line and column.
 pub fn read_json<T: DeserializeOwned>(
     path: &Path,
     kind: &'static str,
@@ -709,9 +744,9 @@ pub fn read_json<T: DeserializeOwned>(
         kind,
         limit,
     };
-    let file = File::open(path).map_err(FileError::io("read", path))?;
+    let file = open_to_read(path, kind)?;
     let meta = file.metadata().map_err(FileError::io("read", path))?;
-    if meta.is_file() && meta.len() > limit {
+    if meta.len() > limit {
         return Err(too_large());
     }
     let mut limited = Limited {

@@ -21,6 +21,7 @@ use std::time::Instant;
 use crate::cut;
 use crate::plan::{Parts, Plan};
 use crate::run::Engine;
+use crate::types::Error;
 
 /// How an estimate samples.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -102,7 +103,8 @@ pub fn estimate(
     plan: &Plan,
     settings: &Settings,
     seen: &(dyn Fn(&Sample) + Sync),
-) -> Estimate {
+) -> Result<Estimate, Error> {
+    sampleable(plan, settings, engine.threads())?;
     let costs = engine.pool().install(|| plan.costs().to_vec());
     // A join's last part in full mode (the symmetric solutions) is a search of its own,
     // whose cost is not on the keys' scale: a stratum of its own, always counted.
@@ -124,6 +126,7 @@ pub fn estimate(
     let queue = picks(&strata, settings.samples.max(strata.len()), settings.seed);
     // At least two of each stratum (where it has them), whatever the time.
     let least = strata.iter().map(|s| s.len().min(2)).sum::<usize>();
+
     let next = AtomicUsize::new(0);
     let samples = Mutex::new(Vec::new());
     let start = Instant::now();
@@ -160,7 +163,50 @@ pub fn estimate(
     });
     let mut samples = samples.into_inner().unwrap_or_else(|e| e.into_inner());
     samples.sort_by_key(|s| (s.stratum, s.part));
-    predict(plan, &costs, &strata, samples)
+    Ok(predict(plan, &costs, &strata, samples))
+}
+
+/// Nodes a thread searches per second at most: faster than any machine (a tenth of a
+/// nanosecond a node), so that what this rate cannot do in time, no thread can.
+pub const FASTEST_NODES_PER_S: f64 = 1e10;
+
+/// The longest the parts a sample cannot do without may take, at [`FASTEST_NODES_PER_S`]
+/// on the engine's threads: ten times the sampling time asked for, ten minutes at least.
+fn max_sampling_s(settings: &Settings) -> f64 {
+    (10.0 * settings.seconds).max(600.0)
+}
+
+/// Refuses a search plan whose sample could not end (`estimate 32` would count parts of
+/// 10^20 nodes), before anything is counted or costed: the parts a sample cannot do without
+/// (two of each stratum, one per thread to warm up), each as large as the smallest of 64
+/// parts picked at random, searched at [`FASTEST_NODES_PER_S`] on every thread, take more
+/// than [`max_sampling_s`]. The parts' sizes are Knuth's estimates
+/// ([`Plan::estimated_nodes`]): a few milliseconds of random walks down trees whose search
+/// would take years.
+fn sampleable(plan: &Plan, settings: &Settings, threads: usize) -> Result<(), Error> {
+    let parts = plan.len();
+    if !matches!(plan.parts, Parts::Rows { .. }) || parts == 0 {
+        return Ok(());
+    }
+    let mut random = crate::shard::xorshift(settings.seed);
+    let smallest = (0..64.min(parts))
+        .map(|_| random() as usize % parts)
+        .filter_map(|i| plan.estimated_nodes(i, 200, settings.seed))
+        .fold(f64::INFINITY, f64::min);
+    let strata = (settings.samples / 2).clamp(1, settings.strata.max(1));
+    let least = (2 * strata + threads).min(parts) as f64;
+    let nodes = smallest * least;
+    let limit = max_sampling_s(settings);
+    if nodes / FASTEST_NODES_PER_S / threads.max(1) as f64 > limit {
+        return Err(Error::TooLongToSample {
+            n: plan.n,
+            depth: plan.split_depth,
+            nodes: nodes as u128,
+            seconds: limit as u64,
+            threads,
+        });
+    }
+    Ok(())
 }
 
 /// The parts in strata of about equal estimated cost, cheapest first: the parts sorted by

@@ -120,23 +120,22 @@ pub struct Plan {
     costs: OnceLock<Vec<u64>>,
 }
 
+/// The most queens [`Plan::new`] places to cut a board into subproblems: four for each of
+/// the most subproblems a plan holds. A depth that fills the plan places about one and a
+/// quarter per subproblem (each level has several times the nodes of the one above); one
+/// near the board's size places millions per subproblem, and is refused within about a
+/// second (a file that asks for it too: `merge` rebuilds the plan a shard names).
+pub const MAX_CUT_PLACEMENTS: u64 = 4 * MAX_SUBPROBLEMS as u64;
+
 impl Plan {
     /// The search plan of an `n`-board; errors when `n` or the depth is out of range, or
-    /// when the depth would cut more than [`MAX_SUBPROBLEMS`] subproblems.
+    /// when the depth would cut more than [`MAX_SUBPROBLEMS`] subproblems or place more than
+    /// [`MAX_CUT_PLACEMENTS`] queens to cut them.
     pub fn new(n: u32, symmetry: Symmetry, split_depth: usize) -> Result<Plan, Error> {
         validate(n, split_depth)?;
         let roots = split::roots(n, symmetry);
-        let subproblems: Vec<Subproblem> =
-            split::Subproblems::new(n, &roots, split_depth.saturating_sub(1))
-                .take(MAX_SUBPROBLEMS + 1)
-                .collect();
-        if subproblems.len() > MAX_SUBPROBLEMS {
-            return Err(Error::TooManySubproblems {
-                depth: split_depth,
-                n,
-                limit: MAX_SUBPROBLEMS,
-            });
-        }
+        let mut subproblems = Vec::new();
+        Plan::cut(n, &roots, split_depth, |s| subproblems.push(s))?;
         Ok(Plan {
             n,
             symmetry,
@@ -146,6 +145,49 @@ impl Plan {
             join_budget: DEFAULT_MEMORY,
             costs: OnceLock::new(),
         })
+    }
+
+    /// Hands each subproblem of `roots` cut `split_depth` rows down to `each`, in order;
+    /// refuses a depth that cuts more than [`MAX_SUBPROBLEMS`] or places more than
+    /// [`MAX_CUT_PLACEMENTS`] queens to cut them (so a refusal takes a second at most).
+    fn cut(
+        n: u32,
+        roots: &[split::Root],
+        split_depth: usize,
+        mut each: impl FnMut(Subproblem),
+    ) -> Result<(), Error> {
+        let mut cut = split::Subproblems::new(n, roots, split_depth.saturating_sub(1))
+            .within(MAX_CUT_PLACEMENTS);
+        let mut found = 0;
+        for s in cut.by_ref().take(MAX_SUBPROBLEMS + 1) {
+            found += 1;
+            if found <= MAX_SUBPROBLEMS {
+                each(s);
+            }
+        }
+        if cut.over_budget() {
+            return Err(Error::SplitTooDeep {
+                depth: split_depth,
+                n,
+                limit: MAX_CUT_PLACEMENTS,
+            });
+        }
+        if found > MAX_SUBPROBLEMS {
+            return Err(Error::TooManySubproblems {
+                depth: split_depth,
+                n,
+                limit: MAX_SUBPROBLEMS,
+            });
+        }
+        Ok(())
+    }
+
+    /// Refuses a split depth the search could not cut an `n`-board at (see [`Plan::new`]),
+    /// without keeping the subproblems: for a depth asked for explicitly, refused whatever
+    /// method counts the board, within a second.
+    pub fn check_split_depth(n: u32, symmetry: Symmetry, split_depth: usize) -> Result<(), Error> {
+        validate(n, split_depth)?;
+        Plan::cut(n, &split::roots(n, symmetry), split_depth, |_| {})
     }
 
     /// Refuses, before anything is built or started, what the arguments alone rule out for
@@ -357,6 +399,18 @@ impl Plan {
     /// instructions of the join's matching).
     pub fn count(&self, i: usize, kernel: Kernel) -> Tally {
         self.count_by(i, self.method, kernel)
+    }
+
+    /// Knuth's estimate of the nodes a search of part `i` visits ([`Schedule::estimated_nodes`],
+    /// `probes` walks picked from `seed`); `None` for a join's parts.
+    pub fn estimated_nodes(&self, i: usize, probes: u32, seed: u64) -> Option<f64> {
+        let Parts::Rows { roots, subproblems } = &self.parts else {
+            return None;
+        };
+        let sub = subproblems.get(i)?;
+        let schedule = roots[sub.root as usize].schedule(self.n);
+        let mut random = crate::shard::xorshift(seed);
+        Some(schedule.estimated_nodes(sub.state, probes, &mut random))
     }
 
     /// Counts part `i` with `method`: a join's keys can also be searched, one by one, as an

@@ -156,6 +156,39 @@ impl Schedule {
             .sum::<u64>()
     }
 
+    /// Knuth's estimate of the nodes of the whole search below `state`, from `probes`
+    /// random walks down its tree (each walk's product of the open squares met on the way
+    /// is an unbiased estimate of each level's nodes), `random` picking the squares: the
+    /// size of a tree too large to search, in microseconds.
+    pub fn estimated_nodes(
+        &self,
+        state: State,
+        probes: u32,
+        random: &mut impl FnMut() -> u64,
+    ) -> f64 {
+        let mut total = 0.0;
+        for _ in 0..probes {
+            let (mut here, mut width) = (state, 1.0f64);
+            total += 1.0;
+            while here.level < self.levels {
+                let open = self.open(&here);
+                if open == 0 {
+                    break;
+                }
+                width *= f64::from(open.count_ones());
+                total += width;
+                let mut pick = random() % u64::from(open.count_ones());
+                let mut rest = open;
+                while pick > 0 {
+                    rest &= rest - 1;
+                    pick -= 1;
+                }
+                here = self.place(&here, rest & rest.wrapping_neg());
+            }
+        }
+        total / f64::from(probes.max(1))
+    }
+
     /// The state one level down after a queen on column bit `bit` of `state`'s level.
     #[inline(always)]
     pub fn place(&self, state: &State, bit: u32) -> State {

@@ -282,6 +282,9 @@ pub struct Subproblems<'a> {
     /// One frame per level being enumerated: the node and its open squares not yet tried.
     frames: Vec<(State, u32)>,
     prefix: [u8; MAX_N as usize],
+    /// Queens placed so far, and the most the walk may place before it stops.
+    placed: u64,
+    budget: u64,
 }
 
 impl<'a> Subproblems<'a> {
@@ -295,7 +298,22 @@ impl<'a> Subproblems<'a> {
             next_root: 0,
             frames: Vec::new(),
             prefix: [0; MAX_N as usize],
+            placed: 0,
+            budget: u64::MAX,
         }
+    }
+
+    /// The walk ends once it has placed `budget` queens: the work of cutting a board is
+    /// bounded, whatever the depth (near the board's size, the subproblems are nearly
+    /// solutions, and finding even a few takes a search of the whole board).
+    pub fn within(mut self, budget: u64) -> Subproblems<'a> {
+        self.budget = budget;
+        self
+    }
+
+    /// Whether the walk stopped at its budget, with subproblems left uncut.
+    pub fn over_budget(&self) -> bool {
+        self.placed >= self.budget
     }
 }
 
@@ -332,6 +350,10 @@ impl Iterator for Subproblems<'_> {
                 self.frames.pop();
                 continue;
             }
+            if self.placed >= self.budget {
+                return None;
+            }
+            self.placed += 1;
             let bit = *open & open.wrapping_neg();
             *open ^= bit;
             let here = *state;

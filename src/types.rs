@@ -356,6 +356,34 @@ pub enum Error {
         /// The most subproblems a plan holds ([`MAX_SUBPROBLEMS`]).
         limit: usize,
     },
+    /// The split depth is so near the board's size that cutting it is a search of its own.
+    #[error(
+        "--split-depth {depth} is too deep for n = {n}: cutting the board there places more than {limit} queens before any subproblem is counted (its subproblems are nearly solutions): use a smaller depth"
+    )]
+    SplitTooDeep {
+        /// Requested depth.
+        depth: usize,
+        /// Board size.
+        n: u32,
+        /// [`crate::plan::MAX_CUT_PLACEMENTS`].
+        limit: u64,
+    },
+    /// The parts an estimate must sample are too large to count.
+    #[error(
+        "n = {n} at split depth {depth}: the parts a sample must count search about {nodes:.1e} nodes (Knuth's estimate from random walks down their trees), more than {seconds} s on {threads} threads even at 10^10 nodes a second: too long to sample; a deeper --split-depth cuts smaller parts"
+    )]
+    TooLongToSample {
+        /// Board size.
+        n: u32,
+        /// Split depth.
+        depth: usize,
+        /// The nodes the sample must search at least.
+        nodes: u128,
+        /// The most seconds the sample may need at the fastest rate.
+        seconds: u64,
+        /// The threads it would run on.
+        threads: usize,
+    },
     /// More shards were asked for than the plan has subproblems.
     #[error(
         "--shard {index}/{count}: the plan has {subproblems} subproblems, so at most {subproblems} parts (or use a deeper --split-depth)"

@@ -1272,24 +1272,11 @@ fn files_too_large_to_be_shards_are_refused_unread() {
         "not read: {:?}",
         started.elapsed()
     );
-    // An endless file fails at its first byte, which is not JSON.
-    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(["merge", "/dev/zero"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let status = (0..100).find_map(|_| {
-        std::thread::sleep(Duration::from_millis(50));
-        child.try_wait().unwrap()
-    });
-    if status.is_none() {
-        let _ = child.kill();
-    }
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(status.and_then(|s| s.code()), Some(1), "{err}");
+    // An endless device is refused unread: not a regular file.
+    let (code, err) = within(5, &["merge", "/dev/zero"]);
+    assert_eq!(code, Some(1), "{err}");
     assert!(
-        err.contains("/dev/zero: not a valid nqueens shard result"),
+        err.contains("/dev/zero: a character device, not a regular file"),
         "{err}"
     );
 }
@@ -1571,4 +1558,82 @@ fn an_output_through_a_file_descriptor_never_replaces_the_file_behind_it() {
         "{err}"
     );
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "earlier lines\n");
+}
+
+/// Runs nqueens with `args` for at most `seconds`: its exit code (`None` when it had to be
+/// killed) and stderr.
+fn within(seconds: u64, args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = (0..seconds * 20).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        child.try_wait().unwrap()
+    });
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    (status.and_then(|s| s.code()), err)
+}
+
+#[test]
+fn nothing_a_file_or_an_argument_asks_for_keeps_a_run_busy_for_long() {
+    let dir = scratch("hangs");
+    // A FIFO that no process writes: refused, not waited on.
+    let fifo = dir.join("fifo");
+    assert!(Std::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (code, err) = within(20, &["merge", path(&fifo)]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(path(&fifo)) && err.contains("a FIFO (or pipe), not a regular file"),
+        "{err}"
+    );
+    // A forged shard of 1 KB that asks merge to cut n = 32 into near-solutions.
+    let files = shards(&dir, "8", 1, &["--method", "search"]);
+    forge(&files[0], true, |r| {
+        r.config.n = 32;
+        r.config.split_depth = 32;
+    });
+    let (code, err) = within(20, &["merge", &files[0]]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&files[0]) && err.contains("--split-depth 32 is too deep for n = 32"),
+        "{err}"
+    );
+    // Split depths no search can cut at, whatever method counts the board, and a sample
+    // whose parts take years: refused at once (a second each in a release build).
+    for (args, why) in [
+        (
+            &["count", "32", "--split-depth", "30"][..],
+            "too deep for n = 32",
+        ),
+        (
+            &["count", "26", "--split-depth", "26"],
+            "too deep for n = 26",
+        ),
+        (
+            &["count", "24", "--split-depth", "24"],
+            "too deep for n = 24",
+        ),
+        (
+            &["count", "32", "--split-depth", "6"],
+            "more than 4194304 subproblems",
+        ),
+        (
+            &["estimate", "32", "--seconds", "1", "--samples", "1"],
+            "too long to sample",
+        ),
+    ] {
+        let (code, err) = within(20, args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(why),
+            "{args:?}: {err}"
+        );
+    }
 }

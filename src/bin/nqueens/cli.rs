@@ -508,6 +508,11 @@ impl Counting {
         for n in sizes {
             let depth = self.split_depth(n);
             Plan::precheck(n, o.symmetry, depth, o.method, o.memory, threads)?;
+            // A depth asked for is the search's, checked even where the join counts (it is
+            // then unused, and a count of days would end with a note that it was).
+            if self.asked_depth.is_some() {
+                Plan::check_split_depth(n, o.symmetry, depth)?;
+            }
         }
         Ok(())
     }

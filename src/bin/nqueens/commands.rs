@@ -396,7 +396,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
             );
         }
     };
-    let e = estimate::estimate(&engine, &plan, &settings, &seen);
+    let e = estimate::estimate(&engine, &plan, &settings, &seen)?;
     if loud {
         let _ = writeln!(io::stderr());
     }

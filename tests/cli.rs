@@ -1127,9 +1127,21 @@ fn a_result_that_cannot_reach_stdout_fails_with_exit_1() {
         assert_eq!(code, Some(1), "{err}");
         assert!(err.contains("cannot write to standard output"), "{err}");
     }
-    // Dropped on purpose: a success.
+    // Dropped on purpose: a success, /dev/null opened write-only (a shell) or read-write
+    // (Python's subprocess.DEVNULL), as the runtime opens it in a closed stdout's place.
     let (code, _, err) = in_shell(r#""$0" count 12 >/dev/null"#);
     assert_eq!(code, Some(0), "{err}");
+    let null = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+        .unwrap();
+    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "12"])
+        .stdout(null)
+        .status()
+        .unwrap();
+    assert!(status.success());
     // A shard prints nothing on stdout: a closed one is no loss.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("s.json");

@@ -1637,3 +1637,12 @@ fn nothing_a_file_or_an_argument_asks_for_keeps_a_run_busy_for_long() {
         );
     }
 }
+
+#[test]
+fn a_signal_in_the_first_moments_is_handled_not_fatal() {
+    // Paused as the first thing main does: the signal comes before any handler exists.
+    let (child, err) = paused_at("start", &["count", "16", "--progress", "never"]);
+    let (code, err) = terminate(child, err);
+    assert_eq!(code, Some(143), "{err}");
+    assert!(err.contains("interrupted by SIGTERM"), "{err}");
+}

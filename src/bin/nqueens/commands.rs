@@ -69,6 +69,11 @@ impl From<Error> for Failure {
 
 /// Carries out a parsed command line.
 pub fn dispatch(cli: Cli) -> Result<(), Failure> {
+    // Count and verify catch the signals held back since the start; the rest let them
+    // through as they are.
+    if !matches!(cli.command, Command::Count(_) | Command::Verify(_)) {
+        crate::signals::release();
+    }
     if cli.command.prints() && crate::output::stdout_closed() {
         return Err(Failure::Failed(anyhow::anyhow!(
             "standard output is closed (>&-): the result would go nowhere; send it to a file, or to /dev/null to drop it"

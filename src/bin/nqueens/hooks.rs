@@ -7,14 +7,16 @@ use std::time::Duration;
 /// Test hook: the stage at which to pause, saying so on stderr, for a test to send a
 /// signal there (`planning`: signals caught and the files checked, nothing planned yet; a
 /// test that sees no pause knows a refusal came first; `output`: the shard result written
-/// and synced under its temporary name, not yet renamed).
+/// and synced under its temporary name, not yet renamed; `start`: the first thing `main`
+/// does, signals held back and no handler yet, for two seconds only).
 const PAUSE_AT: &str = "NQUEENS_TEST_PAUSE_AT";
 
-/// Pauses for a minute at `stage` where [`PAUSE_AT`] names it.
+/// Pauses for a minute (at `start`, two seconds) at `stage` where [`PAUSE_AT`] names it.
 pub fn pause_at(stage: &str) {
     if std::env::var_os(PAUSE_AT).is_some_and(|v| v == stage) {
         let _ = writeln!(std::io::stderr(), "test hook: paused at {stage}");
-        std::thread::sleep(Duration::from_secs(60));
+        let seconds = if stage == "start" { 2 } else { 60 };
+        std::thread::sleep(Duration::from_secs(seconds));
     }
 }
 

@@ -19,7 +19,25 @@ mod signals;
 use cli::Cli;
 use commands::Failure;
 
+/// Runs before Rust's runtime starts (an `.init_array` entry, run by the loader before
+/// `main`): signals are held back for the command's handler ([`signals::hold`]) from the
+/// earliest moment a program can, and whether stdout is closed is seen before the runtime
+/// puts `/dev/null` in its place ([`output::note_stdout`]).
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static EARLY: extern "C" fn() = {
+    extern "C" fn early() {
+        signals::hold();
+        output::note_stdout();
+    }
+    early
+};
+
 fn main() -> ExitCode {
+    // Where no `.init_array` ran (or again: it costs nothing), before anything else.
+    signals::hold();
+    hooks::pause_at("start");
     progress::start_clock();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -12,30 +12,28 @@ use serde::Serialize;
 use nqueens::types::kernel_name;
 use nqueens::{Counts, Method};
 
-/// Whether this process's standard output was closed when it started (`>&-`): the
-/// descriptor is shut, or it is what Rust's runtime opens there in its place, `/dev/null`
-/// read-write (a shell's `>/dev/null` opens it write-only). What is written there would go
-/// nowhere, and a command that prints its result refuses to start.
+/// Whether standard output was closed as the process started, noted by [`note_stdout`].
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Notes whether descriptor 1 is closed: called before Rust's runtime starts, which opens
+/// `/dev/null` in a closed standard descriptor's place (so that writes to it would succeed,
+/// going nowhere).
+pub fn note_stdout() {
+    if stdout_shut() {
+        STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Whether descriptor 1 is closed now.
+fn stdout_shut() -> bool {
+    // SAFETY: F_GETFD reads a descriptor's flags; it touches no memory of ours.
+    unsafe { libc::fcntl(1, libc::F_GETFD) == -1 }
+}
+
+/// Whether this process's standard output was closed when it started (`>&-`): what is
+/// written there would go nowhere, and a command that prints its result refuses to start.
 pub fn stdout_closed() -> bool {
-    use std::os::fd::FromRawFd;
-    use std::os::unix::fs::MetadataExt;
-    // SAFETY: F_GETFL reads a descriptor's flags; it touches no memory of ours.
-    let flags = unsafe { libc::fcntl(1, libc::F_GETFL) };
-    if flags == -1 {
-        return true;
-    }
-    if flags & libc::O_ACCMODE != libc::O_RDWR {
-        return false;
-    }
-    // SAFETY: descriptor 1 is open (F_GETFL succeeded); it is borrowed, never closed here.
-    let stdout = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) });
-    match (stdout.metadata(), std::fs::metadata("/dev/null")) {
-        (Ok(out), Ok(null)) => {
-            use std::os::unix::fs::FileTypeExt;
-            out.file_type().is_char_device() && out.rdev() == null.rdev()
-        }
-        _ => false,
-    }
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) || stdout_shut()
 }
 
 /// Output format of `count` and `verify`.

@@ -11,6 +11,37 @@ use nqueens::checkpoint::Checkpoint;
 use nqueens::durable;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
+/// The set of the signals a count catches.
+fn caught() -> libc::sigset_t {
+    // SAFETY: the set is initialised by sigemptyset before any other use.
+    unsafe {
+        let mut set = std::mem::zeroed::<libc::sigset_t>();
+        libc::sigemptyset(&mut set);
+        for s in [SIGINT, SIGTERM, SIGHUP] {
+            libc::sigaddset(&mut set, s);
+        }
+        set
+    }
+}
+
+/// Holds SIGINT, SIGTERM and SIGHUP back (pending, not lost) from the first thing `main`
+/// does until [`release`]: one sent in the first millisecond, before a count's handler is
+/// installed, is then handled by it (exit 128 + the signal, with the line saying so) rather
+/// than killing the process by the signal.
+pub fn hold() {
+    let set = caught();
+    // SAFETY: changes this thread's signal mask (the only thread yet); the set is valid.
+    unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
+}
+
+/// Lets the signals [`hold`] holds back through: those pending are delivered now, to the
+/// handler where one is installed, else with their default action.
+pub fn release() {
+    let set = caught();
+    // SAFETY: as in `hold`.
+    unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut()) };
+}
+
 /// What a signal has to save, as the count goes on.
 #[derive(Default)]
 struct State {
@@ -51,6 +82,8 @@ impl Interrupts {
                 );
             }
         }
+        // The handler is in place: a signal held back since the start reaches it now.
+        release();
         Interrupts { state }
     }
 

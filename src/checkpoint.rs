@@ -183,6 +183,8 @@ struct Sink {
     text: Vec<u8>,
     /// The queue's other buffer (empty), swapped in when the queue is taken.
     spare: Vec<(usize, Tally)>,
+    /// Closed by [`Checkpoint::close`]: nothing more is written.
+    closed: bool,
 }
 
 /// Where [`Checkpoint::open`] cut a file at its first damaged record.
@@ -258,9 +260,17 @@ impl Checkpoint {
         let fresh = (len == 0 || torn_header).then_some(created);
         let keep = if fresh.is_some() {
             let write = FileError::io("write checkpoint", path);
-            file.set_len(0)
-                .and_then(|()| file.write_all(&header_line))
-                .map_err(write)?;
+            let wrote = file.set_len(0).and_then(|()| file.write_all(&header_line));
+            if let Err(e) = wrote {
+                // A full disk: no header, no file left behind by this run (an empty or
+                // torn one that was there is written again next time).
+                if created {
+                    let _ = std::fs::remove_file(path);
+                } else {
+                    let _ = file.set_len(0);
+                }
+                return Err(write(e));
+            }
             header_line.len() as u64
         } else {
             let keep = Self::read(path, plan, &header, &file, len, &mut done, &mut cut)?;
@@ -281,6 +291,7 @@ impl Checkpoint {
             written: 0,
             text: Vec::new(),
             spare: Vec::with_capacity(QUEUED.min(plan.len())),
+            closed: false,
         };
         let queue = Queue {
             records: Vec::with_capacity(QUEUED.min(plan.len())),
@@ -331,7 +342,10 @@ impl Checkpoint {
                 found.version
             )));
         }
-        if found != *header {
+        let same = found.format == header.format
+            && found.shard == header.shard
+            && found.config.same_plan(&header.config);
+        if !same {
             let shard = |h: &Header| h.shard.map(|s| format!(", shard {s}")).unwrap_or_default();
             return Err(invalid(format!(
                 "was written for {}{}; this run is {}{}: use another file, or the command that made it",
@@ -453,6 +467,18 @@ impl Checkpoint {
         sink
     }
 
+    /// Writes and syncs every record so far, and closes the file to any more: returns how
+    /// many records this run has made durable, which stays the number in the file, whatever
+    /// the workers and the timer still finish while the process ends (for a signal's
+    /// message: "N more saved" counted records that went in after it).
+    pub fn close(&self) -> Result<usize, FileError> {
+        let mut sink = self.staged(true);
+        let synced = sink.sync();
+        sink.closed = true;
+        synced.map_err(FileError::io("write checkpoint", &self.path))?;
+        Ok(sink.written)
+    }
+
     /// Writes and syncs every record so far, and reports the first error any record met.
     pub fn finish(&self) -> Result<(), FileError> {
         self.flush()?;
@@ -485,6 +511,9 @@ impl Sink {
 
     /// Appends the pending records not yet written (without syncing them).
     fn write(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
         while self.put < self.bytes.len() {
             match self.file.write(&self.bytes[self.put..]) {
                 Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
@@ -501,6 +530,9 @@ impl Sink {
     /// its last synced record, and the rest stay pending, to be written again by the next
     /// sync: the file never keeps half a record.
     fn sync(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
         self.settle()?;
         if self.bytes.is_empty() {
             return Ok(());
@@ -627,5 +659,29 @@ mod tests {
         drop(c);
         let (_, done, cut) = Checkpoint::open(&path, &plan, None).unwrap();
         assert_eq!((done.len(), cut), (plan.len(), None));
+    }
+
+    #[test]
+    fn a_closed_checkpoint_holds_exactly_the_records_it_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.ckpt");
+        let plan = Plan::new(12, Symmetry::Full, 3).unwrap();
+        let (c, _, _) = Checkpoint::open(&path, &plan, None).unwrap();
+        let t = Tally {
+            solutions: 1,
+            unique8: 8,
+        };
+        for i in 0..50 {
+            c.record(i, t).unwrap();
+        }
+        c.stage();
+        assert_eq!(c.close().unwrap(), 50);
+        // The workers and the timer go on while the process ends: nothing more goes in.
+        for i in 50..100 {
+            c.record(i, t).unwrap();
+        }
+        c.stage();
+        assert_eq!(c.flush().unwrap(), 50);
+        assert_eq!(lines(&path), 1 + 50, "the file holds what close said");
     }
 }

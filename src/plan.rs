@@ -61,6 +61,21 @@ pub struct Config {
 }
 
 impl Config {
+    /// Whether files of `self` and `other` hold parts of one plan: the same configuration,
+    /// but for the split depth where the join counts (its parts are its keys at any depth,
+    /// so join shards and checkpoints made with different `--split-depth`s go together).
+    pub fn same_plan(&self, other: &Config) -> bool {
+        let joined = self.method == Method::Join.name();
+        let depth = |c: &Config| if joined { 0 } else { c.split_depth };
+        Config {
+            split_depth: depth(self),
+            ..self.clone()
+        } == Config {
+            split_depth: depth(other),
+            ..other.clone()
+        }
+    }
+
     /// The configuration in words, for messages.
     pub fn describe(&self) -> String {
         format!(

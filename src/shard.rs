@@ -424,7 +424,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
     let mut seen: HashMap<usize, &PathBuf> = HashMap::new();
     for (path, r) in &results {
         let invalid = |why: String| MergeError::File(FileError::invalid(path, why));
-        if r.config != first.config || r.shard.count != first.shard.count {
+        if !r.config.same_plan(&first.config) || r.shard.count != first.shard.count {
             return Err(invalid(format!(
                 "(shard {}) is for {} in {} parts, but {} is for {} in {} parts",
                 r.shard,
@@ -486,7 +486,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
         1,
     )
     .map_err(plan_error)?;
-    if plan.config() != *config {
+    if !plan.config().same_plan(config) {
         return Err(MergeError::Replanned {
             files: config.describe(),
             planned: plan.config().describe(),

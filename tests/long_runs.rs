@@ -1646,3 +1646,75 @@ fn a_signal_in_the_first_moments_is_handled_not_fatal() {
     assert_eq!(code, Some(143), "{err}");
     assert!(err.contains("interrupted by SIGTERM"), "{err}");
 }
+
+/// Two shards of n = 12 counted by `method` into `dir`, the first at split depth 3, the
+/// second at the default depth; their merge.
+fn shards_at_two_depths(dir: &Path, method: &str) -> Output {
+    let files: Vec<String> = [("0/2", Some("3")), ("1/2", None)]
+        .iter()
+        .map(|&(shard, depth)| {
+            let file = dir.join(format!("{method}-{}.json", &shard[..1]));
+            let mut args = vec!["count", "12", "--method", method, "--shard", shard];
+            args.extend(["--output", path(&file)]);
+            if let Some(depth) = depth {
+                args.extend(["--split-depth", depth]);
+            }
+            succeeded(nqueens(&args));
+            path(&file).to_string()
+        })
+        .collect();
+    merge(&files)
+}
+
+#[test]
+fn join_files_made_at_different_split_depths_merge_and_resume() {
+    let dir = scratch("join-depths");
+    // The join does not use the depth: shards made with different ones are one plan.
+    assert_eq!(
+        counts(&shards_at_two_depths(&dir, "join"))["solutions"],
+        14200
+    );
+    // A checkpoint made at one depth resumes at another.
+    let ckpt = dir.join("c.ckpt");
+    let again = [
+        "count",
+        "13",
+        "--method",
+        "join",
+        "--checkpoint",
+        path(&ckpt),
+    ];
+    crash_after(&[&again[..], &["--split-depth", "3"]].concat(), "20");
+    let again = [&again[..], &["--format", "json"]].concat();
+    assert_eq!(counts(&nqueens(&again))["solutions"], 73712);
+    // The search's depth is its plan: shards of two depths are still refused.
+    assert_eq!(shards_at_two_depths(&dir, "search").status.code(), Some(1));
+}
+
+#[test]
+fn a_checkpoint_that_cannot_take_its_header_is_not_left_behind() {
+    let dir = scratch("no-room");
+    let disk = dir.join("disk");
+    if !mounted(
+        &disk,
+        "size=16k",
+        "a disk too full for a checkpoint's header",
+    ) {
+        return;
+    }
+    // Fill the disk to its last byte.
+    let filler = std::fs::File::create(disk.join("filler")).unwrap();
+    let mut filler = std::io::BufWriter::new(filler);
+    while std::io::Write::write_all(&mut filler, &[0u8; 512]).is_ok()
+        && std::io::Write::flush(&mut filler).is_ok()
+    {}
+    drop(filler);
+    let ckpt = disk.join("c.ckpt");
+    let out = nqueens(&["count", "12", "--checkpoint", path(&ckpt)]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let existed = ckpt.exists();
+    let _ = Std::new("umount").arg(path(&disk)).status();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(path(&ckpt)), "{err}");
+    assert!(!existed, "no empty checkpoint left");
+}

@@ -106,7 +106,7 @@ fn stop(signal: i32, state: &Mutex<State>) -> ! {
     };
     let state = state.lock().unwrap_or_else(|e| e.into_inner());
     let line = match &state.checkpoint {
-        Some((_, Some(c))) => match c.flush() {
+        Some((_, Some(c))) => match c.close() {
             Ok(kept) => format!(
                 "interrupted by {name}: {kept} more subproblem results saved in {}; run the same command again to resume",
                 c.path().display()

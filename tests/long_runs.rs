@@ -1718,3 +1718,66 @@ fn a_checkpoint_that_cannot_take_its_header_is_not_left_behind() {
     assert!(err.contains(path(&ckpt)), "{err}");
     assert!(!existed, "no empty checkpoint left");
 }
+
+/// Rewrites record `line` (0-based) of the checkpoint at `ckpt` with `edit` applied to its
+/// counts, its residues and CRC-32 recomputed: a forger who knows the format.
+fn forge_record(ckpt: &Path, line: usize, edit: impl FnOnce(&mut Tally)) {
+    let text = std::fs::read_to_string(ckpt).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let record: serde_json::Value = serde_json::from_str(&lines[line]).unwrap();
+    let number = |k: &str| record[k].as_u64().unwrap();
+    let mut t = Tally {
+        solutions: number("solutions").into(),
+        unique8: number("unique8").into(),
+    };
+    edit(&mut t);
+    let r = Residues::of(t).0.map(u128::from);
+    let v = [
+        number("subproblem").into(),
+        t.solutions,
+        t.unique8,
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+    ];
+    let fields: Vec<String> = v.iter().map(u128::to_string).collect();
+    let crc = crc32fast::hash(fields.join(" ").as_bytes());
+    lines[line] = format!(
+        "{{\"subproblem\":{},\"solutions\":{},\"unique8\":{},\"residues\":[{}],\"crc\":{crc}}}",
+        v[0],
+        v[1],
+        v[2],
+        fields[3..].join(",")
+    );
+    std::fs::write(ckpt, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn a_self_consistent_forged_checkpoint_is_caught_by_the_resume_audit() {
+    let (dir, ckpt, args, whole) = crashed_checkpoint("audited");
+    let saved = std::fs::read(&ckpt).unwrap();
+    // Resumed from a record forged by `edit` with `--audit audit`: refused, saying `why`.
+    let refused = |edit: fn(&mut Tally), audit: &str, why: &str| {
+        std::fs::write(&ckpt, &saved).unwrap();
+        forge_record(&ckpt, 2, edit);
+        let mut run: Vec<&str> = args.iter().map(String::as_str).collect();
+        run.extend(["--audit", audit]);
+        let out = nqueens(&run);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(path(&ckpt)) && err.contains(why), "{err}");
+        assert!(out.stdout.is_empty(), "no total");
+    };
+    // Every record recounted: the forged one is found.
+    refused(|t| t.solutions += 8, "1000000", "recounts to");
+    // Fundamental counts that add up to no whole number: refused as merge refuses them.
+    refused(|t| t.unique8 += 1, "0", "not a whole number");
+    // The genuine file resumes, audited by default, to the exact total.
+    std::fs::write(&ckpt, &saved).unwrap();
+    let plain: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = nqueens(&plain);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("audit: 4 of the checkpoint's"));
+    assert_eq!(counts(&out), whole);
+    drop(dir);
+}

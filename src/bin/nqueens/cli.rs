@@ -138,6 +138,10 @@ pub struct LongRunArgs {
     /// Where --shard writes its partial counts (JSON, for `nqueens merge`)
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub output: Option<PathBuf>,
+    /// Recount N of the parts a resumed checkpoint holds, picked at random, and refuse the
+    /// checkpoint if one differs from its record (0: trust it)
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub audit: usize,
 }
 
 /// How `solve` writes each solution.

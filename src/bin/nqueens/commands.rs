@@ -184,6 +184,7 @@ fn long_count(
                     path.display()
                 );
             }
+            audit_resumed(&plan, engine, path, &done, long.audit)?;
             run = run.resume(done);
             let already = run.already_done().len();
             if already > 0 {
@@ -280,8 +281,64 @@ fn long_count(
             );
             Ok(None)
         }
-        _ => Ok(Some(outcome.counts(&plan, engine.kernel()))),
+        _ => {
+            // As merge refuses shards whose fundamental counts are no whole number (eight
+            // times a Burnside sum), a count whose resumed records make one is refused.
+            if plan.symmetry == nqueens::Symmetry::Full && outcome.tally.unique8 % 8 != 0 {
+                let from = long.checkpoint.as_ref().map_or(String::new(), |p| {
+                    format!(" (records resumed from {})", p.display())
+                });
+                return Err(Failure::Failed(anyhow::anyhow!(
+                    "the fundamental counts add up to {} eighths, not a whole number of solutions{from}: a record was changed; remove the checkpoint to count afresh",
+                    outcome.tally.unique8
+                )));
+            }
+            Ok(Some(outcome.counts(&plan, engine.kernel())))
+        }
     }
+}
+
+/// Recounts `audit` of the parts a checkpoint at `path` holds (`done`), picked at random
+/// (the map's order: its hashing is keyed at random in each process), on the engine's
+/// threads, and refuses the checkpoint where one differs from its record: a record forged
+/// with its checksums recomputed is as untrusted as a shard (`merge --audit`).
+fn audit_resumed(
+    plan: &nqueens::Plan,
+    engine: &Engine,
+    path: &std::path::Path,
+    done: &std::collections::HashMap<usize, Tally>,
+    audit: usize,
+) -> Result<(), Failure> {
+    use rayon::prelude::*;
+    let picked: Vec<(usize, Tally)> = done.iter().take(audit).map(|(&i, &t)| (i, t)).collect();
+    if picked.is_empty() {
+        return Ok(());
+    }
+    let again: Vec<Tally> = engine.pool().install(|| {
+        picked
+            .par_iter()
+            .map(|&(i, _)| plan.count(i, engine.kernel()))
+            .collect()
+    });
+    for (&(i, recorded), again) in picked.iter().zip(again) {
+        if again != recorded {
+            return Err(Failure::Failed(anyhow::anyhow!(
+                "checkpoint {}: subproblem {i} recounts to {} solutions ({} x8 fundamental), but the checkpoint records {} ({}): the file was changed; remove it to count afresh",
+                path.display(),
+                again.solutions,
+                again.unique8,
+                recorded.solutions,
+                recorded.unique8
+            )));
+        }
+    }
+    let _ = writeln!(
+        io::stderr(),
+        "audit: {} of the checkpoint's {} records recounted, all equal",
+        picked.len(),
+        done.len()
+    );
+    Ok(())
 }
 
 fn merge(args: MergeArgs) -> Result<(), Failure> {
@@ -335,6 +392,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
         checkpoint: None,
         shard: None,
         output: None,
+        audit: 0,
     };
     let mut out = Printer::new(io::stdout().lock(), counting.format);
     let mut bad = Vec::new();

@@ -24,6 +24,10 @@ use crate::types::{
 /// less. Above [`cut::MAX_CUT_N`] the cut is not built.
 pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 10..=cut::MAX_CUT_N;
 
+/// A thread's share of a join's memory below which the pieces get the most of it
+/// ([`Plan::split_memory`]).
+pub const SMALL_SHARE: usize = 64 << 20;
+
 /// The cost model of [`Plan::costs`] (it decides which subproblems a shard gets), named so
 /// that files made under another one are refused: it goes into [`Plan::fingerprint`].
 pub const COST_MODEL: &str =
@@ -288,22 +292,41 @@ impl Plan {
             // The symmetric solutions' searches: a few rows' worth; start them first.
             costs.push(costs.iter().copied().max().unwrap_or(1));
         }
-        // A quarter of what is left keeps pieces for all threads, the rest is the threads'.
         let free = memory - own;
+        let (pieces, per_thread) = Plan::split_memory(free, threads);
         Ok(Plan {
             n,
             symmetry,
             split_depth,
             parts: Parts::Columns {
-                cut: Cut::new(n, symmetry, free / 4),
+                cut: Cut::new(n, symmetry, pieces),
                 keys,
                 group,
                 costs,
             },
             method: Method::Join,
-            join_budget: (free - free / 4) / threads,
+            join_budget: per_thread,
             costs: OnceLock::new(),
         })
+    }
+
+    /// How a join shares `free` bytes between the pieces kept for all `threads` and each
+    /// thread's tables: `(pieces, per thread)`. A thread's fair share is three quarters of
+    /// `free` over the threads; where that is at least [`SMALL_SHARE`] a thread gets it and
+    /// the pieces the last quarter. A smaller share makes a thread no faster (a chunk of
+    /// [`cut::THREAD_FLOOR`] bytes counts as fast, measured) while the pieces it takes from
+    /// the others are enumerated again and again: there a thread gets a quarter of its fair
+    /// share, at least the floor, and the pieces the rest. Memory only decides how a part is
+    /// counted, never the plan.
+    pub fn split_memory(free: usize, threads: usize) -> (usize, usize) {
+        let threads = threads.max(1);
+        let fair = (free - free / 4) / threads;
+        let per_thread = if fair >= SMALL_SHARE {
+            fair
+        } else {
+            (fair / 4).max(cut::THREAD_FLOOR).min(free / threads)
+        };
+        (free - per_thread * threads, per_thread)
     }
 
     /// Number of parts.

@@ -172,6 +172,41 @@ fn memory_slices_the_work_never_the_plan() {
     );
 }
 
+/// A small share per thread goes to the pieces kept for all threads: enumerating them again
+/// and again is what made a small `--memory` slow (`count 19 -j 2 --memory 32M` 1.6x the
+/// time of 2G), while a thread's chunks count as fast at [`cut::THREAD_FLOOR`]. At n = 19,
+/// 32 MiB on 2 threads keeps more than 20 MB of pieces (8 MB before); 2 GiB on 2 threads
+/// still gives each thread its fair three quarters; every split fits what it shares.
+#[test]
+fn small_shares_go_to_the_pieces() {
+    use nqueens::cut::{self, THREAD_FLOOR};
+    use nqueens::plan::Parts;
+    let pieces = |plan: &Plan| match &plan.parts {
+        Parts::Columns { cut, .. } => cut.pieces_budget(),
+        Parts::Rows { .. } => panic!("a join was asked for"),
+    };
+    let small = joined(19, Symmetry::Full, 32 << 20).unwrap();
+    assert!(pieces(&small) > 20 << 20, "{}", pieces(&small));
+    assert!(small.join_budget >= THREAD_FLOOR);
+    let roomy = joined(19, Symmetry::Full, 2 << 30).unwrap();
+    assert!(roomy.join_budget > 700 << 20, "{}", roomy.join_budget);
+    assert_eq!(small.fingerprint(), roomy.fingerprint());
+    for free in [cut::MIN_BYTES, 1 << 20, 32 << 20, 1 << 30, 1 << 40] {
+        for threads in [1, 2, 64, 1024] {
+            if free < threads * cut::MIN_BYTES {
+                continue;
+            }
+            let (pieces, each) = Plan::split_memory(free, threads);
+            assert!(pieces + each * threads <= free, "{free} {threads}");
+            assert!(each >= THREAD_FLOOR.min(free / threads), "{free} {threads}");
+        }
+    }
+    // The default grows with the threads, from 2 GiB, within the machine's memory.
+    let default = nqueens::run::default_memory;
+    assert_eq!(default(1), nqueens::types::DEFAULT_MEMORY);
+    assert!(default(1024) >= default(64) && default(64) >= default(2));
+}
+
 #[test]
 fn every_kernel_and_mode_matches_the_published_table_at_15() {
     for kernel in kernels() {

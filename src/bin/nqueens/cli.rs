@@ -209,9 +209,10 @@ pub struct EngineArgs {
     pub method: Method,
     /// Memory the join may use, all threads together (its pieces, then its tables): bytes, or
     /// with a unit: K, M, G, T or KiB, MiB, GiB, TiB (powers of 1024), KB, MB, GB, TB (powers
-    /// of 1000)
-    #[arg(long, value_name = "SIZE", value_parser = parse_memory, default_value = "2G", allow_hyphen_values = true)]
-    pub memory: usize,
+    /// of 1000) [default: 2G, or 128M per thread where that is more, at most half of the
+    /// machine's or its cgroup's memory]
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory, allow_hyphen_values = true)]
+    pub memory: Option<usize>,
 }
 
 #[derive(Debug, Args)]
@@ -475,6 +476,14 @@ pub struct Counting {
 }
 
 impl EngineArgs {
+    /// `--memory`, or its default for these threads ([`nqueens::run::default_memory`]).
+    pub fn memory(&self) -> usize {
+        self.memory.unwrap_or_else(|| {
+            let threads = nqueens::run::worker_threads(self.threads).unwrap_or(1);
+            nqueens::run::default_memory(threads)
+        })
+    }
+
     /// The flags as the library's options, for boards up to `largest`: a `--split-depth`
     /// deeper than every board asked for is refused.
     pub fn counting(&self, largest: u32) -> Result<Counting, Error> {
@@ -490,7 +499,7 @@ impl EngineArgs {
                 symmetry: self.symmetry,
                 kernel: self.kernel,
                 method: self.method,
-                memory: self.memory,
+                memory: self.memory(),
             },
             asked_depth: self.split_depth,
             format: self.format,

@@ -137,6 +137,8 @@ pub struct Plan {
     pub join_budget: usize,
     /// [`Plan::costs`] of the search's subproblems, computed once when first asked for.
     costs: OnceLock<Vec<u64>>,
+    /// [`Plan::fingerprint`], computed once when first asked for (it hashes every part).
+    fingerprint: OnceLock<u32>,
 }
 
 /// The most queens [`Plan::new`] places to cut a board into subproblems: four for each of
@@ -163,6 +165,7 @@ impl Plan {
             method: Method::Search,
             join_budget: DEFAULT_MEMORY,
             costs: OnceLock::new(),
+            fingerprint: OnceLock::new(),
         })
     }
 
@@ -307,6 +310,7 @@ impl Plan {
             method: Method::Join,
             join_budget: per_thread,
             costs: OnceLock::new(),
+            fingerprint: OnceLock::new(),
         })
     }
 
@@ -380,6 +384,11 @@ impl Plan {
     /// (the queens it fixes, the squares it closes, its weight), the cost model and the
     /// subproblem list. Equal plans have equal fingerprints.
     pub fn fingerprint(&self) -> u32 {
+        *self.fingerprint.get_or_init(|| self.hash())
+    }
+
+    /// The checksum [`Plan::fingerprint`] keeps.
+    fn hash(&self) -> u32 {
         let mut h = crc32fast::Hasher::new();
         h.update(&self.n.to_le_bytes());
         h.update(self.symmetry.name().as_bytes());

@@ -307,9 +307,9 @@ pub enum MergeError {
         shard: Shard,
     },
     /// Shards are missing.
-    #[error("missing shard(s) {missing} of {count}")]
+    #[error("missing shard(s) {missing} of {count} (merge --partial sums the shards there are)")]
     Missing {
-        /// The missing shards' indices, comma-separated (the first twenty).
+        /// The missing shards' indices as ranges, `0-3 7` (the first twenty ranges).
         missing: String,
         /// How many shards there are.
         count: usize,
@@ -399,83 +399,273 @@ pub enum MergeError {
     },
 }
 
-/// Shard results checked and added up by [`merge`].
+/// Shard results checked and added up by [`merge`]: the sums and, per subproblem and per
+/// shard, which file holds it (not the files' contents: a plan's 176,871 shard files merge
+/// in a few megabytes).
 pub struct Merged {
     /// The plan the shards divide, rebuilt by this nqueens.
     pub plan: Plan,
-    /// The summed counts, the most threads any shard used and the longest shard time.
+    /// The summed counts of the shards merged, the most threads any used and the longest
+    /// shard time.
     pub outcome: Outcome,
-    /// The shard results, in the order of the files given.
-    pub shards: Vec<(PathBuf, ShardResult)>,
+    /// How many shards the plan was dealt into (`K` of `--shard I/K`).
+    pub count: usize,
+    /// The files merged, in the order read.
+    pub files: Vec<PathBuf>,
+    /// The loop the first file's shard ran, and whether every shard ran it.
+    pub kernel: (Kernel, bool),
+    /// Each merged file's checksum, to find it unchanged when the audit reads it again.
+    checksums: Vec<String>,
+    /// Per shard, its file (an index into `files`), [`NONE`] where it is missing.
+    shard_file: Vec<u32>,
+    /// Per subproblem, the file that holds it, [`NONE`] where none does.
+    owner: Vec<u32>,
 }
 
-/// Adds up shard results after checking that they are shards `0..K` of one configuration,
-/// each exactly once, that this binary makes the same plan for it, that together they
-/// cover every subproblem of the plan exactly once, and that their sum fits the board.
-pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
-    if paths.is_empty() {
+/// No file (a shard or subproblem not merged).
+const NONE: u32 = u32::MAX;
+
+/// Shard results read at once (in parallel on the engine's threads), then added in order: a
+/// bound on what a merge holds, whatever the number of files.
+const BATCH: usize = 1024;
+
+impl Merged {
+    /// Whether every shard was merged (and so, checked, every subproblem).
+    pub fn complete(&self) -> bool {
+        self.shard_file.iter().all(|&f| f != NONE)
+    }
+
+    /// Shards merged.
+    pub fn shards_merged(&self) -> usize {
+        self.shard_file.iter().filter(|&&f| f != NONE).count()
+    }
+
+    /// Subproblems merged.
+    pub fn parts_merged(&self) -> usize {
+        self.owner.iter().filter(|&&f| f != NONE).count()
+    }
+
+    /// The share of the plan's estimated cost ([`Plan::costs`]) that the merged shards hold,
+    /// from 0 to 1: what a partial merge covers of the work (their counts cover no such
+    /// share of the total, which a running job's progress only estimates).
+    pub fn cost_merged(&self) -> f64 {
+        let costs = self.plan.costs();
+        let all: u128 = costs.iter().map(|&c| u128::from(c)).sum();
+        let done: u128 = costs
+            .iter()
+            .zip(&self.owner)
+            .filter(|(_, o)| **o != NONE)
+            .map(|(&c, _)| u128::from(c))
+            .sum();
+        done as f64 / all.max(1) as f64
+    }
+
+    /// The missing shards, as inclusive ranges of their indices, in increasing order.
+    pub fn missing(&self) -> Vec<(usize, usize)> {
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        for (i, _) in self
+            .shard_file
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| **f == NONE)
+        {
+            match ranges.last_mut() {
+                Some(last) if last.1 + 1 == i => last.1 = i,
+                _ => ranges.push((i, i)),
+            }
+        }
+        ranges
+    }
+}
+
+/// Ranges of indices as people and scripts read them: `0-3 7 9-12` (space-separated, so
+/// that a CSV cell needs no quoting); at most `most` ranges, then `and N more`.
+pub fn ranges_text(ranges: &[(usize, usize)], most: usize) -> String {
+    let mut words: Vec<String> = ranges
+        .iter()
+        .take(most)
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    if ranges.len() > most {
+        words.push(format!("and {} more", ranges.len() - most));
+    }
+    words.join(" ")
+}
+
+/// The shard results in folder `dir`: every file in it (not below) whose name ends in
+/// `.json` and does not start with `.` (temporary files), in name order.
+pub fn shard_files_in(dir: &Path) -> Result<Vec<PathBuf>, FileError> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(FileError::io("read the folder", dir))? {
+        let entry = entry.map_err(FileError::io("read the folder", dir))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".json") && !name.starts_with('.') {
+            files.push(entry.path());
+        }
+    }
+    files.sort_unstable();
+    Ok(files)
+}
+
+/// Adds up shard results after checking that they are shards of `0..K` of one
+/// configuration, each at most once, that this binary makes the same plan for it, that each
+/// holds only subproblems its shard was dealt and no subproblem is in two, that together they
+/// cover every subproblem of the plan exactly once (unless `partial`: then the shards there
+/// are summed, each still whole) and that their sum fits the board.
+///
+/// The files are read [`BATCH`] at a time, in parallel (on the caller's rayon pool: run it
+/// inside [`Engine::install`]), and only their sums and which file holds which subproblem are
+/// kept, so memory stays bounded by the plan, not by the files.
+pub fn merge(
+    paths: impl IntoIterator<Item = PathBuf>,
+    partial: bool,
+) -> Result<Merged, MergeError> {
+    use rayon::prelude::*;
+    let mut paths = paths.into_iter().peekable();
+    if paths.peek().is_none() {
         return Err(MergeError::NoFiles);
     }
-    let results: Vec<(PathBuf, ShardResult)> = paths
-        .iter()
-        .map(|p| ShardResult::read(p).map(|r| (p.clone(), r)))
-        .collect::<Result<_, _>>()?;
-    let (first_path, first) = &results[0];
-    let mut seen: HashMap<usize, &PathBuf> = HashMap::new();
-    for (path, r) in &results {
-        let invalid = |why: String| MergeError::File(FileError::invalid(path, why));
-        if !r.config.same_plan(&first.config) || r.shard.count != first.shard.count {
-            return Err(invalid(format!(
-                "(shard {}) is for {} in {} parts, but {} is for {} in {} parts",
-                r.shard,
-                r.config.describe(),
-                r.shard.count,
-                first_path.display(),
-                first.config.describe(),
-                first.shard.count
-            )));
+    let mut merged: Option<Merged> = None;
+    let mut deal_of: Vec<u32> = Vec::new();
+    let mut tally = Tally::default();
+    let mut first_config: Option<(PathBuf, Config, usize)> = None;
+    loop {
+        let batch: Vec<PathBuf> = paths.by_ref().take(BATCH).collect();
+        if batch.is_empty() {
+            break;
         }
-        if r.shard.count > r.config.subproblems {
-            return Err(invalid(format!(
-                "shard {} has more parts than its plan has subproblems ({})",
-                r.shard, r.config.subproblems
-            )));
-        }
-        if r.shard.index >= r.shard.count {
-            return Err(invalid(format!("shard {} does not exist", r.shard)));
-        }
-        if let Some(other) = seen.insert(r.shard.index, path) {
-            return Err(MergeError::Twice {
-                first: other.clone(),
-                second: path.clone(),
-                shard: r.shard,
-            });
+        let read: Vec<Result<ShardResult, FileError>> =
+            batch.par_iter().map(|p| ShardResult::read(p)).collect();
+        for (path, r) in batch.into_iter().zip(read) {
+            let r = r?;
+            let invalid = |why: String| MergeError::File(FileError::invalid(&path, why));
+            let (first_path, config, count) =
+                first_config.get_or_insert_with(|| (path.clone(), r.config.clone(), r.shard.count));
+            if !r.config.same_plan(config) || r.shard.count != *count {
+                return Err(invalid(format!(
+                    "(shard {}) is for {} in {} parts, but {} is for {} in {} parts",
+                    r.shard,
+                    r.config.describe(),
+                    r.shard.count,
+                    first_path.display(),
+                    config.describe(),
+                    count
+                )));
+            }
+            if r.shard.count > r.config.subproblems {
+                return Err(invalid(format!(
+                    "shard {} has more parts than its plan has subproblems ({})",
+                    r.shard, r.config.subproblems
+                )));
+            }
+            if r.shard.index >= r.shard.count {
+                return Err(invalid(format!("shard {} does not exist", r.shard)));
+            }
+            let m = match &mut merged {
+                Some(m) => m,
+                None => {
+                    let plan = rebuild(first_path, config)?;
+                    deal_of = deal(plan.costs(), *count)
+                        .into_iter()
+                        .map(|s| s as u32)
+                        .collect();
+                    merged.insert(Merged {
+                        outcome: Outcome {
+                            tally: Tally::default(),
+                            threads: 1,
+                            elapsed_s: 0.0,
+                            each: Vec::new(),
+                        },
+                        count: *count,
+                        files: Vec::new(),
+                        kernel: (r.kernel, true),
+                        checksums: Vec::new(),
+                        shard_file: vec![NONE; *count],
+                        owner: vec![NONE; plan.len()],
+                        plan,
+                    })
+                }
+            };
+            let me = m.files.len() as u32;
+            let slot = &mut m.shard_file[r.shard.index];
+            if *slot != NONE {
+                return Err(MergeError::Twice {
+                    first: m.files[*slot as usize].clone(),
+                    second: path,
+                    shard: r.shard,
+                });
+            }
+            *slot = me;
+            for (i, _) in r.each() {
+                let other = std::mem::replace(&mut m.owner[i], me);
+                if other != NONE {
+                    return Err(MergeError::Overlap {
+                        subproblem: i,
+                        first: m.files[other as usize].clone(),
+                        second: path,
+                    });
+                }
+                if deal_of[i] as usize != r.shard.index {
+                    return Err(invalid(format!(
+                        "(shard {}) holds subproblem {i}, which the plan deals to shard {}/{}: it was changed",
+                        r.shard, deal_of[i], r.shard.count
+                    )));
+                }
+            }
+            let limit = durable::count_limit(m.plan.n);
+            tally = durable::add_within(tally, r.tally(), limit)
+                .ok_or(MergeError::Overflow { n: m.plan.n, limit })?;
+            m.kernel.1 &= r.kernel == m.kernel.0;
+            m.outcome.threads = m.outcome.threads.max(r.threads);
+            m.outcome.elapsed_s = m.outcome.elapsed_s.max(r.elapsed_s);
+            m.checksums.push(r.checksum);
+            m.files.push(path);
         }
     }
-    let count = first.shard.count;
-    if seen.len() < count {
-        // At most twenty named: the count comes from the files, which may lie.
-        let named: Vec<String> = (0..count)
-            .filter(|i| !seen.contains_key(i))
-            .take(20)
-            .map(|i| i.to_string())
-            .collect();
-        let more = count - seen.len() - named.len();
-        let missing = match more {
-            0 => named.join(", "),
-            _ => format!("{}, and {more} more", named.join(", ")),
-        };
-        return Err(MergeError::Missing { missing, count });
-    }
-    let config = &first.config;
-    let plan_error = |error: Error| MergeError::Plan {
-        path: first_path.clone(),
-        config: config.describe(),
-        error,
+    let Some(mut m) = merged else {
+        return Err(MergeError::NoFiles);
     };
-    let method: Method = config.method.parse().map_err(|e: String| {
-        FileError::invalid(first_path, format!("method {}: {e}", config.method))
-    })?;
+    m.outcome.tally = tally;
+    if !partial && !m.complete() {
+        return Err(MergeError::Missing {
+            missing: ranges_text(&m.missing(), 20),
+            count: m.count,
+        });
+    }
+    // Every subproblem of each merged shard: in a complete merge, every one of the plan's.
+    let lost = |i: &usize| m.owner[*i] == NONE && m.shard_file[deal_of[*i] as usize] != NONE;
+    let uncovered = (0..m.plan.len()).filter(lost).count();
+    if uncovered > 0 {
+        return Err(MergeError::Uncovered {
+            uncovered,
+            total: m.plan.len(),
+            first: (0..m.plan.len()).find(lost).unwrap_or(0),
+        });
+    }
+    // In full mode the fundamental solutions are an eighth of a Burnside sum: a total that
+    // is no multiple of 8 was changed (a part of the plan's sum need not be one).
+    if m.complete() && m.plan.symmetry == Symmetry::Full && tally.unique8 % 8 != 0 {
+        return Err(MergeError::NotBurnside {
+            unique8: tally.unique8,
+        });
+    }
+    Ok(m)
+}
+
+/// The plan of the shards' configuration `config` (read from `path`), rebuilt by this
+/// nqueens and found to be the same.
+fn rebuild(path: &Path, config: &Config) -> Result<Plan, MergeError> {
+    let method: Method = config
+        .method
+        .parse()
+        .map_err(|e: String| FileError::invalid(path, format!("method {}: {e}", config.method)))?;
     // Built to compare and recount, not to join: the pieces need memory, the tables none.
     let plan = Plan::build(
         config.n,
@@ -485,59 +675,18 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
         usize::MAX,
         1,
     )
-    .map_err(plan_error)?;
+    .map_err(|error| MergeError::Plan {
+        path: path.to_path_buf(),
+        config: config.describe(),
+        error,
+    })?;
     if !plan.config().same_plan(config) {
         return Err(MergeError::Replanned {
             files: config.describe(),
             planned: plan.config().describe(),
         });
     }
-    // Every subproblem of the plan exactly once.
-    let mut owner: Vec<Option<&PathBuf>> = vec![None; plan.len()];
-    for (path, r) in &results {
-        for (i, _) in r.each() {
-            if let Some(other) = owner[i].replace(path) {
-                return Err(MergeError::Overlap {
-                    subproblem: i,
-                    first: other.clone(),
-                    second: path.clone(),
-                });
-            }
-        }
-    }
-    let uncovered = owner.iter().filter(|o| o.is_none()).count();
-    if uncovered > 0 {
-        return Err(MergeError::Uncovered {
-            uncovered,
-            total: plan.len(),
-            first: owner.iter().position(Option::is_none).unwrap_or(0),
-        });
-    }
-    let limit = durable::count_limit(plan.n);
-    let tally = results
-        .iter()
-        .try_fold(Tally::default(), |sum, (_, r)| {
-            durable::add_within(sum, r.tally(), limit)
-        })
-        .ok_or(MergeError::Overflow { n: plan.n, limit })?;
-    // In full mode the fundamental solutions are an eighth of a Burnside sum: a total that
-    // is no multiple of 8 was changed.
-    if plan.symmetry == Symmetry::Full && tally.unique8 % 8 != 0 {
-        return Err(MergeError::NotBurnside {
-            unique8: tally.unique8,
-        });
-    }
-    let outcome = Outcome {
-        tally,
-        threads: results.iter().map(|(_, r)| r.threads).max().unwrap_or(1),
-        elapsed_s: results.iter().map(|(_, r)| r.elapsed_s).fold(0.0, f64::max),
-        each: Vec::new(),
-    };
-    Ok(Merged {
-        plan,
-        outcome,
-        shards: results,
-    })
+    Ok(plan)
 }
 
 /// xorshift64*: a fixed sequence of pseudo-random numbers for a given seed.
@@ -553,7 +702,8 @@ pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
 
 /// Recounts about `percent`% of the merged subproblems (at least one), picked at random from
 /// `seed`, on `engine` with `method`, and fails on the first that differs from its shard's
-/// record. Returns how many were recounted.
+/// record. The files that hold the sample are read again (and must be unchanged since the
+/// merge). Works on a partial merge as on a whole one. Returns how many were recounted.
 pub fn audit(
     merged: &Merged,
     engine: &Engine,
@@ -561,26 +711,39 @@ pub fn audit(
     percent: f64,
     seed: u64,
 ) -> Result<usize, MergeError> {
-    let all: Vec<(&PathBuf, usize, Tally)> = merged
-        .shards
-        .iter()
-        .flat_map(|(p, r)| r.each().map(move |(i, t)| (p, i, t)))
+    let mut all: Vec<usize> = (0..merged.owner.len())
+        .filter(|&i| merged.owner[i] != NONE)
         .collect();
     let mut next = xorshift(seed);
     let want = ((all.len() as f64 * percent / 100.0).ceil() as usize).clamp(1, all.len());
     // A partial Fisher-Yates shuffle: the first `want` entries are the sample.
-    let mut order: Vec<usize> = (0..all.len()).collect();
     for k in 0..want {
         let j = k + (next() % (all.len() - k) as u64) as usize;
-        order.swap(k, j);
+        all.swap(k, j);
     }
-    // The sample's subproblems (each is in one shard: merge checked) recounted as a run.
-    let recorded: HashMap<usize, (&PathBuf, Tally)> = order[..want]
-        .iter()
-        .map(|&k| (all[k].1, (all[k].0, all[k].2)))
-        .collect();
-    let mut sample: Vec<usize> = recorded.keys().copied().collect();
+    let mut sample = all;
+    sample.truncate(want);
     sample.sort_unstable();
+    // The sample's records, from their files read again.
+    let mut files: Vec<u32> = sample.iter().map(|&i| merged.owner[i]).collect();
+    files.sort_unstable();
+    files.dedup();
+    let mut recorded: HashMap<usize, (u32, Tally)> = HashMap::with_capacity(sample.len());
+    for f in files {
+        let path = &merged.files[f as usize];
+        let r = ShardResult::read(path)?;
+        if r.checksum != merged.checksums[f as usize] {
+            return Err(MergeError::File(FileError::invalid(
+                path,
+                "changed since it was merged; merge again",
+            )));
+        }
+        recorded.extend(
+            r.each()
+                .filter(|(i, _)| merged.owner.get(*i) == Some(&f))
+                .map(|(i, t)| (i, (f, t))),
+        );
+    }
     // The merged plan's parts, each counted by `method` (a join's keys can be searched).
     let recounted = Run::new(&merged.plan)
         .counted_by(method)
@@ -589,11 +752,11 @@ pub fn audit(
         .execute(engine)
         .each;
     for (i, again) in recounted {
-        let (path, recorded) = recorded[&i];
+        let (f, recorded) = recorded[&i];
         if again != recorded {
             return Err(MergeError::Audit {
                 subproblem: i,
-                path: path.clone(),
+                path: merged.files[f as usize].clone(),
                 again,
                 recorded,
             });

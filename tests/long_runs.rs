@@ -1781,3 +1781,110 @@ fn a_self_consistent_forged_checkpoint_is_caught_by_the_resume_audit() {
     assert_eq!(counts(&out), whole);
     drop(dir);
 }
+
+/// `merge` at the scale of a plan, in small: 300 shards given as a folder, as a `--list`
+/// file and on standard input merge to the whole count; with five missing, a plain merge
+/// names them as ranges and `--partial` sums the rest, says how much of the plan it covers
+/// (table, JSON, CSV) and audits what is there. (`scripts/merge-scale.sh` merges 176,871.)
+#[test]
+fn merge_takes_folders_lists_and_partial_sets() {
+    let dir = scratch("scale");
+    let folder = dir.join("shards");
+    std::fs::create_dir_all(&folder).unwrap();
+    let flags = [
+        "--method",
+        "search",
+        "--symmetry",
+        "none",
+        "--split-depth",
+        "4",
+        "-j",
+        "1",
+    ];
+    let k = 300;
+    // Shards made four processes at a time.
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let folder = &folder;
+            s.spawn(move || {
+                for i in (t..k).step_by(4) {
+                    let (shard, file) = (format!("{i}/{k}"), folder.join(format!("{i}.json")));
+                    let mut args = vec!["count", "12", "--shard", &shard, "--output", path(&file)];
+                    args.extend(flags);
+                    assert!(nqueens(&args).status.success(), "{shard}");
+                }
+            });
+        }
+    });
+    let mut whole_args = vec!["count", "12", "--format", "json"];
+    whole_args.extend(flags);
+    let whole = counts(&nqueens(&whole_args));
+    let same = |out: &Output| {
+        let mut merged = counts(out);
+        merged["threads"] = whole["threads"].clone();
+        merged
+    };
+    let by_folder = nqueens(&["merge", "--format", "json", path(&folder)]);
+    assert_eq!(same(&by_folder), whole);
+    let list = dir.join("list.txt");
+    let names: Vec<String> = (0..k)
+        .map(|i| path(&folder.join(format!("{i}.json"))).to_string())
+        .collect();
+    std::fs::write(&list, names.join("\n") + "\n").unwrap();
+    let by_list = nqueens(&["merge", "--format", "json", "--list", path(&list)]);
+    assert_eq!(same(&by_list), whole);
+    let by_stdin = Command::cargo_bin("nqueens")
+        .unwrap()
+        .args(["merge", "--format", "json", "--list", "-"])
+        .write_stdin(names.join("\n"))
+        .output()
+        .unwrap();
+    assert_eq!(same(&by_stdin), whole);
+    // Five shards missing: refused, named as ranges; summed with --partial.
+    for i in [5, 6, 7, 100, 299] {
+        std::fs::remove_file(folder.join(format!("{i}.json"))).unwrap();
+    }
+    let out = nqueens(&["merge", path(&folder)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("missing shard(s) 5-7 100 299 of 300"), "{err}");
+    let partial = nqueens(&["merge", "--partial", "--format", "json", path(&folder)]);
+    assert!(
+        partial.status.success(),
+        "{}",
+        String::from_utf8_lossy(&partial.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&partial.stdout).unwrap();
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["missing"], "5-7 100 299");
+    assert_eq!(
+        (v["shards"].as_u64(), v["shards_merged"].as_u64()),
+        (Some(300), Some(295))
+    );
+    let solutions = v["solutions"].as_u64().unwrap();
+    assert!(solutions > 0 && solutions < whole["solutions"].as_u64().unwrap());
+    let covered = v["cost_merged"].as_f64().unwrap();
+    assert!(covered > 0.9 && covered < 1.0, "{covered}");
+    assert!(v["parts_merged"].as_u64() < v["parts"].as_u64());
+    let csv = nqueens(&["merge", "--partial", "--format", "csv", path(&folder)]);
+    let text = String::from_utf8_lossy(&csv.stdout);
+    assert!(
+        text.lines().nth(1).unwrap().ends_with(",5-7 100 299"),
+        "{text}"
+    );
+    let table = nqueens(&["merge", "--partial", path(&folder)]);
+    assert!(String::from_utf8_lossy(&table.stdout).contains("5-7 100 299"));
+    let audited = nqueens(&[
+        "merge",
+        "--partial",
+        "--audit",
+        "20",
+        "-j",
+        "1",
+        path(&folder),
+    ]);
+    let err = String::from_utf8_lossy(&audited.stderr);
+    assert!(audited.status.success(), "{err}");
+    assert!(err.contains("all equal to the shards' records"), "{err}");
+    assert!(err.contains("missing shards 5-7 100 299"), "{err}");
+}

@@ -104,9 +104,19 @@ fn parse_runs(s: &str) -> Result<usize, String> {
 
 #[derive(Debug, Args)]
 pub struct MergeArgs {
-    /// Shard result files, one per shard 0..K
-    #[arg(required = true, value_name = "FILE")]
+    /// Shard result files, one per shard 0..K, and folders: every `*.json` file in one (not
+    /// below, names starting with `.` left out) is a shard result
+    #[arg(required_unless_present = "list", value_name = "FILE|DIR")]
     pub files: Vec<PathBuf>,
+    /// Also the shard results named in LIST, one path per line (`-`: standard input): for
+    /// more files than a command line holds
+    #[arg(long, value_name = "LIST")]
+    pub list: Vec<PathBuf>,
+    /// Sum the shards there are, even if some are missing: say how much of the plan they
+    /// cover and which shards are missing, as ranges (a running job's progress); each shard
+    /// present is still checked whole
+    #[arg(long)]
+    pub partial: bool,
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

@@ -180,6 +180,78 @@ impl Record for Counts {
     }
 }
 
+/// What `merge --partial` found: the sums of the shards there are, and how much of the plan
+/// they cover.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Coverage {
+    /// Board size.
+    pub n: u32,
+    /// Whether every shard was there (then `solutions` is the board's total).
+    pub complete: bool,
+    /// Solutions in the shards merged.
+    pub solutions: u128,
+    /// Fundamental solutions, once every shard is there (full mode only).
+    pub unique: Option<u128>,
+    /// How the shards counted (`search` or `join`).
+    pub method: Method,
+    /// The loop the shards ran (`mixed` where they differ).
+    pub kernel: &'static str,
+    /// Symmetry mode.
+    pub symmetry: nqueens::Symmetry,
+    /// Shards the plan was dealt into.
+    pub shards: usize,
+    /// Shards merged.
+    pub shards_merged: usize,
+    /// Subproblems in the plan.
+    pub parts: usize,
+    /// Subproblems merged.
+    pub parts_merged: usize,
+    /// The share of the plan's estimated work the merged shards hold, 0 to 1.
+    pub cost_merged: f64,
+    /// The missing shards as ranges, `0-3 7 9-12` (empty when none is).
+    pub missing: String,
+}
+
+impl Record for Coverage {
+    fn columns() -> &'static [&'static str] {
+        &[
+            "n",
+            "complete",
+            "solutions",
+            "unique",
+            "method",
+            "kernel",
+            "symmetry",
+            "shards",
+            "shards_merged",
+            "parts",
+            "parts_merged",
+            "cost_merged",
+            "missing",
+        ]
+    }
+    fn widths() -> &'static [usize] {
+        &[2, 8, 18, 17, 6, 6, 8, 7, 13, 8, 12, 11, 7]
+    }
+    fn cells(&self) -> Vec<Option<String>> {
+        vec![
+            Some(self.n.to_string()),
+            Some(self.complete.to_string()),
+            Some(self.solutions.to_string()),
+            self.unique.map(|u| u.to_string()),
+            Some(self.method.to_string()),
+            Some(self.kernel.to_string()),
+            Some(self.symmetry.to_string()),
+            Some(self.shards.to_string()),
+            Some(self.shards_merged.to_string()),
+            Some(self.parts.to_string()),
+            Some(self.parts_merged.to_string()),
+            Some(format!("{:.6}", self.cost_merged)),
+            (!self.missing.is_empty()).then(|| self.missing.clone()),
+        ]
+    }
+}
+
 /// One line of `nqueens verify`: a computed count beside the published one.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Check {

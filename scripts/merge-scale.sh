@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# merge at the scale of a plan (issue 30): K real shard results of a small board (default
+# 176,871, as many as n = 22's join plan has parts: n = 14 searched at split depth 6 with no
+# symmetry, 241,484 parts) made by examples/make_shards.rs, then merged as a folder, as a
+# --list file and with --partial after a few are removed, each under /usr/bin/time -v.
+# Appends one row per merge to results/merge-scale.csv: machine, commit, files, how they were
+# given, wall seconds, user and system CPU seconds, peak memory, the total.
+#
+#   scripts/merge-scale.sh [K] [THREADS]      # defaults: 176871 2
+#
+# The issue's target: 176,871 files within 60 s and 256 MB on 2 cores.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+k=${1:-176871}
+threads=${2:-2}
+csv=$root/results/merge-scale.csv
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cargo build --release --quiet --manifest-path "$root/Cargo.toml" --example make_shards
+"$(target_dir)/release/examples/make_shards" 14 6 none "$k" "$work/shards" >&2
+[ -f "$csv" ] || echo "cpu_model,logical_cpus,commit,files,given_as,threads,wall_s,user_s,sys_s,max_rss_kb,shards_merged,solutions" >"$csv"
+
+# One merge under /usr/bin/time -v: a CSV row.
+measure() {
+  local given=$1 merged=$2
+  shift 2
+  local out
+  out=$(/usr/bin/time -v "$bin" merge "$@" -j "$threads" --format json 2>"$work/time.txt")
+  local field
+  field() { sed -n "s/^[[:space:]]*$1: //p" "$work/time.txt"; }
+  local wall
+  wall=$(field 'Elapsed (wall clock) time (h:mm:ss or m:ss)' | awk -F: '{s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s}')
+  echo "\"$cpu_model\",$cpus,$commit,$k,$given,$threads,$wall,$(field 'User time (seconds)'),$(field 'System time (seconds)'),$(field 'Maximum resident set size (kbytes)'),$merged,$(json_fields solutions <<<"$out")" | tee -a "$csv"
+}
+
+measure folder "$k" "$work/shards"
+find "$work/shards" -name '*.json' >"$work/list.txt"
+measure list "$k" --list "$work/list.txt"
+# Every hundredth shard removed: a job still running.
+find "$work/shards" -name '*00.json' -delete
+left=$(find "$work/shards" -name '*.json' | wc -l)
+measure partial "$left" --partial "$work/shards"

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # A real Slurm run on this machine, not a mock: installs Debian's Slurm (slurmctld, slurmd,
 # munge) if missing, starts a one-node cluster in a scratch directory, submits
-# scripts/slurm-array.sh as an array of SHARDS shards, sends SIGTERM to one running task
-# (what Slurm does on preemption and at the time limit) and requeues it, waits, merges the
-# shards (with an audit) and checks the total against an ordinary `nqueens count`.
+# scripts/slurm-array.sh as an array of SHARDS shards, sends SIGTERM to KILLS running tasks
+# (what Slurm does on preemption and at the time limit) and requeues them, polls
+# `merge --partial` on the shard folder while the array runs, merges the shards (with an
+# audit) and checks the total against the published one (src/published.rs).
 #
 # Usage: scripts/slurm-local.sh [OUT_FILE]        (default results/slurm-local.txt)
-# Environment: N [17], SHARDS [8], NQUEENS_FLAGS ["--kernel scalar": slow enough per shard
-# that a task can be caught mid-count on 2 cores; at n = 15 each shard ends in a few ms],
-# WORK [a fresh directory under /tmp], KEEP [unset; 1 leaves the cluster running].
+# Environment: N [17], SHARDS [8], KILLS [1], POLL [seconds between partial merges, 5],
+# NQUEENS_FLAGS ["--kernel scalar": slow enough per shard that a task can be caught mid-count
+# on 2 cores; at n = 15 each shard ends in a few ms], WORK [a fresh directory under /tmp],
+# KEEP [unset; 1 leaves the cluster running]. The issue 30 rehearsal, 2,048 tasks:
+#   N=18 SHARDS=2048 KILLS=5 NQUEENS_FLAGS= scripts/slurm-local.sh results/slurm-rehearsal.txt
 # Needs root (apt-get, munged, slurmd). Prints a log to stdout and OUT_FILE; exits non-zero
 # if any check fails.
 set -euo pipefail
@@ -17,6 +20,8 @@ set -euo pipefail
 out_file=${1:-$root/results/slurm-local.txt}
 n=${N:-17}
 shards=${SHARDS:-8}
+kills=${KILLS:-1}
+poll=${POLL:-5}
 flags=${NQUEENS_FLAGS:---kernel scalar}
 work=${WORK:-$(mktemp -d /tmp/nq-slurm.XXXXXX)}
 mkdir -p "$work"/{state,spool,logs,shards}
@@ -70,6 +75,8 @@ SchedulerType=sched/builtin
 ReturnToService=2
 MpiDefault=none
 JobRequeue=1
+MaxArraySize=$((shards + 1))
+MaxJobCount=$((shards + 1000))
 NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
@@ -97,53 +104,81 @@ job=$(cd "$work" && N=$n SHARDS=$shards NQUEENS=$bin OUT_DIR=$work/shards NQUEEN
   --output="$work/logs/%A_%a.out" "$root/scripts/slurm-array.sh")
 say "job $job"
 
-# Catch a task mid-count: running, with results in its checkpoint already.
-victim=""
-for _ in $(seq 600); do
+# A partial merge every $poll s while the array runs: what a user polls.
+(
+  while sleep "$poll"; do
+    row=$("$bin" merge --partial --format csv "$work/shards" 2>/dev/null | tail -n 1) || continue
+    IFS=, read -r _ complete solutions _ _ _ _ k merged parts parts_merged cost missing <<<"$row"
+    say "merge --partial: $merged of $k shards ($parts_merged of $parts parts, $cost of the estimated work), $solutions solutions so far; missing: $(echo "$missing" | wc -w) ranges, first $(echo "$missing" | cut -d' ' -f1-3)"
+    [ "$complete" = true ] && break
+  done
+) &
+poller=$!
+
+# Catch KILLS tasks mid-count (running, their checkpoint open), one after another: each is
+# sent SIGTERM, must say so in its log, and is requeued.
+killed=0
+victims=()
+declare -A tried=()
+for _ in $(seq 3000); do
+  ((killed < kills)) || break
+  victim=""
   while read -r id state; do
     [ "$state" = RUNNING ] || continue
     task=${id#*_}
+    [ -n "${tried[$task]:-}" ] && continue
     ckpt=$work/shards/n$n-$task-of-$shards.ckpt
-    if [ -f "$ckpt" ] && (($(wc -l <"$ckpt") > 2)); then
+    if [ -f "$ckpt" ] && (($(wc -l <"$ckpt") > ${MIN_RECORDS:-2})); then
       victim=$task
       break
     fi
-  done < <(squeue -h -j "$job" -o '%i %T')
-  [ -n "$victim" ] && break
-  sleep 0.1
+  done < <(squeue -h -j "$job" -t RUNNING -o '%i %T')
+  if [ -z "$victim" ]; then
+    sleep 0.1
+    continue
+  fi
+  tried[$victim]=1
+  before=$(wc -l <"$work/shards/n$n-$victim-of-$shards.ckpt")
+  say "task $victim is running with $((before - 1)) records in its checkpoint: scancel --batch --signal=TERM"
+  # scancel reports a signalled array task with a non-zero status even when it delivered the
+  # signal; the task's own log below is what tells.
+  scancel --batch --signal=TERM "${job}_$victim" || say "(scancel exit status $?)"
+  for _ in $(seq 100); do
+    squeue -h -j "${job}_$victim" -o %T 2>/dev/null | grep -q . || break
+    sleep 0.2
+  done
+  log=$work/logs/${job}_$victim.out
+  if ! grep -h "interrupted by SIGTERM" "$log" | sed 's/^/  task log: /'; then
+    say "task $victim finished before the signal reached it: another one"
+    continue
+  fi
+  kept=$(wc -l <"$work/shards/n$n-$victim-of-$shards.ckpt")
+  say "task $victim stopped with $((kept - 1)) records kept; requeueing it"
+  [ -f "$work/shards/n$n-$victim-of-$shards.json" ] && fail "an interrupted shard wrote a result"
+  scontrol requeue "${job}_$victim" || fail "scontrol requeue ${job}_$victim"
+  victims+=("$victim")
+  killed=$((killed + 1))
 done
-[ -n "$victim" ] || fail "no task was caught running with a checkpoint"
-before=$(wc -l <"$work/shards/n$n-$victim-of-$shards.ckpt")
-say "task $victim is running with $((before - 1)) records in its checkpoint: scancel --batch --signal=TERM"
-# scancel reports a signalled array task with a non-zero status even when it delivered the
-# signal; the task's own log below is what tells.
-scancel --batch --signal=TERM "${job}_$victim" || say "(scancel exit status $?)"
-for _ in $(seq 100); do
-  squeue -h -j "${job}_$victim" -o %T 2>/dev/null | grep -q . || break
-  sleep 0.2
-done
-log=$work/logs/${job}_$victim.out
-grep -h "interrupted by SIGTERM" "$log" | sed 's/^/  task log: /' || fail "task $victim did not report the SIGTERM"
-kept=$(wc -l <"$work/shards/n$n-$victim-of-$shards.ckpt")
-say "task $victim stopped with $((kept - 1)) records kept; requeueing it"
-[ -f "$work/shards/n$n-$victim-of-$shards.json" ] && fail "an interrupted shard wrote a result"
-scontrol requeue "${job}_$victim" || fail "scontrol requeue ${job}_$victim"
+((killed == kills)) || fail "only $killed of $kills tasks were caught running with a checkpoint"
 
-for _ in $(seq 1200); do
+for _ in $(seq 7200); do
   squeue -h -j "$job" | grep -q . || break
   sleep 0.5
 done
 squeue -h -j "$job" | grep -q . && fail "the array did not finish"
 say "all tasks left the queue"
-grep -h "partial counts written" "$work"/logs/*.out | sed 's/^/  task log: /'
-grep -h "partial counts written" "$work/logs/${job}_$victim.out" >/dev/null || fail "the requeued task did not finish"
+wait "$poller" 2>/dev/null || true
+grep -h "partial counts written" "$work"/logs/*.out | sed -n '1,3p;$p' | sed 's/^/  task log: /'
+say "$(grep -l "partial counts written" "$work"/logs/*.out | wc -l) task logs say their shard was written"
+for victim in "${victims[@]}"; do
+  grep -h "partial counts written" "$work/logs/${job}_$victim.out" >/dev/null ||
+    fail "the requeued task $victim did not finish"
+done
 
-say "merging with an audit of 25%"
-merged=$("$bin" merge --audit 25 --seed 1 --format json "$work"/shards/n$n-*-of-$shards.json)
+say "merging the folder with an audit of ${AUDIT:-25}%"
+merged=$("$bin" merge --audit "${AUDIT:-25}" --seed 1 --format json "$work/shards")
 echo "  merge: $merged"
-direct=$("$bin" count "$n" --format json)
-echo "  count: $direct"
-m=$(json_fields solutions unique <<<"$merged")
-d=$(json_fields solutions unique <<<"$direct")
-[ "$m" = "$d" ] || fail "merged $m differs from the direct count $d"
-say "OK: the merged total ($m) equals the direct count, with one task preempted by SIGTERM and requeued"
+published=$(sed -n '/^pub const A000170/,/^];/p' "$root/src/published.rs" | grep -E '^ +[0-9]+,' | sed -n "$((n + 1))p" | tr -dc 0-9)
+m=$(json_fields solutions <<<"$merged")
+[ "$m" = "$published" ] || fail "merged $m differs from the published $published"
+say "OK: the merged total ($m) equals the published A000170($n), with $kills task(s) preempted by SIGTERM and requeued"

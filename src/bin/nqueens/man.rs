@@ -83,6 +83,10 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "When set to anything but the empty string, messages on standard error are not coloured.",
     ),
     (
+        "RAYON_NUM_THREADS",
+        "Has no effect: every thread of a command comes from -j (its default: one per logical CPU, at most 1024).",
+    ),
+    (
         "NQUEENS_LANE_FRAME",
         "For measurements only (scripts/frames.sh): forces the SIMD lanes' stack frame, open, open-rd or open-rd-ld. The counts do not change.",
     ),
@@ -388,7 +392,7 @@ mod tests {
             assert!(page.contains(&format!(".SH \"{section}\"")), "{section}");
         }
         assert!(!page.contains("(1)"), "no pages of subcommands exist");
-        assert!(page.contains("Default: 2G."), "defaults are shown");
+        assert!(page.contains("Default: 14."), "defaults are shown");
         assert!(
             !page.contains("Default: false."),
             "flags have no default to show"

@@ -520,7 +520,7 @@ pub fn shard_files_in(dir: &Path) -> Result<Vec<PathBuf>, FileError> {
 /// cover every subproblem of the plan exactly once (unless `partial`: then the shards there
 /// are summed, each still whole) and that their sum fits the board.
 ///
-/// The files are read [`BATCH`] at a time, in parallel (on the caller's rayon pool: run it
+/// The files are read `BATCH` at a time, in parallel (on the caller's rayon pool: run it
 /// inside [`Engine::install`]), and only their sums and which file holds which subproblem are
 /// kept, so memory stays bounded by the plan, not by the files.
 pub fn merge(

@@ -317,7 +317,7 @@ const BYTES_PER_PAIR: usize = 8 * 6;
 /// The fewest pairs of pieces a chunk may hold, whatever the budget (3 MB of words).
 const MIN_PAIRS: usize = 1 << 16;
 
-/// What a thread's join holds at least, whatever its budget: a chunk of [`MIN_PAIRS`] pairs
+/// What a thread's join holds at least, whatever its budget: a chunk of `MIN_PAIRS` pairs
 /// of pieces and the least table. A thread given no more than this loses nothing that the
 /// pieces kept in its place would not give back: at n = 18 and 19 on one thread, chunks of
 /// 3 MB against 1 GB took the same time within the noise, while keeping half of the pieces

@@ -282,6 +282,11 @@ fn filter(from: &[Word], bit: u64, to: &mut Vec<Word>, lanes: Lanes) {
         return;
     }
     let _ = lanes;
+    filter_words(from, bit, to);
+}
+
+/// [`filter`] a word at a time (the plain loop, and the vector loops' last few words).
+fn filter_words(from: &[Word], bit: u64, to: &mut Vec<Word>) {
     // Every word written, the kept ones advancing the end: no branch to mispredict. The
     // room is reserved, not zeroed: a `resize` here was 11% of an n = 22 shard on Zen 3.
     to.reserve(from.len());
@@ -326,13 +331,9 @@ fn filter256(from: &[Word], bit: u64, to: &mut Vec<Word>) {
         unsafe { _mm256_storeu_si256(dst.add(len).cast(), _mm256_permutevar8x32_epi32(w, order)) };
         len += mask.count_ones() as usize;
     }
-    for &w in rest {
-        // SAFETY: `len` is below `from.len()` here, within the capacity.
-        unsafe { dst.add(len).write(w) };
-        len += usize::from(w & bit == 0);
-    }
     // SAFETY: the first `len` words past `base` were written above, within the capacity.
     unsafe { to.set_len(base + len) };
+    filter_words(rest, bit, to);
 }
 
 /// [`filter`] with AVX-512: eight words a step, those without `bit` compressed to the front

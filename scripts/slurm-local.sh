@@ -10,8 +10,11 @@
 # Environment: N [17], SHARDS [8], KILLS [1], POLL [seconds between partial merges, 5],
 # NQUEENS_FLAGS ["--kernel scalar": slow enough per shard that a task can be caught mid-count
 # on 2 cores; at n = 15 each shard ends in a few ms], WORK [a fresh directory under /tmp],
-# KEEP [unset; 1 leaves the cluster running]. The issue 30 rehearsal, 2,048 tasks:
-#   N=18 SHARDS=2048 KILLS=5 NQUEENS_FLAGS= scripts/slurm-local.sh results/slurm-rehearsal.txt
+# KEEP [unset; 1 leaves the cluster running], SLOTS [the node's CPUs as Slurm sees them, default
+# the real count; more lets more one-CPU tasks run at once, as on a node with that many cores: Slurm
+# starts a task in about a second, so with 2 slots 2,048 short tasks take most of an hour].
+# The issue 30 rehearsal, 2,048 tasks:
+#   N=20 SHARDS=2048 KILLS=5 SLOTS=8 scripts/slurm-local.sh results/slurm-rehearsal.txt
 # Needs root (apt-get, munged, slurmd). Prints a log to stdout and OUT_FILE; exits non-zero
 # if any check fails.
 set -euo pipefail
@@ -77,7 +80,8 @@ MpiDefault=none
 JobRequeue=1
 MaxArraySize=$((shards + 1))
 MaxJobCount=$((shards + 1000))
-NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
+SlurmdParameters=config_overrides
+NodeName=$host CPUs=${SLOTS:-$cpus} RealMemory=$mem State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 

@@ -143,14 +143,8 @@ where
         return Ok(0);
     }
     if limit <= FEW {
-        return Ok(first_few(
-            n,
-            &roots,
-            options.unique,
-            limit,
-            &render,
-            &mut each,
-        ));
+        let wanted = (options.unique, limit);
+        return Ok(first_few(n, &roots, wanted, &engine, &render, &mut each));
     }
     // Each root's schedule, made once rather than for each of its subproblems.
     let schedules: Vec<Schedule> = roots.iter().map(|r| r.schedule(n)).collect();
@@ -198,21 +192,27 @@ where
     Ok(listed)
 }
 
-/// The most solutions [`render`] lists on the caller's thread alone (`first_few`).
+/// The most solutions [`render`] lists by finding the first and walking on from it on the
+/// caller's thread (`first_few`), not in batches on the pool.
 pub const FEW: u64 = 1000;
 
-/// Lists the first `limit` solutions (at most [`FEW`]) on the caller's thread: each root
-/// searched whole by the scalar loop, which stops at the last one wanted. The first solutions
-/// of a large board lie deep in a sparse corner of the tree, past millions of subproblems
-/// without one: handing those to the pool a batch at a time cost more than searching them
-/// (`solve 32 --limit 1`: 16.5 s, most of it in futex and `sched_yield` calls), and the SIMD
-/// lanes search each of their subtrees to the end, where the first solution is all that is
-/// wanted. Returns how many were handed to `each`.
+/// Lists the first `limit` solutions (at most [`FEW`]), one per class when `unique`. The
+/// first solutions of a large board lie deep in a sparse corner of the tree, past many
+/// subproblems without one (`n = 32`: 87.5 M nodes before the first, 825 k of them in the
+/// subproblem that holds it, cut [`first_levels`] deep). So the pool only finds the first
+/// subproblem that holds one ([`holds`], `position_first` over batches in order, from one
+/// subproblem per thread, doubling up to [`FIND_BATCH`]: a large batch had idle threads search
+/// far past the first), and the caller's thread then walks it and those after
+/// it with the scalar loop, which stops at the last solution wanted. Rendering, and handing
+/// each subproblem's solutions to the pool (`solve 32 --limit 1`: 16.5 s, most of it in
+/// futex and `sched_yield` calls), cost more than the search here; the SIMD lanes search
+/// each of their subtrees to the end, where the first solution is all that is wanted.
+/// Returns how many were handed to `each`.
 fn first_few<R, F>(
     n: u32,
     roots: &[Root],
-    unique: bool,
-    limit: u64,
+    (unique, limit): (bool, u64),
+    engine: &Engine,
     render: &R,
     each: &mut F,
 ) -> u64
@@ -220,11 +220,30 @@ where
     R: Fn(&[u8], &mut Vec<u8>),
     F: FnMut(Rendered<'_>) -> ControlFlow<()>,
 {
+    let schedules: Vec<Schedule> = roots.iter().map(|r| r.schedule(n)).collect();
+    let mut subproblems = Subproblems::new(n, roots, first_levels(n));
+    let (mut batch, mut size) = (Vec::new(), engine.threads());
+    let first = loop {
+        batch.clear();
+        batch.extend(subproblems.by_ref().take(size));
+        size = (2 * size).min(FIND_BATCH);
+        if batch.is_empty() {
+            return 0;
+        }
+        let first = engine.install(|| {
+            batch
+                .par_iter()
+                .position_first(|t| holds(&schedules[t.root as usize], t, unique))
+        });
+        if let Some(first) = first {
+            break first;
+        }
+    };
     let (mut listed, mut bytes) = (0u64, Vec::new());
-    for root in roots {
-        let s = root.schedule(n);
+    for t in batch.drain(first..).chain(subproblems) {
+        let s = &schedules[t.root as usize];
         let mut go_on = true;
-        Kernel::Scalar.walk(&s, s.start(), &[], &mut |board| {
+        Kernel::Scalar.walk(s, t.state, &t.prefix, &mut |board| {
             if !unique || symmetry::is_smallest_image(board) {
                 bytes.clear();
                 render(board, &mut bytes);
@@ -242,6 +261,69 @@ where
         }
     }
     listed
+}
+
+/// The subproblems [`first_few`]'s pool searches at a time for the first that holds a solution.
+const FIND_BATCH: usize = 4096;
+
+/// Free rows filled below each root for [`first_few`]: none up to `n = 20`, where every root
+/// is quick to search, then one more per row, so that the subproblem holding the first
+/// solution stays small while those before it are shared out (`n = 32`: 12, with 0.9 % of
+/// the nodes before the first solution in its subproblem).
+fn first_levels(n: u32) -> usize {
+    n.saturating_sub(20) as usize
+}
+
+/// Whether subproblem `t` of a root with schedule `s` holds a solution (of the smallest
+/// image of its class when `unique`), searched by the pool: a subtree of more than
+/// [`SOLO_LEVELS`] free rows is cut [`STEP`] rows deeper and its pieces searched in
+/// parallel, each stopping at its first solution, all once one is found. The first
+/// solutions of a large board come after subtrees that are very uneven (`n = 32`: of the 223
+/// subproblems cut 13 rows deep that come before the first solution, one holds 40 M nodes
+/// and most a few hundred), so cutting once does not share them out.
+fn holds(s: &Schedule, t: &Subproblem, unique: bool) -> bool {
+    if s.levels - t.state.level <= SOLO_LEVELS {
+        return holds_one(s, t, unique);
+    }
+    let mut below = Vec::new();
+    cut_below(s, *t, t.state.level + STEP, &mut below);
+    below.par_iter().any(|u| holds(s, u, unique))
+}
+
+/// Free rows below which [`holds`] searches a subtree on one thread.
+const SOLO_LEVELS: usize = 16;
+
+/// Rows [`holds`] cuts a larger subtree at a time.
+const STEP: usize = 2;
+
+/// Appends the subproblems `floor` levels deep below `t`, in order.
+fn cut_below(s: &Schedule, t: Subproblem, floor: usize, out: &mut Vec<Subproblem>) {
+    if t.state.level >= floor {
+        out.push(t);
+        return;
+    }
+    let mut open = s.open(&t.state);
+    while open != 0 {
+        let bit = open & open.wrapping_neg();
+        open ^= bit;
+        let mut child = Subproblem {
+            state: s.place(&t.state, bit),
+            ..t
+        };
+        child.prefix[t.state.level] = bit.trailing_zeros() as u8;
+        cut_below(s, child, floor, out);
+    }
+}
+
+/// Whether subproblem `t` of a root with schedule `s` holds a solution (of the smallest
+/// image of its class when `unique`): its scalar walk, stopped at the first.
+fn holds_one(s: &Schedule, t: &Subproblem, unique: bool) -> bool {
+    let mut found = false;
+    Kernel::Scalar.walk(s, t.state, &t.prefix, &mut |board| {
+        found = !unique || symmetry::is_smallest_image(board);
+        !found
+    });
+    found
 }
 
 /// Renders up to `limit` solutions of one subproblem (one per class when `unique`), searched

@@ -72,10 +72,11 @@ pub fn matched() -> Matched {
 }
 
 /// A thread's buffers for matching, reused from key to key: each split level's filtered
-/// probe words, and a leaf's sets and tables.
+/// probe words, the table words a split moves aside, and a leaf's sets and tables.
 #[derive(Default)]
 pub(super) struct Matcher {
     levels: Vec<Vec<Word>>,
+    aside: Vec<Word>,
     sets: Vec<u64>,
     tables: Vec<u64>,
 }
@@ -116,6 +117,7 @@ impl Matcher {
         let mut leaf = Leaf {
             budget,
             lanes,
+            aside: &mut self.aside,
             sets: &mut self.sets,
             tables: &mut self.tables,
         };
@@ -246,14 +248,7 @@ fn split(
         leaf.disjoint(table, probe, ends, live, out);
         return;
     };
-    // The table words without `bit` first (a branchless partition: each word is swapped
-    // into place and the boundary moves past it when it lacks the bit).
-    let mut without = 0;
-    for j in 0..table.len() {
-        let w = table[j];
-        table.swap(j, without);
-        without += usize::from(w & bit == 0);
-    }
+    let without = partition(table, bit, leaf.lanes, leaf.aside);
     // The probe words without `bit`, group by group.
     filtered.clear();
     let mut kept = [0usize; MAX_GROUPS];
@@ -265,6 +260,84 @@ fn split(
     split(t0, probe, ends, live & !bit, order, out, levels, leaf);
     let ends = &kept[..ends.len()];
     split(t1, filtered, ends, live & !bit, order, out, levels, leaf);
+}
+
+/// Puts the words of `table` without `bit` first and returns how many there are; `aside`
+/// is a buffer the vector loop may use.
+fn partition(table: &mut [Word], bit: u64, lanes: Lanes, aside: &mut Vec<Word>) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if let Lanes::Avx2 = lanes {
+        // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
+        return unsafe { partition256(table, bit, aside) };
+    }
+    let _ = (lanes, aside);
+    // A branchless partition: each word is swapped into place and the boundary moves past
+    // it when it lacks the bit.
+    let mut without = 0;
+    for j in 0..table.len() {
+        let w = table[j];
+        table.swap(j, without);
+        without += usize::from(w & bit == 0);
+    }
+    without
+}
+
+/// [`partition`] with AVX2, four words a step: those without `bit` are packed to the front
+/// of a register by a `vpermd` from [`PACK`](super::halves::PACK) and stored back in place
+/// (never past the words read), those with it packed the same way into `aside`, which is
+/// copied after them at the end. The words keep their order on each side. The swapping
+/// loop's stores and reloads of the same words were 10-16% of an n = 20 count on Zen 3.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+fn partition256(table: &mut [Word], bit: u64, aside: &mut Vec<Word>) -> usize {
+    use super::halves::PACK;
+    use std::arch::x86_64::*;
+    let b = _mm256_set1_epi64x(bit as i64);
+    let zero = _mm256_setzero_si256();
+    aside.clear();
+    aside.reserve(table.len() + 4);
+    let (to, apart) = (
+        table.as_mut_ptr(),
+        aside.spare_capacity_mut().as_mut_ptr().cast::<u64>(),
+    );
+    let (mut lo, mut hi) = (0, 0);
+    let whole = table.len() & !3;
+    for j in (0..whole).step_by(4) {
+        // SAFETY: `j + 4 <= whole <= table.len()`; unaligned.
+        let w = unsafe { _mm256_loadu_si256(to.add(j).cast()) };
+        let kept = _mm256_cmpeq_epi64(_mm256_and_si256(w, b), zero);
+        let mask = _mm256_movemask_pd(_mm256_castsi256_pd(kept)) as usize;
+        // SAFETY: `mask` and its complement are four bits, indices of `PACK`; unaligned.
+        let (front, back) = unsafe {
+            (
+                _mm256_loadu_si256(PACK[mask].as_ptr().cast()),
+                _mm256_loadu_si256(PACK[mask ^ 15].as_ptr().cast()),
+            )
+        };
+        // SAFETY: `lo <= j`, so the four words stored at `lo` lie within the words read so
+        // far; `hi <= j` and `aside` has room for `table.len() + 4` words.
+        unsafe {
+            _mm256_storeu_si256(to.add(lo).cast(), _mm256_permutevar8x32_epi32(w, front));
+            _mm256_storeu_si256(apart.add(hi).cast(), _mm256_permutevar8x32_epi32(w, back));
+        }
+        let n = mask.count_ones() as usize;
+        (lo, hi) = (lo + n, hi + 4 - n);
+    }
+    for j in whole..table.len() {
+        let w = table[j];
+        if w & bit == 0 {
+            table[lo] = w;
+            lo += 1;
+        } else {
+            // SAFETY: `hi < table.len()`, within the room reserved.
+            unsafe { apart.add(hi).write(w) };
+            hi += 1;
+        }
+    }
+    // SAFETY: the first `hi` words of `aside` were written above.
+    unsafe { aside.set_len(hi) };
+    table[lo..].copy_from_slice(aside);
+    lo
 }
 
 /// Appends the words of `from` without `bit` to `to`, in order.
@@ -368,6 +441,7 @@ fn filter512(from: &[Word], bit: u64, to: &mut Vec<Word>) {
 struct Leaf<'a> {
     budget: usize,
     lanes: Lanes,
+    aside: &'a mut Vec<Word>,
     sets: &'a mut Vec<u64>,
     tables: &'a mut Vec<u64>,
 }

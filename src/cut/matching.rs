@@ -796,7 +796,8 @@ impl Tables<'_> {
     }
 
     /// [`Tables::matched_scalar`] with AVX2: four words a step, counted by nibble lookups
-    /// (`vpshufb`) summed per word (`vpsadbw`), one loop per count of bytes.
+    /// (`vpshufb`) summed per word (`vpsadbw`) or, for leaf entries, by Harley-Seal
+    /// ([`Tables::matched256k8`]), one loop per count of bytes.
     #[target_feature(enable = "avx2,bmi2,popcnt")]
     fn matched256(&self, probe: &[Word]) -> u64 {
         per_bytes!(self, matched256k, probe)

@@ -758,12 +758,14 @@ impl Tables<'_> {
 
     /// The table entries a ranked probe word selects, all `K` of them (a zero byte selects
     /// entry 0 of its eight ranks, the empty union), so that the loops below run a fixed
-    /// number of loads per step. Each is `words` words inside `entries`: a ranked word has
+    /// number of loads per step. Each is `words` words (the tables' `words`, passed as a
+    /// constant where a loop is written for one width) inside `entries`: a ranked word has
     /// bits below the union's count only, and `K` is the tables' count of bytes.
     #[inline(always)]
-    fn every<const K: usize>(&self, ranked: u64) -> [usize; K] {
+    fn every<const K: usize>(&self, ranked: u64, words: usize) -> [usize; K] {
+        debug_assert_eq!(words, self.words);
         std::array::from_fn(|j| {
-            (j * ENTRIES + ((ranked >> (CHUNK * j)) as usize & (ENTRIES - 1))) * self.words
+            (j * ENTRIES + ((ranked >> (CHUNK * j)) as usize & (ENTRIES - 1))) * words
         })
     }
 
@@ -781,7 +783,7 @@ impl Tables<'_> {
         let (entries, words) = (self.entries.as_ptr(), self.words);
         let mut sum = _mm512_setzero_si512();
         for &p in probe {
-            let at = self.every::<K>(std::arch::x86_64::_pext_u64(p, self.union));
+            let at = self.every::<K>(std::arch::x86_64::_pext_u64(p, self.union), words);
             for c in (0..words).step_by(8) {
                 // SAFETY: `o + c + 8 <= o + words <= entries.len()` for every `o` of `at`
                 // (see `every`; `c` steps by 8 below `words`, a multiple of 8); unaligned.
@@ -827,23 +829,12 @@ impl Tables<'_> {
         use std::arch::x86_64::*;
         debug_assert!(self.words == 8 && K * ENTRIES * 8 <= self.entries.len());
         let entries = self.entries.as_ptr();
-        let nibbles = _mm256_setr_epi8(
-            0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
-            3, 3, 4,
-        );
-        let (low, zero) = (_mm256_set1_epi8(0x0f), _mm256_setzero_si256());
+        let zero = _mm256_setzero_si256();
         // The bits of a vector, counted per 64-bit lane.
-        let count = |v: __m256i| {
-            let lo = _mm256_shuffle_epi8(nibbles, _mm256_and_si256(v, low));
-            let hi = _mm256_shuffle_epi8(nibbles, _mm256_and_si256(_mm256_srli_epi16(v, 4), low));
-            _mm256_sad_epu8(_mm256_add_epi8(lo, hi), zero)
-        };
+        let count = |v: __m256i| _mm256_sad_epu8(byte_counts(v), zero);
         // A probe word's two vectors: the OR of the entries it selects, words 0-3 and 4-7.
         let ored = |p: u64| {
-            let ranked = std::arch::x86_64::_pext_u64(p, self.union);
-            let at: [usize; K] = std::array::from_fn(|j| {
-                (j * ENTRIES + ((ranked >> (CHUNK * j)) as usize & (ENTRIES - 1))) * 8
-            });
+            let at = self.every::<K>(std::arch::x86_64::_pext_u64(p, self.union), 8);
             // SAFETY: `o + 8 <= entries.len()` for every `o` of `at` (see `every`); unaligned.
             let load = |o: usize| unsafe { _mm256_loadu_si256(entries.add(o).cast()) };
             let half = |c: usize| {
@@ -903,21 +894,13 @@ impl Tables<'_> {
         use std::arch::x86_64::*;
         debug_assert!(W == self.words && K * ENTRIES * W <= self.entries.len());
         let entries = self.entries.as_ptr();
-        let nibbles = _mm256_setr_epi8(
-            0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
-            3, 3, 4,
-        );
-        let low = _mm256_set1_epi8(0x0f);
         let mut sum = _mm256_setzero_si256();
         // A byte's count (at most 8 a step) is summed in `bytes` over at most 31 steps,
         // before it could pass 255, and only then added up per word (`vpsadbw`).
         for probe in probe.chunks(31 / (W / 4)) {
             let mut bytes = _mm256_setzero_si256();
             for &p in probe {
-                let ranked = std::arch::x86_64::_pext_u64(p, self.union);
-                let at: [usize; K] = std::array::from_fn(|j| {
-                    (j * ENTRIES + ((ranked >> (CHUNK * j)) as usize & (ENTRIES - 1))) * W
-                });
+                let at = self.every::<K>(std::arch::x86_64::_pext_u64(p, self.union), W);
                 for c in (0..W).step_by(4) {
                     // SAFETY: `o + c + 4 <= o + W <= entries.len()` for every `o` of `at` (a
                     // ranked word has bits below the union's count only, and `K` is the
@@ -927,12 +910,7 @@ impl Tables<'_> {
                     let acc = at[1..]
                         .iter()
                         .fold(load(at[0]), |acc, &o| _mm256_or_si256(acc, load(o)));
-                    let lo = _mm256_shuffle_epi8(nibbles, _mm256_and_si256(acc, low));
-                    let hi = _mm256_shuffle_epi8(
-                        nibbles,
-                        _mm256_and_si256(_mm256_srli_epi16(acc, 4), low),
-                    );
-                    bytes = _mm256_add_epi8(bytes, _mm256_add_epi8(lo, hi));
+                    bytes = _mm256_add_epi8(bytes, byte_counts(acc));
                 }
             }
             sum = _mm256_add_epi64(sum, _mm256_sad_epu8(bytes, _mm256_setzero_si256()));
@@ -942,6 +920,23 @@ impl Tables<'_> {
         unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sum) };
         lanes.iter().sum()
     }
+}
+
+/// The bits set in each byte of `v` (0 to 8), by two nibble lookups (`vpshufb`): the
+/// AVX2 leaves' count, per vector or once per sixteen.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn byte_counts(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    let nibbles = _mm256_setr_epi8(
+        0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
+        3, 4,
+    );
+    let low = _mm256_set1_epi8(0x0f);
+    let lo = _mm256_shuffle_epi8(nibbles, _mm256_and_si256(v, low));
+    let hi = _mm256_shuffle_epi8(nibbles, _mm256_and_si256(_mm256_srli_epi16(v, 4), low));
+    _mm256_add_epi8(lo, hi)
 }
 
 /// The ranks among `union`'s bits of `word`'s bits, as bits (BMI2's `pext`).

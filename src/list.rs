@@ -285,8 +285,22 @@ fn holds(s: &Schedule, t: &Subproblem, unique: bool) -> bool {
     if s.levels - t.state.level <= SOLO_LEVELS {
         return holds_one(s, t, unique);
     }
+    // The subproblems `STEP` levels below `t`, in order.
     let mut below = Vec::new();
-    cut_below(s, *t, t.state.level + STEP, &mut below);
+    let mut board = s.board_above(t.state.level, &t.prefix);
+    let _ = s.down_to(
+        t.state,
+        t.state.level + STEP,
+        &mut board,
+        &mut |state, board| {
+            let mut u = Subproblem { state, ..*t };
+            for l in t.state.level..state.level {
+                u.prefix[l] = board[s.rows[l] as usize];
+            }
+            below.push(u);
+            ControlFlow::Continue(())
+        },
+    );
     below.par_iter().any(|u| holds(s, u, unique))
 }
 
@@ -295,25 +309,6 @@ const SOLO_LEVELS: usize = 16;
 
 /// Rows [`holds`] cuts a larger subtree at a time.
 const STEP: usize = 2;
-
-/// Appends the subproblems `floor` levels deep below `t`, in order.
-fn cut_below(s: &Schedule, t: Subproblem, floor: usize, out: &mut Vec<Subproblem>) {
-    if t.state.level >= floor {
-        out.push(t);
-        return;
-    }
-    let mut open = s.open(&t.state);
-    while open != 0 {
-        let bit = open & open.wrapping_neg();
-        open ^= bit;
-        let mut child = Subproblem {
-            state: s.place(&t.state, bit),
-            ..t
-        };
-        child.prefix[t.state.level] = bit.trailing_zeros() as u8;
-        cut_below(s, child, floor, out);
-    }
-}
 
 /// Whether subproblem `t` of a root with schedule `s` holds a solution (of the smallest
 /// image of its class when `unique`): its scalar walk, stopped at the first.

@@ -232,8 +232,8 @@ fn solve_rejects_bad_input_like_count() {
 }
 
 /// The first solution of the largest board: found in about a third of a second on two
-/// threads (0.36 s on a 2-vCPU Zen 3; 0.56 s on one thread alone), where batches of subproblems handed to the pool took 16-29 s,
-/// most of it in the kernel. The bound leaves room for a loaded machine.
+/// threads (0.36 s on a 2-vCPU Zen 3; 0.56 s on one thread alone), where batches of
+/// subproblems handed to the pool took 16-29 s, most of it in the kernel. The bound leaves room for a loaded machine.
 #[test]
 fn the_first_solution_of_n_32_comes_at_once() {
     let start = std::time::Instant::now();

@@ -15,8 +15,8 @@
 //! what the run keeps, counted once per row set the plan uses; otherwise with each part.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::cut;
 use crate::plan::{Parts, Plan};
@@ -72,8 +72,18 @@ pub struct Estimate {
     pub samples: Vec<Sample>,
     /// Predicted thread-seconds of counting every part, pieces included.
     pub core_seconds: f64,
-    /// A 95% interval of `core_seconds` (the sampling's spread within the strata).
-    pub interval: (f64, f64),
+    /// A 95% interval of `core_seconds`: the sampling's spread within the strata (the
+    /// ratio estimator's variance, stratum by stratum, with the finite population
+    /// correction), `None` where some stratum had one sample of several parts (no spread to
+    /// measure). It does not cover a machine that runs faster or slower than while sampling.
+    pub interval: Option<(f64, f64)>,
+    /// The strata the prediction is made over: those asked for, merged with their
+    /// neighbours where one had fewer than two samples in the time ([`groups`]).
+    pub strata: usize,
+    /// Parts left out of `core_seconds`: the symmetric solutions' part of a full-mode join
+    /// where it did not finish within `--seconds` (its own stratum, one search counted
+    /// once, a tiny share of a large board).
+    pub untimed: Vec<usize>,
     /// Of `core_seconds`, the pieces' enumeration.
     pub pieces_seconds: f64,
     /// Whether the pieces were counted once per row set (all fit what a run keeps), not
@@ -98,6 +108,14 @@ impl Estimate {
 
 /// Counts a sample of `plan`'s parts on `engine` as `settings` say, telling `seen` of each
 /// as it finishes, and predicts the cost of counting them all.
+///
+/// `settings.seconds` is a bound on the whole of it, the parts' costs included: at that
+/// moment no part starts and the join's keys still counting are abandoned
+/// ([`cut::abandoned_when`]) and left out of the sample. A search's subproblems and the
+/// symmetric solutions' part cannot be abandoned; they are small (see [`sampleable`]) and
+/// kept whole. Where no part of some stratum (after [`groups`] merges them) finished in
+/// time, nothing can be predicted: [`Error::TooFewSamples`] says how long the parts in
+/// flight had run.
 pub fn estimate(
     engine: &Engine,
     plan: &Plan,
@@ -105,48 +123,81 @@ pub fn estimate(
     seen: &(dyn Fn(&Sample) + Sync),
 ) -> Result<Estimate, Error> {
     sampleable(plan, settings, engine.threads())?;
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs_f64(settings.seconds);
+    let over = AtomicBool::new(false);
+    let finished = AtomicBool::new(false);
+    let (samples, strata, costs) = std::thread::scope(|scope| {
+        // The clock: sets `over` at the deadline (or once sampling has ended).
+        let clock = scope.spawn(|| {
+            while !finished.load(Ordering::Relaxed) {
+                match deadline.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => std::thread::park_timeout(left),
+                    _ => break,
+                }
+            }
+            over.store(true, Ordering::Relaxed);
+        });
+        let sampled = sample(engine, plan, settings, &over, seen);
+        finished.store(true, Ordering::Relaxed);
+        clock.thread().unpark();
+        sampled
+    });
+    predict(plan, &costs, &strata, samples, settings.seconds)
+}
+
+/// The sampling of [`estimate`]: the samples (sorted by stratum) that finished before
+/// `over` was set, the strata and the parts' costs.
+fn sample(
+    engine: &Engine,
+    plan: &Plan,
+    settings: &Settings,
+    over: &AtomicBool,
+    seen: &(dyn Fn(&Sample) + Sync),
+) -> (Vec<Sample>, Vec<Vec<usize>>, Vec<u64>) {
     let costs = engine.pool().install(|| plan.costs().to_vec());
     // A join's last part in full mode (the symmetric solutions) is a search of its own,
-    // whose cost is not on the keys' scale: a stratum of its own, always counted.
-    let apart = matches!(plan.parts, Parts::Columns { .. }) && costs.len() > plan.len_of_keys();
-    let keyed = if apart {
-        &costs[..costs.len() - 1]
-    } else {
-        &costs[..]
-    };
-    // Two samples per stratum at least, so that each has a rate and a spread: fewer strata
-    // where fewer samples are asked for.
+    // whose cost is not on the keys' scale: a stratum of its own, counted first.
+    let keyed = plan.len_of_keys().min(costs.len());
+    let apart = matches!(plan.parts, Parts::Columns { .. }) && costs.len() > keyed;
+    // Two samples per stratum at least where the time allows, so that each has a rate and a
+    // spread: fewer strata where fewer samples are asked for.
     let wanted = (settings.samples / 2).clamp(1, settings.strata.max(1));
-    let mut strata = strata(keyed, wanted);
+    let mut strata = strata(&costs[..keyed], wanted);
     if apart {
         strata.insert(0, vec![costs.len() - 1]);
     }
     // One of each stratum whatever `samples` says: a stratum left out would be left out of
     // the total.
     let queue = picks(&strata, settings.samples.max(strata.len()), settings.seed);
-    // At least two of each stratum (where it has them), whatever the time.
-    let least = strata.iter().map(|s| s.len().min(2)).sum::<usize>();
+    // Only a join's parts can be abandoned; a search's subproblems are counted whole.
+    let abandonable = matches!(plan.parts, Parts::Columns { .. });
+    let counted = |part: usize| {
+        plan.count_until(part, engine.kernel(), over);
+        !(over.load(Ordering::Relaxed) && abandonable)
+    };
 
     let next = AtomicUsize::new(0);
     let samples = Mutex::new(Vec::new());
-    let start = Instant::now();
-    // Warm-up: one part per thread, not timed, so that the threads' buffers and the pieces
-    // a run shares are not counted against the first samples.
-    // (A plan without parts, e.g. n = 2 or 3 in full mode, has no stratum to warm up with.)
-    if let Some(warm) = strata.get(strata.len() / 2) {
-        engine.pool().broadcast(|b| {
-            plan.count(warm[b.index() % warm.len()], engine.kernel());
-        });
+    // Warm-up: one of the cheapest parts per thread, not timed, so that the threads' buffers
+    // are not counted against the first samples. (A plan without parts, e.g. n = 2 or 3 in
+    // full mode, has no stratum to warm up with.)
+    if let Some(warm) = strata.get(usize::from(apart)) {
+        engine
+            .pool()
+            .broadcast(|b| counted(warm[b.index() % warm.len()]));
     }
     engine.pool().broadcast(|_| {
         loop {
             let k = next.fetch_add(1, Ordering::Relaxed);
-            let late = start.elapsed().as_secs_f64() > settings.seconds;
-            let Some(&(stratum, part)) = queue.get(k).filter(|_| k < least || !late) else {
+            let Some(&(stratum, part)) = queue.get(k).filter(|_| !over.load(Ordering::Relaxed))
+            else {
                 return;
             };
             let (before, t) = (cut::enumerated(), Instant::now());
-            plan.count(part, engine.kernel());
+            if !counted(part) {
+                return;
+            }
             let sample = Sample {
                 part,
                 stratum,
@@ -163,7 +214,7 @@ pub fn estimate(
     });
     let mut samples = samples.into_inner().unwrap_or_else(|e| e.into_inner());
     samples.sort_by_key(|s| (s.stratum, s.part));
-    Ok(predict(plan, &costs, &strata, samples))
+    (samples, strata, costs)
 }
 
 /// Nodes a thread searches per second at most: faster than any machine (a tenth of a
@@ -253,8 +304,44 @@ fn picks(strata: &[Vec<usize>], samples: usize, seed: u64) -> Vec<(usize, usize)
     out
 }
 
-/// The whole plan's cost from the samples (sorted by stratum).
-fn predict(plan: &Plan, costs: &[u64], strata: &[Vec<usize>], samples: Vec<Sample>) -> Estimate {
+/// The strata an estimate is made over: neighbouring strata of `counts` (each stratum's
+/// parts and samples, in increasing order of cost) merged, from the cheapest, until each
+/// has two samples or every part sampled, so that each has a rate and a spread; a group of
+/// strata is one stratum of their parts. The first `fixed` strata are never merged (a
+/// full-mode join's symmetric part, whose cost is not on the keys' scale). The result lists
+/// the original strata of each group.
+fn groups(counts: &[(usize, usize)], fixed: usize) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = (0..counts.len()).map(|h| vec![h]).collect();
+    let short = |g: &Vec<usize>| {
+        let (parts, samples) = g
+            .iter()
+            .fold((0, 0), |(p, s), &h| (p + counts[h].0, s + counts[h].1));
+        samples < 2 && samples < parts
+    };
+    while out.len() > fixed + 1 {
+        let Some(g) = (fixed..out.len()).find(|&g| short(&out[g])) else {
+            break;
+        };
+        let (into, from) = if g + 1 < out.len() {
+            (g, g + 1)
+        } else {
+            (g - 1, g)
+        };
+        let moved = out.remove(from);
+        out[into].extend(moved);
+    }
+    out
+}
+
+/// The whole plan's cost from the samples (sorted by stratum); `seconds` is the bound the
+/// sampling had, for the message where too few parts finished within it.
+fn predict(
+    plan: &Plan,
+    costs: &[u64],
+    strata: &[Vec<usize>],
+    samples: Vec<Sample>,
+    seconds: f64,
+) -> Result<Estimate, Error> {
     // The pieces once per row set where they all fit what the run keeps.
     let enumerated = samples
         .iter()
@@ -276,20 +363,61 @@ fn predict(plan: &Plan, costs: &[u64], strata: &[Vec<usize>], samples: Vec<Sampl
         Some(_) => s.seconds - s.pieces.seconds,
         None => s.seconds,
     };
-    let (mut total, mut variance) = (0.0, 0.0);
+    let fixed = usize::from(
+        matches!(plan.parts, Parts::Columns { .. }) && costs.len() > plan.len_of_keys(),
+    );
+    let counts: Vec<(usize, usize)> = strata
+        .iter()
+        .enumerate()
+        .map(|(h, parts)| {
+            (
+                parts.len(),
+                samples.iter().filter(|s| s.stratum == h).count(),
+            )
+        })
+        .collect();
+    let groups = groups(&counts, fixed);
+    let (mut total, mut variance, mut spread_known) = (0.0, 0.0, true);
+    let mut untimed = Vec::new();
     let mut rate = vec![0.0; strata.len()];
-    for (h, parts) in strata.iter().enumerate() {
-        let mine: Vec<&Sample> = samples.iter().filter(|s| s.stratum == h).collect();
+    for group in &groups {
+        let parts: Vec<usize> = group
+            .iter()
+            .flat_map(|&h| strata[h].iter().copied())
+            .collect();
+        let mine: Vec<&Sample> = samples
+            .iter()
+            .filter(|s| group.contains(&s.stratum))
+            .collect();
         let cost: f64 = parts.iter().map(|&i| costs[i] as f64).sum();
         let sampled_cost: f64 = mine.iter().map(|s| s.cost as f64).sum();
-        if mine.is_empty() || sampled_cost == 0.0 {
+        if mine.is_empty() && group[0] < fixed {
+            // The symmetric solutions' part (one search, counted once: 6 s of 115
+            // thread-hours at n = 24) did not finish in time: left out, and said so.
+            untimed.extend(parts);
+            continue;
+        }
+        if mine.is_empty() {
+            return Err(Error::TooFewSamples {
+                n: plan.n,
+                seconds: seconds.to_string(),
+                sampled: samples.len(),
+            });
+        }
+        if sampled_cost == 0.0 {
             continue;
         }
         let r = mine.iter().map(|s| time(s)).sum::<f64>() / sampled_cost;
-        rate[h] = r;
+        for &h in group {
+            rate[h] = r;
+        }
         total += r * cost;
         let k = mine.len() as f64;
-        if mine.len() >= 2 && mine.len() < parts.len() {
+        if mine.len() < parts.len() {
+            if mine.len() < 2 {
+                spread_known = false;
+                continue;
+            }
             let spread = mine
                 .iter()
                 .map(|s| (time(s) - r * s.cost as f64).powi(2))
@@ -322,15 +450,17 @@ fn predict(plan: &Plan, costs: &[u64], strata: &[Vec<usize>], samples: Vec<Sampl
             predicted[i] = rate[h] * costs[i] as f64 + once.unwrap_or(0.0) * costs[i] as f64 / all;
         }
     }
-    Estimate {
+    Ok(Estimate {
         parts: costs.len(),
         samples,
         core_seconds,
-        interval: ((core_seconds - half).max(0.0), core_seconds + half),
+        interval: spread_known.then(|| ((core_seconds - half).max(0.0), core_seconds + half)),
+        strata: groups.len(),
+        untimed,
         pieces_seconds,
         pieces_once: once.is_some(),
         predicted,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -350,6 +480,24 @@ mod tests {
             let c: u64 = stratum.iter().map(|&i| costs[i]).sum();
             assert!(c.abs_diff(total / 8) <= 97, "{c} of {total}");
         }
+    }
+
+    #[test]
+    fn strata_with_fewer_than_two_samples_merge_with_their_neighbours() {
+        // (parts, samples) per stratum; the first is fixed (the symmetric part).
+        let counts = [(1, 0), (10, 2), (10, 1), (10, 0), (10, 3), (10, 1)];
+        // The short one takes its neighbours until it has two; the last short one joins
+        // the group before it; the fixed one stays alone though it has none.
+        assert_eq!(groups(&counts, 1), vec![vec![0], vec![1], vec![2, 3, 4, 5]]);
+        // A stratum sampled whole needs no second sample; every stratum with two stays.
+        assert_eq!(
+            groups(&[(1, 1), (5, 2), (3, 2)], 0),
+            vec![vec![0], vec![1], vec![2]]
+        );
+        // Too few samples for any split: one stratum of all the keys.
+        assert_eq!(groups(&[(4, 1), (4, 0), (4, 0)], 0), vec![vec![0, 1, 2]]);
+        assert_eq!(groups(&[(9, 0)], 0), vec![vec![0]]);
+        assert_eq!(groups(&[], 0), Vec::<Vec<usize>>::new());
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! results; [`Plan::fingerprint`] guards against a list that changed between runs.
 
 use std::sync::OnceLock;
+use std::sync::atomic::AtomicBool;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -464,6 +465,19 @@ impl Plan {
     /// independent check (`merge --audit`, the tests); the search's subproblems are always
     /// searched.
     pub fn count_by(&self, i: usize, method: Method, kernel: Kernel) -> Tally {
+        self.count_with(i, method, kernel, &cut::NEVER)
+    }
+
+    /// [`Plan::count`], abandoned once `stop` is set where the part can be (a join's keys
+    /// and its symmetric solutions' part: [`Cut::count_until`]); a search's subproblems run
+    /// to their end. A count that ended after `stop` was set may be too small: the caller
+    /// drops it (`estimate`, whose `--seconds` is a bound so).
+    pub fn count_until(&self, i: usize, kernel: Kernel, stop: &AtomicBool) -> Tally {
+        self.count_with(i, self.method, kernel, stop)
+    }
+
+    /// [`Plan::count_by`] with a flag that abandons a join's part.
+    fn count_with(&self, i: usize, method: Method, kernel: Kernel, stop: &AtomicBool) -> Tally {
         let (cut, keys) = match &self.parts {
             Parts::Rows { roots, subproblems } => {
                 let sub = &subproblems[i];
@@ -477,13 +491,13 @@ impl Plan {
             // The last part in full mode: what the seven other symmetries fix.
             return Tally {
                 solutions: 0,
-                unique8: cut::fixed_by_symmetries(self.n),
+                unique8: cut::fixed_by_symmetries_until(self.n, stop),
             };
         };
         let solutions = part
             .iter()
             .map(|&key| match method {
-                Method::Join => cut.count(key, self.join_budget, kernel),
+                Method::Join => cut.count_until(key, self.join_budget, kernel, stop),
                 _ => cut::search(self.n, self.symmetry, key, kernel),
             })
             .sum();

@@ -384,6 +384,18 @@ pub enum Error {
         /// The threads it would run on.
         threads: usize,
     },
+    /// Not one part of some stratum finished within `estimate --seconds`.
+    #[error(
+        "n = {n}: {sampled} parts finished within --seconds {seconds}, too few to cover the parts' costs (a part of a large board takes minutes on one thread): give a larger --seconds"
+    )]
+    TooFewSamples {
+        /// Board size.
+        n: u32,
+        /// The bound the sampling had, as given.
+        seconds: String,
+        /// Parts that finished within it.
+        sampled: usize,
+    },
     /// More shards were asked for than the plan has subproblems.
     #[error(
         "--shard {index}/{count}: the plan has {subproblems} subproblems, so at most {subproblems} parts (or use a deeper --split-depth)"

@@ -605,6 +605,43 @@ fn estimate_covers_every_stratum_and_boards_without_parts() {
     );
 }
 
+/// `--seconds` bounds the sampling: at n = 24 the symmetric solutions' part alone searches
+/// for 6 s and a key takes up to seconds, yet half a second is half a second (the parts in
+/// flight abandoned); what finished is an estimate without an interval, or too few parts a
+/// refusal naming `--seconds`.
+#[test]
+fn estimate_seconds_is_a_bound() {
+    let start = std::time::Instant::now();
+    let out = nqueens()
+        .args([
+            "estimate",
+            "24",
+            "--seconds",
+            "0.5",
+            "--format",
+            "json",
+            "-j",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    let took = start.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() {
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let sampling = v["sampling_s"].as_f64().unwrap();
+        assert!(sampling < 1.5, "sampled for {sampling} s: {v}");
+        assert!(v["thread_hours"].as_f64().unwrap() > 0.0, "{v}");
+        if v["sampled"].as_u64() < Some(4) {
+            assert!(v["thread_hours_low"].is_null(), "{v}");
+        }
+    } else {
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("--seconds 0.5"), "{err}");
+    }
+    assert!(took < 6.0, "took {took} s: {err}");
+}
+
 /// What the arguments alone rule out is refused before any thread starts or plan is built:
 /// 1024 threads take seconds to start on 2 CPUs, n = 27's keys seconds to find.
 #[test]
@@ -674,7 +711,7 @@ fn threads_come_from_j_alone() {
                 "--samples",
                 "4",
                 "--seconds",
-                "0",
+                "30",
                 "-j",
                 "1",
             ],
@@ -920,7 +957,15 @@ fn messages_name_what_is_wrong() {
         ),
         (
             &["estimate", "12", "--seconds", "-1"],
-            "the seconds must be a number of at least 0",
+            "the seconds must be a number above 0 and at most 1000000000",
+        ),
+        (
+            &["estimate", "12", "--seconds", "0"],
+            "the seconds must be a number above 0",
+        ),
+        (
+            &["estimate", "12", "--seconds", "1e300"],
+            "the seconds must be a number above 0",
         ),
         (
             &["estimate", "12", "--samples", "-1"],

@@ -2,7 +2,7 @@
 //! diagonal), counted with bitsets: for each eight diagonals in play, the unions of every
 //! subset of their sets of half-boards, ORed per probe word and counted.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::{Lanes, Word};
 
@@ -81,6 +81,15 @@ pub(super) struct Matcher {
     tables: Vec<u64>,
 }
 
+/// What a matching may use: its thread's share of the memory, and a flag that abandons it
+/// (the split stops going down once it is set; see [`super::Cut::count_until`]).
+pub(super) struct Within<'a> {
+    /// Bytes of this thread's budget.
+    pub bytes: usize,
+    /// Set to abandon the matching.
+    pub stop: &'a AtomicBool,
+}
+
 impl Matcher {
     /// Adds to `out[g]` the pairs of a `table` word and a word of probe group `g` (which
     /// ends at `ends[g]`) that share no bit: the pairs that make a solution.
@@ -99,7 +108,7 @@ impl Matcher {
         probe: &[Word],
         ends: &[usize],
         out: &mut [u64],
-        budget: usize,
+        within: Within,
         lanes: Lanes,
     ) {
         debug_assert!(ends.len() <= MAX_GROUPS && ends.last() == Some(&probe.len()));
@@ -115,7 +124,8 @@ impl Matcher {
             self.levels.resize_with(order.len, Vec::new);
         }
         let mut leaf = Leaf {
-            budget,
+            budget: within.bytes,
+            stop: within.stop,
             lanes,
             aside: &mut self.aside,
             sets: &mut self.sets,
@@ -140,7 +150,7 @@ impl Matcher {
         a: &mut [Word],
         b: &mut [Word],
         out: &mut [u64],
-        budget: usize,
+        within: Within,
         lanes: Lanes,
     ) {
         let (table, probe) = if table_first(a.len(), b.len()) {
@@ -148,7 +158,7 @@ impl Matcher {
         } else {
             (b, &*a)
         };
-        self.disjoint(table, probe, &[probe.len()], out, budget, lanes);
+        self.disjoint(table, probe, &[probe.len()], out, within, lanes);
     }
 }
 
@@ -238,7 +248,7 @@ fn split(
     levels: &mut [Vec<Word>],
     leaf: &mut Leaf,
 ) {
-    if table.is_empty() || probe.is_empty() {
+    if table.is_empty() || probe.is_empty() || super::abandoned(leaf.stop) {
         return;
     }
     let (Some((&bit, order)), Some((filtered, levels))) = (
@@ -440,6 +450,7 @@ fn filter512(from: &[Word], bit: u64, to: &mut Vec<Word>) {
 /// they run in, and the buffers they are built in.
 struct Leaf<'a> {
     budget: usize,
+    stop: &'a AtomicBool,
     lanes: Lanes,
     aside: &'a mut Vec<Word>,
     sets: &'a mut Vec<u64>,
@@ -1021,7 +1032,10 @@ mod tests {
                         &probe,
                         &[probe.len()],
                         &mut out,
-                        budget,
+                        Within {
+                            bytes: budget,
+                            stop: &super::super::NEVER,
+                        },
                         Lanes::of(kernel),
                     );
                     assert_eq!(out[0], every, "{tables} {kernel:?} budget {budget}");
@@ -1066,7 +1080,10 @@ mod tests {
                         &probe,
                         &ends,
                         &mut out,
-                        budget,
+                        Within {
+                            bytes: budget,
+                            stop: &super::super::NEVER,
+                        },
                         Lanes::of(kernel),
                     );
                     assert_eq!(out, every, "{tables}x{probes} {kernel:?} budget {budget}");

@@ -42,6 +42,7 @@
 
 use std::cell::RefCell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::schedule::mask_of;
 use crate::types::{Kernel, Symmetry};
@@ -56,12 +57,21 @@ pub use crate::types::MAX_CUT_N;
 pub use keys::{Key, cost, keys, search};
 pub use matching::{MIN_BYTES, Matched, matched};
 pub use pieces::{Enumerated, enumerated};
-pub use symmetric::fixed_by_symmetries;
+pub use symmetric::{fixed_by_symmetries, fixed_by_symmetries_until};
 
 use halves::Lines;
-use matching::{LEAF, MAX_GROUPS, Matcher};
+use matching::{LEAF, MAX_GROUPS, Matcher, Within};
 
 use pieces::{Cache, Pieces, Store};
+
+/// A count that is never abandoned: the flag [`Cut::count`] and the whole-run counts pass
+/// where [`Cut::count_until`] takes one that `estimate` sets at its deadline.
+pub static NEVER: AtomicBool = AtomicBool::new(false);
+
+/// Whether `stop` says to abandon the count in progress.
+fn abandoned(stop: &AtomicBool) -> bool {
+    stop.load(Ordering::Relaxed)
+}
 
 /// How an `n`-board is cut: its left half (`h = n / 2` columns) into a top quadrant (rows
 /// `0..top`) and a bottom one; the right half's half-boards are the mirror images of left
@@ -185,12 +195,28 @@ impl Cut {
     /// half-boards its queen leaves (at n = 21, 1/32 of the keys on one thread, Zen 4: 29.7 s
     /// against 37.4 s with one table for every middle row).
     pub fn count(&self, key: Key, budget: usize, kernel: Kernel) -> u128 {
-        let most = (budget / BYTES_PER_PAIR).max(MIN_PAIRS) as u64;
-        self.count_in(key, budget, kernel, most)
+        self.count_until(key, budget, kernel, &NEVER)
     }
 
-    /// [`Cut::count`] with chunks of at most `most` pairs of pieces.
-    fn count_in(&self, key: Key, budget: usize, kernel: Kernel, most: u64) -> u128 {
+    /// [`Cut::count`], abandoned as soon as `stop` is set: the matching's split stops going
+    /// down, so the count returns early with too few solutions, and the caller must drop
+    /// every count that ended after it set `stop` (`estimate` keeps `--seconds` a bound so,
+    /// where one key of n = 26 takes minutes). The pieces, kept for other keys, are never
+    /// cut short: a key may still finish enumerating them first.
+    pub fn count_until(&self, key: Key, budget: usize, kernel: Kernel, stop: &AtomicBool) -> u128 {
+        let most = (budget / BYTES_PER_PAIR).max(MIN_PAIRS) as u64;
+        self.count_in(key, budget, kernel, most, stop)
+    }
+
+    /// [`Cut::count_until`] with chunks of at most `most` pairs of pieces.
+    fn count_in(
+        &self,
+        key: Key,
+        budget: usize,
+        kernel: Kernel,
+        most: u64,
+        stop: &AtomicBool,
+    ) -> u128 {
         let entries: Vec<(Option<u8>, u8)> = key.entries(self.n as u32, self.symmetry).collect();
         SCRATCH.with_borrow_mut(|s| {
             let Scratch {
@@ -225,7 +251,16 @@ impl Cut {
                         if !whole {
                             self.build_chunk(&lefts, l, none, false, wide, lanes, left);
                         }
-                        matcher.either(left, group, &mut found[..1], budget, lanes);
+                        matcher.either(
+                            left,
+                            group,
+                            &mut found[..1],
+                            Within {
+                                bytes: budget,
+                                stop,
+                            },
+                            lanes,
+                        );
                     }
                 }
                 return u128::from(entries[0].1) * u128::from(found[0]);
@@ -258,7 +293,17 @@ impl Cut {
                     );
                     ends.push(right.len());
                 }
-                matcher.disjoint(left, right, ends, &mut found, budget, lanes);
+                matcher.disjoint(
+                    left,
+                    right,
+                    ends,
+                    &mut found,
+                    Within {
+                        bytes: budget,
+                        stop,
+                    },
+                    lanes,
+                );
             } else {
                 // Each middle row on its own: the left half-boards its queen leaves, narrowed
                 // (most others would meet every right one), against its right half-boards.
@@ -273,7 +318,16 @@ impl Cut {
                             }
                             narrow(left, mid, mask, kept);
                             let out = &mut found[g..g + 1];
-                            matcher.either(kept, group, out, budget, lanes);
+                            matcher.either(
+                                kept,
+                                group,
+                                out,
+                                Within {
+                                    bytes: budget,
+                                    stop,
+                                },
+                                lanes,
+                            );
                         }
                     }
                 }
@@ -424,7 +478,7 @@ mod tests {
                 for k in keys(n, symmetry).into_iter().step_by(7) {
                     let whole = cut.count(k, 1 << 20, Kernel::Auto);
                     for most in [1, 7, 50] {
-                        let chunked = cut.count_in(k, 1 << 20, Kernel::Auto, most);
+                        let chunked = cut.count_in(k, 1 << 20, Kernel::Auto, most, &NEVER);
                         assert_eq!(chunked, whole, "n={n} {symmetry} {k:?} {most}");
                     }
                 }

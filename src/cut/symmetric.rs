@@ -1,6 +1,8 @@
 //! The solutions that the seven symmetries other than the identity fix: with the total,
 //! Burnside's lemma gives the fundamental solutions.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 /// The solutions of an `n`-board that each of the seven symmetries other than the identity
@@ -8,6 +10,13 @@ use rayon::prelude::*;
 /// fundamental solutions). Each symmetry's are counted by a search that places a queen's
 /// whole orbit at once, the first row's choices in parallel.
 pub fn fixed_by_symmetries(n: u32) -> u128 {
+    fixed_by_symmetries_until(n, &super::NEVER)
+}
+
+/// [`fixed_by_symmetries`], abandoned once `stop` is set: the searches stop going down
+/// (checked at each of a few first rows, on every thread they were stolen to) and the
+/// count returns early, too small, for the caller to drop.
+pub fn fixed_by_symmetries_until(n: u32, stop: &AtomicBool) -> u128 {
     let n = n as usize;
     if n == 0 {
         return 7;
@@ -25,14 +34,14 @@ pub fn fixed_by_symmetries(n: u32) -> u128 {
         .enumerate()
         .map(|(i, &g)| {
             if i == HALF_TURN {
-                return half_turn(n);
+                return half_turn_until(n, stop);
             }
             (0..n)
                 .into_par_iter()
                 .map(|c| {
                     Fixed::default()
                         .place(n, g, 0, c)
-                        .map_or(0, |b| b.complete(n, g))
+                        .map_or(0, |b| b.complete(n, g, stop))
                 })
                 .sum::<u128>()
         })
@@ -52,6 +61,11 @@ const HALF_TURN: usize = 1;
 /// one would share it with its image (or be the centre). A bitmask search, the first row's
 /// choices in parallel; at n = 22 it took 0.2 s where the general search took 3.0 s.
 pub fn half_turn(n: usize) -> u128 {
+    half_turn_until(n, &super::NEVER)
+}
+
+/// [`half_turn`], abandoned once `stop` is set.
+fn half_turn_until(n: usize, stop: &AtomicBool) -> u128 {
     if n <= 1 {
         return 1;
     }
@@ -68,7 +82,7 @@ pub fn half_turn(n: usize) -> u128 {
         .filter(|&c| free >> c & 1 == 1)
         .collect::<Vec<_>>()
         .into_par_iter()
-        .map(|c| start.place(n, 0, c).count(n, 1, all))
+        .map(|c| start.place(n, 0, c).count(n, 1, all, stop))
         .sum()
 }
 
@@ -97,21 +111,29 @@ impl Turned {
         }
     }
 
-    /// The ways to fill rows `r..n / 2` (and their images).
-    fn count(self, n: usize, r: usize, all: u64) -> u128 {
+    /// The ways to fill rows `r..n / 2` (and their images); none once `stop` is set
+    /// (checked in the first rows only, where it costs nothing).
+    fn count(self, n: usize, r: usize, all: u64, stop: &AtomicBool) -> u128 {
         if r == n / 2 {
             return 1;
+        }
+        if r < STOP_ROWS && stop.load(Ordering::Relaxed) {
+            return 0;
         }
         let mut free = self.free(n, r, all);
         let mut total = 0;
         while free != 0 {
             let c = free.trailing_zeros() as usize;
             free &= free - 1;
-            total += self.place(n, r, c).count(n, r + 1, all);
+            total += self.place(n, r, c).count(n, r + 1, all, stop);
         }
         total
     }
 }
+
+/// The rows the searches check their stop flag in: deeper subtrees take well under a
+/// millisecond below the first rows at every n the join counts.
+const STOP_ROWS: usize = 8;
 
 /// A symmetry of the `n`-square: where it takes square `(r, c)`.
 type Symmetric = fn(usize, usize, usize) -> (usize, usize);
@@ -150,15 +172,19 @@ impl Fixed {
         }
     }
 
-    /// Number of ways to fill the free rows keeping the board closed under `g`.
-    fn complete(self, n: usize, g: Symmetric) -> u128 {
+    /// Number of ways to fill the free rows keeping the board closed under `g`; none once
+    /// `stop` is set (checked in the first rows only).
+    fn complete(self, n: usize, g: Symmetric, stop: &AtomicBool) -> u128 {
         let r = (!self.rows).trailing_zeros() as usize;
         if r >= n {
             return 1;
         }
+        if r < STOP_ROWS && stop.load(Ordering::Relaxed) {
+            return 0;
+        }
         (0..n)
             .filter_map(|c| self.place(n, g, r, c))
-            .map(|b| b.complete(n, g))
+            .map(|b| b.complete(n, g, stop))
             .sum()
     }
 }
@@ -176,7 +202,7 @@ mod tests {
                 .map(|c| {
                     Fixed::default()
                         .place(n, g, 0, c)
-                        .map_or(0, |b| b.complete(n, g))
+                        .map_or(0, |b| b.complete(n, g, &crate::cut::NEVER))
                 })
                 .sum();
             assert_eq!(half_turn(n), general, "n={n}");

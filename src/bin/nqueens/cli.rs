@@ -249,9 +249,10 @@ pub struct EstimateArgs {
     /// decides
     #[arg(long, value_name = "S", default_value_t = nqueens::estimate::Settings::default().samples, value_parser = parse_samples, allow_negative_numbers = true)]
     pub samples: usize,
-    /// Start no more samples after this many seconds (each stratum gets two in any case):
-    /// sampling over a minute evens out the machine's changes of speed, which a second's
-    /// sample takes for the whole run's
+    /// Sample for at most this many seconds, the parts' costs included: then no part starts
+    /// and the join's parts still counting are abandoned and left out. Sampling over a
+    /// minute evens out the machine's changes of speed, which a second's sample takes for
+    /// the whole run's; at n = 26 and 27 a part takes minutes on one thread
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds, allow_negative_numbers = true)]
     pub seconds: f64,
     /// Seed of the random pick of parts (the same seed picks the same parts)
@@ -287,11 +288,14 @@ fn parse_seed(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("the seed must be a whole number from 0 to {}", u64::MAX))
 }
 
+/// The longest `estimate --seconds` (about 32 years): a bound, not a wish.
+const MAX_SECONDS: f64 = 1e9;
+
 fn parse_seconds(s: &str) -> Result<f64, String> {
     s.parse::<f64>()
         .ok()
-        .filter(|t| t.is_finite() && *t >= 0.0)
-        .ok_or_else(|| "the seconds must be a number of at least 0".to_string())
+        .filter(|t| *t > 0.0 && *t <= MAX_SECONDS)
+        .ok_or_else(|| format!("the seconds must be a number above 0 and at most {MAX_SECONDS}"))
 }
 
 #[derive(Debug, Args)]

@@ -554,8 +554,9 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         sampled: e.samples.len(),
         sampling_s: start.elapsed().as_secs_f64(),
         thread_hours: hours(e.core_seconds),
-        thread_hours_low: hours(e.interval.0),
-        thread_hours_high: hours(e.interval.1),
+        thread_hours_low: e.interval.map(|i| hours(i.0)),
+        thread_hours_high: e.interval.map(|i| hours(i.1)),
+        strata: e.strata,
         wall_s: e.wall(0..e.parts, engine.threads()),
         memory_limit: (plan.method == Method::Join).then_some(counting.options.memory),
         memory_seen: peak_memory(),
@@ -564,10 +565,18 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
     };
     let _ = writeln!(
         io::stderr(),
-        "n = {n}: about {} thread-hours (95%: {} to {}), {} on {} threads, from {} of {} parts; pieces {}",
+        "n = {n}: about {} thread-hours ({}), {} on {} threads, from {} of {} parts; pieces {}",
         significant(prediction.thread_hours),
-        significant(prediction.thread_hours_low),
-        significant(prediction.thread_hours_high),
+        match e.interval {
+            Some((low, high)) => format!(
+                "95%: {} to {}, the sampling's spread over {} strata",
+                significant(hours(low)),
+                significant(hours(high)),
+                e.strata
+            ),
+            None => "no interval: a stratum had one part in the time; a larger --seconds gives one"
+                .to_string(),
+        },
         duration(prediction.wall_s),
         engine.threads(),
         prediction.sampled,
@@ -578,6 +587,13 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
             format!("about {:.0} s, with each part", e.pieces_seconds)
         }
     );
+    if !e.untimed.is_empty() {
+        let _ = writeln!(
+            io::stderr(),
+            "n = {n}: the symmetric solutions' part (one search, counted once) did not finish within --seconds {}: it is left out of the figures (6 s of 115 thread-hours at n = 24)",
+            args.seconds
+        );
+    }
     let mut out = Printer::new(io::stdout().lock(), counting.format);
     out.print(&prediction)?;
     hooks::report_threads();

@@ -373,12 +373,15 @@ pub struct Prediction {
     /// Seconds the sampling took.
     pub sampling_s: f64,
     /// Predicted thread-hours of the whole count (the seconds its threads spend counting,
-    /// over 3600), and a 95% interval.
+    /// over 3600), and a 95% interval of the sampling's spread.
     pub thread_hours: f64,
-    /// Low end of the interval.
-    pub thread_hours_low: f64,
-    /// High end of the interval.
-    pub thread_hours_high: f64,
+    /// Low end of the interval (`null` where a stratum had a single sample).
+    pub thread_hours_low: Option<f64>,
+    /// High end of the interval (`null` where a stratum had a single sample).
+    pub thread_hours_high: Option<f64>,
+    /// Strata the prediction and its interval are made over (strata with fewer than two
+    /// samples merged with their neighbours).
+    pub strata: usize,
     /// Predicted wall-clock seconds on `threads` threads.
     pub wall_s: f64,
     /// Bytes the count may hold (`--memory`, for the join; `null` for the search).
@@ -404,6 +407,7 @@ impl Record for Prediction {
             "thread_hours",
             "thread_hours_low",
             "thread_hours_high",
+            "strata",
             "wall_s",
             "memory_limit",
             "memory_seen",
@@ -412,7 +416,7 @@ impl Record for Prediction {
         ]
     }
     fn widths() -> &'static [usize] {
-        &[2, 6, 6, 7, 8, 7, 10, 12, 16, 17, 12, 12, 11, 6, 15]
+        &[2, 6, 6, 7, 8, 7, 10, 12, 16, 17, 6, 12, 12, 11, 6, 15]
     }
     fn cells(&self) -> Vec<Option<String>> {
         vec![
@@ -424,8 +428,9 @@ impl Record for Prediction {
             Some(self.sampled.to_string()),
             Some(exact(self.sampling_s)),
             Some(exact(self.thread_hours)),
-            Some(exact(self.thread_hours_low)),
-            Some(exact(self.thread_hours_high)),
+            self.thread_hours_low.map(exact),
+            self.thread_hours_high.map(exact),
+            Some(self.strata.to_string()),
             Some(exact(self.wall_s)),
             self.memory_limit.map(|m| m.to_string()),
             self.memory_seen.map(|m| m.to_string()),
@@ -437,10 +442,10 @@ impl Record for Prediction {
         let mut cells = self.cells();
         cells[6] = Some(format!("{:.1}", self.sampling_s));
         cells[7] = Some(significant(self.thread_hours));
-        cells[8] = Some(significant(self.thread_hours_low));
-        cells[9] = Some(significant(self.thread_hours_high));
-        cells[10] = Some(format!("{:.1}", self.wall_s));
-        cells[14] = self.longest_shard_s.map(|s| format!("{s:.1}"));
+        cells[8] = self.thread_hours_low.map(significant);
+        cells[9] = self.thread_hours_high.map(significant);
+        cells[11] = Some(format!("{:.1}", self.wall_s));
+        cells[15] = self.longest_shard_s.map(|s| format!("{s:.1}"));
         cells
     }
 }
@@ -485,8 +490,9 @@ mod tests {
             sampled: 300,
             sampling_s: 60.123_456_789,
             thread_hours: 0.012_345_678_9,
-            thread_hours_low: 0.011_111_111_1,
-            thread_hours_high: 0.013_333_333_3,
+            thread_hours_low: Some(0.011_111_111_1),
+            thread_hours_high: None,
+            strata: 8,
             wall_s: 22.222_222_2,
             memory_limit: Some(2 << 30),
             memory_seen: None,
@@ -495,7 +501,8 @@ mod tests {
         };
         let (csv, json) = both(&prediction);
         assert_eq!(csv, json);
-        assert_eq!(csv[10], "22.2222222");
+        assert_eq!(csv[11], "22.2222222");
+        assert_eq!(csv[9], "", "no interval is written as nothing");
     }
 
     #[test]

@@ -110,12 +110,12 @@ impl Estimate {
 /// as it finishes, and predicts the cost of counting them all.
 ///
 /// `settings.seconds` is a bound on the whole of it, the parts' costs included: at that
-/// moment no part starts and the join's keys still counting are abandoned
-/// ([`cut::abandoned_when`]) and left out of the sample. A search's subproblems and the
-/// symmetric solutions' part cannot be abandoned; they are small (see [`sampleable`]) and
-/// kept whole. Where no part of some stratum (after [`groups`] merges them) finished in
-/// time, nothing can be predicted: [`Error::TooFewSamples`] says how long the parts in
-/// flight had run.
+/// moment no part starts, and the join's parts still counting (keys, and the symmetric
+/// solutions' search) are abandoned through [`Plan::count_until`] and left out of the
+/// sample. A search's subproblems cannot be abandoned; they are small (see [`sampleable`])
+/// and kept whole. The parts abandoned are likelier the long ones (at most one per thread),
+/// so a sample of few parts leans low. Where no part of some stratum (after [`groups`]
+/// merges them) finished in time, nothing can be predicted: [`Error::TooFewSamples`].
 pub fn estimate(
     engine: &Engine,
     plan: &Plan,
@@ -124,24 +124,35 @@ pub fn estimate(
 ) -> Result<Estimate, Error> {
     sampleable(plan, settings, engine.threads())?;
     let start = Instant::now();
-    let deadline = start + Duration::from_secs_f64(settings.seconds);
+    // No bound past what an `Instant` holds (the command line allows 10^9 s at most).
+    let deadline = Duration::try_from_secs_f64(settings.seconds.max(0.0))
+        .ok()
+        .and_then(|d| start.checked_add(d));
     let over = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
     let (samples, strata, costs) = std::thread::scope(|scope| {
         // The clock: sets `over` at the deadline (or once sampling has ended).
         let clock = scope.spawn(|| {
             while !finished.load(Ordering::Relaxed) {
-                match deadline.checked_duration_since(Instant::now()) {
-                    Some(left) if !left.is_zero() => std::thread::park_timeout(left),
-                    _ => break,
+                match deadline.map(|d| d.checked_duration_since(Instant::now())) {
+                    None => std::thread::park(),
+                    Some(Some(left)) if !left.is_zero() => std::thread::park_timeout(left),
+                    Some(_) => break,
                 }
             }
             over.store(true, Ordering::Relaxed);
         });
-        let sampled = sample(engine, plan, settings, &over, seen);
-        finished.store(true, Ordering::Relaxed);
-        clock.thread().unpark();
-        sampled
+        /// Ends the clock when sampling ends, even by a panic (which the scope would
+        /// otherwise hold until the deadline).
+        struct Ended<'a>(&'a AtomicBool, &'a std::thread::Thread);
+        impl Drop for Ended<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+                self.1.unpark();
+            }
+        }
+        let _ended = Ended(&finished, clock.thread());
+        sample(engine, plan, settings, &over, seen)
     });
     predict(plan, &costs, &strata, samples, settings.seconds)
 }

@@ -236,6 +236,7 @@ fn pairs(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<W
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 fn pairs512(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
+    use super::pack::{Pack, Wide};
     use std::arch::x86_64::*;
     let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
     let half = _mm512_set1_epi64(0xffff_ffff);
@@ -257,45 +258,23 @@ fn pairs512(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
         let dr = _mm512_and_si512(_mm512_srl_epi64(_mm512_or_si512(qdr, pdr), low), mask);
         let dl = _mm512_and_si512(_mm512_srl_epi64(_mm512_or_si512(qdl, pdl), low), mask);
         let word = _mm512_rolv_epi64(_mm512_or_si512(dr, _mm512_slli_epi64::<32>(dl)), turn);
-        // SAFETY: `len <= below.len()` words are kept so far, so the eight words stored at
-        // `dst + len` lie within the capacity reserved above.
-        unsafe {
-            _mm512_storeu_si512(dst.add(len).cast(), _mm512_maskz_compress_epi64(kept, word))
-        };
-        len += kept.count_ones() as usize;
+        // SAFETY: the CPU has AVX-512F (this function's feature); `len <= below.len()`
+        // words are kept so far, so the eight words stored at `dst + len` lie within the
+        // capacity reserved above.
+        len += unsafe { Wide::put(dst.add(len), word, kept) };
     }
     // SAFETY: the first `len` words past `base` were written above (each store wrote its
     // kept words first), and the capacity holds them.
     unsafe { out.set_len(base + len) };
 }
 
-/// For each set of four 64-bit lanes kept, the 32-bit indices that move them to the front
-/// in order (AVX2 has no compress; `vpermd` with one of these does it): the half-boards'
-/// build and the matching's filter use it.
-#[cfg(target_arch = "x86_64")]
-pub(super) const PACK: [[i32; 8]; 16] = {
-    let mut table = [[0i32; 8]; 16];
-    let mut kept = 0;
-    while kept < 16 {
-        let (mut lane, mut at) = (0i32, 0usize);
-        while lane < 4 {
-            if kept >> lane & 1 == 1 {
-                table[kept][2 * at] = 2 * lane;
-                table[kept][2 * at + 1] = 2 * lane + 1;
-                at += 1;
-            }
-            lane += 1;
-        }
-        kept += 1;
-    }
-    table
-};
-
 /// [`pairs`] with AVX2: four bottom pieces a step, the kept words moved to the front by
-/// `vpermd` ([`PACK`]) and all four stored, the next step overwriting past the kept ones.
+/// `vpermd` (`Narrow::put` of `pack.rs`) and all four stored, the next step overwriting
+/// past the kept ones.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn pairs256(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
+    use super::pack::{Narrow, Pack};
     use std::arch::x86_64::*;
     let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
     let half = _mm256_set1_epi64x(0xffff_ffff);
@@ -317,13 +296,10 @@ fn pairs256(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
         let dl = _mm256_and_si256(_mm256_srl_epi64(_mm256_or_si256(qdl, pdl), low), mask);
         let (dr, dl) = if mirrored { (dl, dr) } else { (dr, dl) };
         let word = _mm256_or_si256(dr, _mm256_slli_epi64::<32>(dl));
-        // SAFETY: `PACK[kept]` is eight indices below 8; the load is unaligned.
-        let pack = unsafe { _mm256_loadu_si256(PACK[kept as usize].as_ptr().cast()) };
-        let packed = _mm256_permutevar8x32_epi32(word, pack);
-        // SAFETY: `len <= below.len()` words are kept so far, so the four words stored at
-        // `dst + len` lie within the capacity reserved above.
-        unsafe { _mm256_storeu_si256(dst.add(len).cast(), packed) };
-        len += kept.count_ones() as usize;
+        // SAFETY: the CPU has AVX2 (this function's feature); `len <= below.len()` words
+        // are kept so far, so the four words stored at `dst + len` lie within the capacity
+        // reserved above.
+        len += unsafe { Narrow::put(dst.add(len), word, kept as usize) };
     };
     // Whole steps by plain loads; the last few pieces by one masked load (building its
     // mask for every step was a fifth of the build on Zen 3).

@@ -278,7 +278,7 @@ fn partition(table: &mut [Word], bit: u64, lanes: Lanes, aside: &mut Vec<Word>) 
     #[cfg(target_arch = "x86_64")]
     if let Lanes::Avx2 = lanes {
         // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
-        return unsafe { partition256(table, bit, aside) };
+        return unsafe { super::pack::partition256(table, bit, aside) };
     }
     let _ = (lanes, aside);
     // A branchless partition: each word is swapped into place and the boundary moves past
@@ -292,76 +292,18 @@ fn partition(table: &mut [Word], bit: u64, lanes: Lanes, aside: &mut Vec<Word>) 
     without
 }
 
-/// [`partition`] with AVX2, four words a step: those without `bit` are packed to the front
-/// of a register by a `vpermd` from [`PACK`](super::halves::PACK) and stored back in place
-/// (never past the words read), those with it packed the same way into `aside`, which is
-/// copied after them at the end. The words keep their order on each side. The swapping
-/// loop's stores and reloads of the same words were 10-16% of an n = 20 count on Zen 3.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt")]
-fn partition256(table: &mut [Word], bit: u64, aside: &mut Vec<Word>) -> usize {
-    use super::halves::PACK;
-    use std::arch::x86_64::*;
-    let b = _mm256_set1_epi64x(bit as i64);
-    let zero = _mm256_setzero_si256();
-    aside.clear();
-    aside.reserve(table.len() + 4);
-    let (to, apart) = (
-        table.as_mut_ptr(),
-        aside.spare_capacity_mut().as_mut_ptr().cast::<u64>(),
-    );
-    let (mut lo, mut hi) = (0, 0);
-    let whole = table.len() & !3;
-    for j in (0..whole).step_by(4) {
-        // SAFETY: `j + 4 <= whole <= table.len()`; unaligned.
-        let w = unsafe { _mm256_loadu_si256(to.add(j).cast()) };
-        let kept = _mm256_cmpeq_epi64(_mm256_and_si256(w, b), zero);
-        let mask = _mm256_movemask_pd(_mm256_castsi256_pd(kept)) as usize;
-        // SAFETY: `mask` and its complement are four bits, indices of `PACK`; unaligned.
-        let (front, back) = unsafe {
-            (
-                _mm256_loadu_si256(PACK[mask].as_ptr().cast()),
-                _mm256_loadu_si256(PACK[mask ^ 15].as_ptr().cast()),
-            )
-        };
-        // SAFETY: `lo <= j`, so the four words stored at `lo` lie within the words read so
-        // far; `hi <= j` and `aside` has room for `table.len() + 4` words.
-        unsafe {
-            _mm256_storeu_si256(to.add(lo).cast(), _mm256_permutevar8x32_epi32(w, front));
-            _mm256_storeu_si256(apart.add(hi).cast(), _mm256_permutevar8x32_epi32(w, back));
-        }
-        let n = mask.count_ones() as usize;
-        (lo, hi) = (lo + n, hi + 4 - n);
-    }
-    for j in whole..table.len() {
-        let w = table[j];
-        if w & bit == 0 {
-            table[lo] = w;
-            lo += 1;
-        } else {
-            // SAFETY: `hi < table.len()`, within the room reserved.
-            unsafe { apart.add(hi).write(w) };
-            hi += 1;
-        }
-    }
-    // SAFETY: the first `hi` words of `aside` were written above.
-    unsafe { aside.set_len(hi) };
-    table[lo..].copy_from_slice(aside);
-    lo
-}
-
 /// Appends the words of `from` without `bit` to `to`, in order.
 fn filter(from: &[Word], bit: u64, to: &mut Vec<Word>, lanes: Lanes) {
     #[cfg(target_arch = "x86_64")]
     if let Lanes::Avx512 = lanes {
         // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
-        unsafe { filter512(from, bit, to) };
+        unsafe { super::pack::filter512(from, bit, to) };
         return;
     }
     #[cfg(target_arch = "x86_64")]
     if let Lanes::Avx2 = lanes {
         // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
-        unsafe { filter256(from, bit, to) };
+        unsafe { super::pack::filter256(from, bit, to) };
         return;
     }
     let _ = lanes;
@@ -369,7 +311,7 @@ fn filter(from: &[Word], bit: u64, to: &mut Vec<Word>, lanes: Lanes) {
 }
 
 /// [`filter`] a word at a time (the plain loop, and the vector loops' last few words).
-fn filter_words(from: &[Word], bit: u64, to: &mut Vec<Word>) {
+pub(super) fn filter_words(from: &[u64], bit: u64, to: &mut Vec<u64>) {
     // Every word written, the kept ones advancing the end: no branch to mispredict. The
     // room is reserved, not zeroed: a `resize` here was 11% of an n = 22 shard on Zen 3.
     to.reserve(from.len());
@@ -382,67 +324,6 @@ fn filter_words(from: &[Word], bit: u64, to: &mut Vec<Word>) {
     }
     // SAFETY: the first `len` words past `base` were written just above, within the
     // capacity reserved.
-    unsafe { to.set_len(base + len) };
-}
-
-/// [`filter`] with AVX2: four words a step, those without `bit` moved to the front of a
-/// register by a `vpermd` from [`PACK`](super::halves::PACK) and all four stored, the next
-/// step overwriting past the kept ones (the AVX-512 loop's way, [`filter512`], without
-/// `vpcompressq`).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt")]
-fn filter256(from: &[Word], bit: u64, to: &mut Vec<Word>) {
-    use std::arch::x86_64::*;
-    let b = _mm256_set1_epi64x(bit as i64);
-    let zero = _mm256_setzero_si256();
-    // Room for every word and one full store past the last kept one.
-    to.reserve(from.len() + 4);
-    let base = to.len();
-    let dst = to.spare_capacity_mut().as_mut_ptr().cast::<u64>();
-    let mut len = 0;
-    let chunks = from.chunks_exact(4);
-    let rest = chunks.remainder();
-    for chunk in chunks {
-        // SAFETY: the load reads the chunk's four words; unaligned.
-        let w = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
-        let kept = _mm256_cmpeq_epi64(_mm256_and_si256(w, b), zero);
-        let mask = _mm256_movemask_pd(_mm256_castsi256_pd(kept)) as usize;
-        // SAFETY: `mask` is four bits, an index of `PACK`; unaligned.
-        let order = unsafe { _mm256_loadu_si256(super::halves::PACK[mask].as_ptr().cast()) };
-        // SAFETY: at most the words before this chunk were kept, so the four stored at
-        // `dst + len` lie within the capacity reserved above.
-        unsafe { _mm256_storeu_si256(dst.add(len).cast(), _mm256_permutevar8x32_epi32(w, order)) };
-        len += mask.count_ones() as usize;
-    }
-    // SAFETY: the first `len` words past `base` were written above, within the capacity.
-    unsafe { to.set_len(base + len) };
-    filter_words(rest, bit, to);
-}
-
-/// [`filter`] with AVX-512: eight words a step, those without `bit` compressed to the front
-/// of a register (`vpcompressq`'s memory form is slow on Zen 4) and all eight stored, the
-/// next step overwriting past the kept ones.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn filter512(from: &[Word], bit: u64, to: &mut Vec<Word>) {
-    use std::arch::x86_64::*;
-    let b = _mm512_set1_epi64(bit as i64);
-    // Room for every word and one full store past the last kept one.
-    to.reserve(from.len() + 8);
-    let base = to.len();
-    let dst = to.spare_capacity_mut().as_mut_ptr().cast::<u64>();
-    let mut len = 0;
-    for chunk in from.chunks(8) {
-        let live = ((1u16 << chunk.len()) - 1) as u8;
-        // SAFETY: the masked load reads only the chunk's words.
-        let w = unsafe { _mm512_maskz_loadu_epi64(live, chunk.as_ptr().cast()) };
-        let kept = _mm512_testn_epi64_mask(w, b) & live;
-        // SAFETY: at most `from.len()` words are kept, so the eight stored at `dst + len`
-        // lie within the capacity reserved above.
-        unsafe { _mm512_storeu_si512(dst.add(len).cast(), _mm512_maskz_compress_epi64(kept, w)) };
-        len += kept.count_ones() as usize;
-    }
-    // SAFETY: the first `len` words past `base` were written above, within the capacity.
     unsafe { to.set_len(base + len) };
 }
 

@@ -50,6 +50,8 @@ use crate::types::{Kernel, Symmetry};
 pub mod halves;
 pub mod keys;
 pub mod matching;
+#[cfg(target_arch = "x86_64")]
+mod pack;
 pub mod pieces;
 pub mod symmetric;
 

@@ -283,8 +283,8 @@ unsafe impl Vector for Avx512 {
 pub(super) struct Avx2(__m256i);
 
 impl Avx2 {
-    /// Lanes of `a` where `on` is all ones, of `b` elsewhere... as `_mm256_blendv_ps`
-    /// picks: `b` where `on`'s sign bit is set, `a` elsewhere.
+    /// `b` in the lanes where `on`'s sign bit is set, `a` in the others
+    /// (`_mm256_blendv_ps`).
     #[inline(always)]
     unsafe fn pick(a: __m256i, b: __m256i, on: __m256i) -> __m256i {
         unsafe {

@@ -1,0 +1,72 @@
+//! Which keys cost the join the most per solution: random keys of an `n`-board counted on
+//! one thread and timed, each with its class, written as CSV (one row per key) for
+//! `results/`. `cargo run --release --example key_classes -- N KEYS [SEED]`
+//!
+//! A key's class is how its left queens split between the board's top and bottom halves:
+//! `top` is the number of them in the top `n / 2` rows. A key with most of its left queens
+//! in one half has left half-boards crowded on that half's diagonals and right ones on the
+//! other's, so its pairs are far more often compatible or far more often not than a
+//! balanced key's. The row gives the key's matching seconds (its pieces' enumeration,
+//! which a whole run pays once per row set, apart), its solutions weighted by its orbit
+//! and its estimated cost ([`Plan::costs`]); ns per solution is `seconds / solutions`.
+
+use std::time::Instant;
+
+use nqueens::cut;
+use nqueens::plan::Parts;
+use nqueens::{Kernel, Method, Plan, Symmetry};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let number = |i: usize, default: u64| {
+        args.get(i).map_or(default, |a| {
+            a.parse()
+                .unwrap_or_else(|_| usage(&format!("argument {}: not a number: {a}", i + 1)))
+        })
+    };
+    let (n, count) = (number(0, 20), number(1, 20));
+    let mut state = number(2, 0x1234_5678_9abc_def1) | 1;
+    if !(10..=27).contains(&n) || count == 0 {
+        usage("N must be 10 to 27 and KEYS at least 1");
+    }
+    let plan = Plan::build(n as u32, Symmetry::Full, 2, Method::Join, 2 << 30, 1)
+        .unwrap_or_else(|e| usage(&e.to_string()));
+    let Parts::Columns { keys, group, .. } = &plan.parts else {
+        usage("the plan is not a join");
+    };
+    let costs = plan.costs();
+    let len = plan.len_of_keys() as u64;
+    let top_rows = (1u32 << (n / 2)) - 1;
+    println!("n,part,top,left,cost,solutions,seconds,pieces_seconds,ns_per_solution");
+    // One key first, untimed: the thread's buffers.
+    plan.count(0, Kernel::Auto);
+    for _ in 0..count {
+        // xorshift64: the same keys for a seed on every machine.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let part = (state % len) as usize;
+        let key = keys[part * group];
+        let (before, start) = (cut::enumerated(), Instant::now());
+        let solutions = plan.count(part, Kernel::Auto).solutions;
+        let seconds = start.elapsed().as_secs_f64();
+        let pieces = (cut::enumerated() - before).seconds;
+        let matching = seconds - pieces;
+        println!(
+            "{n},{part},{},{},{},{solutions},{matching:.6},{pieces:.6},{:.3}",
+            (key.rows & top_rows).count_ones(),
+            key.rows.count_ones(),
+            costs[part],
+            if solutions > 0 {
+                matching * 1e9 / solutions as f64
+            } else {
+                f64::NAN
+            }
+        );
+    }
+}
+
+fn usage(why: &str) -> ! {
+    eprintln!("key_classes: {why}\nusage: key_classes N KEYS [SEED]");
+    std::process::exit(2);
+}

@@ -78,7 +78,7 @@ pub struct Estimate {
     /// measure). It does not cover a machine that runs faster or slower than while sampling.
     pub interval: Option<(f64, f64)>,
     /// The strata the prediction is made over: those asked for, merged with their
-    /// neighbours where one had fewer than two samples in the time ([`groups`]).
+    /// neighbours, cheapest first, where one had fewer than two samples in the time.
     pub strata: usize,
     /// Parts left out of `core_seconds`: the symmetric solutions' part of a full-mode join
     /// where it did not finish within `--seconds` (its own stratum, one search counted
@@ -112,10 +112,10 @@ impl Estimate {
 /// `settings.seconds` is a bound on the whole of it, the parts' costs included: at that
 /// moment no part starts, and the join's parts still counting (keys, and the symmetric
 /// solutions' search) are abandoned through [`Plan::count_until`] and left out of the
-/// sample. A search's subproblems cannot be abandoned; they are small (see [`sampleable`])
+/// sample. A search's subproblems cannot be abandoned; they are small (a search plan whose sample could not end is refused first)
 /// and kept whole. The parts abandoned are likelier the long ones (at most one per thread),
-/// so a sample of few parts leans low. Where no part of some stratum (after [`groups`]
-/// merges them) finished in time, nothing can be predicted: [`Error::TooFewSamples`].
+/// so a sample of few parts leans low. Where no part of some stratum (after strata short
+/// of samples merge) finished in time, nothing can be predicted: [`Error::TooFewSamples`].
 pub fn estimate(
     engine: &Engine,
     plan: &Plan,

@@ -22,8 +22,8 @@
 //! and two blends). A lane that finishes its subtree takes the next one; all subtrees of
 //! one call start at the same level of the same schedule.
 //!
-//! The loop is written once ([`search`](mod@search)) over a small trait of its steps
-//! ([`vector::Vector`]), with one form per ISA: sixteen AVX-512 lanes (masks in mask
+//! The loop is written once (`simd/search.rs`) over a small trait of its steps
+//! (`Vector` in `simd/vector.rs`), with one form per ISA: sixteen AVX-512 lanes (masks in mask
 //! registers, frames scattered) and eight AVX2 lanes (masks in vectors, frames stored lane
 //! by lane). A NEON or AVX10 loop is one more form of the trait and one entry point.
 //!

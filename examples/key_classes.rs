@@ -10,6 +10,8 @@
 //! which a whole run pays once per row set, apart), its solutions weighted by its orbit
 //! and its estimated cost ([`Plan::costs`]); ns per solution is `seconds / solutions`.
 
+mod common;
+
 use std::time::Instant;
 
 use nqueens::cut;
@@ -18,12 +20,7 @@ use nqueens::{Kernel, Method, Plan, Symmetry};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let number = |i: usize, default: u64| {
-        args.get(i).map_or(default, |a| {
-            a.parse()
-                .unwrap_or_else(|_| usage(&format!("argument {}: not a number: {a}", i + 1)))
-        })
-    };
+    let number = |i: usize, default: u64| common::number(&args, i, default, usage);
     let (n, count) = (number(0, 20), number(1, 20));
     let mut state = number(2, 0x1234_5678_9abc_def1) | 1;
     if !(10..=27).contains(&n) || count == 0 {
@@ -41,11 +38,7 @@ fn main() {
     // One key first, untimed: the thread's buffers.
     plan.count(0, Kernel::Auto);
     for _ in 0..count {
-        // xorshift64: the same keys for a seed on every machine.
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let part = (state % len) as usize;
+        let part = (common::next(&mut state) % len) as usize;
         let key = keys[part * group];
         let (before, start) = (cut::enumerated(), Instant::now());
         let solutions = plan.count(part, Kernel::Auto).solutions;

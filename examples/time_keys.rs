@@ -3,18 +3,15 @@
 //! side by side. `cargo run --release --example time_keys -- N KEYS [SEED] [scalar|avx2]`
 //! prints the keys' solutions (weighted by their orbits) and the seconds they took.
 
+mod common;
+
 use std::time::Instant;
 
 use nqueens::{Kernel, Method, Plan, Symmetry};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let number = |i: usize, default: u64| {
-        args.get(i).map_or(default, |a| {
-            a.parse()
-                .unwrap_or_else(|_| usage(&format!("argument {}: not a number: {a}", i + 1)))
-        })
-    };
+    let number = |i: usize, default: u64| common::number(&args, i, default, usage);
     let (n, keys) = (number(0, 20), number(1, 100));
     let mut state = number(2, 0x1234_5678_9abc_def1) | 1;
     if !(10..=27).contains(&n) || keys == 0 {
@@ -30,13 +27,7 @@ fn main() {
         .unwrap_or_else(|e| usage(&e.to_string()));
     let len = plan.len_of_keys() as u64;
     let parts: Vec<usize> = (0..keys)
-        .map(|_| {
-            // xorshift64: the same keys for a seed on every machine.
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % len) as usize
-        })
+        .map(|_| (common::next(&mut state) % len) as usize)
         .collect();
     // One key first, untimed: the thread's buffers.
     plan.count(parts[0], kernel);

@@ -465,7 +465,7 @@ impl Plan {
     /// independent check (`merge --audit`, the tests); the search's subproblems are always
     /// searched.
     pub fn count_by(&self, i: usize, method: Method, kernel: Kernel) -> Tally {
-        self.count_with(i, method, kernel, &cut::NEVER)
+        self.count_with(i, method, kernel, cut::NEVER)
     }
 
     /// [`Plan::count`], abandoned once `stop` is set where the part can be (a join's keys

@@ -915,7 +915,7 @@ mod tests {
                         &mut out,
                         Within {
                             bytes: budget,
-                            stop: &super::super::NEVER,
+                            stop: super::super::NEVER,
                         },
                         Lanes::of(kernel),
                     );
@@ -963,7 +963,7 @@ mod tests {
                         &mut out,
                         Within {
                             bytes: budget,
-                            stop: &super::super::NEVER,
+                            stop: super::super::NEVER,
                         },
                         Lanes::of(kernel),
                     );

@@ -67,8 +67,18 @@ use matching::{LEAF, MAX_GROUPS, Matcher, Within};
 use pieces::{Cache, Pieces, Store};
 
 /// A count that is never abandoned: the flag [`Cut::count`] and the whole-run counts pass
-/// where [`Cut::count_until`] takes one that `estimate` sets at its deadline.
-pub static NEVER: AtomicBool = AtomicBool::new(false);
+/// where [`Cut::count_until`] takes one that `estimate` sets at its deadline. It is read at
+/// every split level by every thread, so it has a cache line of its own: the linker had put
+/// it beside the matching's tallies, which every thread writes.
+pub static NEVER: &AtomicBool = &UNSET.0;
+
+/// The flag behind [`NEVER`], alone on its cache line (128 bytes: two lines are fetched
+/// together on some CPUs).
+static UNSET: Alone = Alone(AtomicBool::new(false));
+
+/// An atomic on a cache line of its own.
+#[repr(align(128))]
+struct Alone(AtomicBool);
 
 /// Whether `stop` says to abandon the count in progress.
 fn abandoned(stop: &AtomicBool) -> bool {
@@ -197,7 +207,7 @@ impl Cut {
     /// half-boards its queen leaves (at n = 21, 1/32 of the keys on one thread, Zen 4: 29.7 s
     /// against 37.4 s with one table for every middle row).
     pub fn count(&self, key: Key, budget: usize, kernel: Kernel) -> u128 {
-        self.count_until(key, budget, kernel, &NEVER)
+        self.count_until(key, budget, kernel, NEVER)
     }
 
     /// [`Cut::count`], abandoned as soon as `stop` is set: the matching's split stops going
@@ -480,7 +490,7 @@ mod tests {
                 for k in keys(n, symmetry).into_iter().step_by(7) {
                     let whole = cut.count(k, 1 << 20, Kernel::Auto);
                     for most in [1, 7, 50] {
-                        let chunked = cut.count_in(k, 1 << 20, Kernel::Auto, most, &NEVER);
+                        let chunked = cut.count_in(k, 1 << 20, Kernel::Auto, most, NEVER);
                         assert_eq!(chunked, whole, "n={n} {symmetry} {k:?} {most}");
                     }
                 }

@@ -8,37 +8,28 @@
 //! other's, so its pairs are far more often compatible or far more often not than a
 //! balanced key's. The row gives the key's matching seconds (its pieces' enumeration,
 //! which a whole run pays once per row set, apart), its solutions weighted by its orbit
-//! and its estimated cost ([`Plan::costs`]); ns per solution is `seconds / solutions`.
+//! and its estimated cost ([`nqueens::Plan::costs`]); ns per solution is `seconds / solutions`.
 
 mod common;
 
 use std::time::Instant;
 
+use nqueens::Kernel;
 use nqueens::cut;
 use nqueens::plan::Parts;
-use nqueens::{Kernel, Method, Plan, Symmetry};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let number = |i: usize, default: u64| common::number(&args, i, default, usage);
-    let (n, count) = (number(0, 20), number(1, 20));
-    let mut state = number(2, 0x1234_5678_9abc_def1) | 1;
-    if !(10..=27).contains(&n) || count == 0 {
-        usage("N must be 10 to 27 and KEYS at least 1");
-    }
-    let plan = Plan::build(n as u32, Symmetry::Full, 2, Method::Join, 2 << 30, 1)
-        .unwrap_or_else(|e| usage(&e.to_string()));
+    let (n, plan, parts) = common::random_parts(&args, 20, usage);
     let Parts::Columns { keys, group, .. } = &plan.parts else {
         usage("the plan is not a join");
     };
     let costs = plan.costs();
-    let len = plan.len_of_keys() as u64;
     let top_rows = (1u32 << (n / 2)) - 1;
     println!("n,part,top,left,cost,solutions,seconds,pieces_seconds,ns_per_solution");
     // One key first, untimed: the thread's buffers.
     plan.count(0, Kernel::Auto);
-    for _ in 0..count {
-        let part = (common::next(&mut state) % len) as usize;
+    for part in parts {
         let key = keys[part * group];
         let (before, start) = (cut::enumerated(), Instant::now());
         let solutions = plan.count(part, Kernel::Auto).solutions;

@@ -7,28 +7,18 @@ mod common;
 
 use std::time::Instant;
 
-use nqueens::{Kernel, Method, Plan, Symmetry};
+use nqueens::Kernel;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let number = |i: usize, default: u64| common::number(&args, i, default, usage);
-    let (n, keys) = (number(0, 20), number(1, 100));
-    let mut state = number(2, 0x1234_5678_9abc_def1) | 1;
-    if !(10..=27).contains(&n) || keys == 0 {
-        usage("N must be 10 to 27 and KEYS at least 1");
-    }
+    let (n, plan, parts) = common::random_parts(&args, 100, usage);
+    let keys = parts.len();
     let kernel = match args.get(3).map(String::as_str) {
         None => Kernel::Auto,
         Some("scalar") => Kernel::Scalar,
         Some("avx2") => Kernel::Avx2,
         Some(other) => usage(&format!("unknown kernel {other}")),
     };
-    let plan = Plan::build(n as u32, Symmetry::Full, 2, Method::Join, 2 << 30, 1)
-        .unwrap_or_else(|e| usage(&e.to_string()));
-    let len = plan.len_of_keys() as u64;
-    let parts: Vec<usize> = (0..keys)
-        .map(|_| (common::next(&mut state) % len) as usize)
-        .collect();
     // One key first, untimed: the thread's buffers.
     plan.count(parts[0], kernel);
     let start = Instant::now();

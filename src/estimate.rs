@@ -112,8 +112,8 @@ impl Estimate {
 /// `settings.seconds` is a bound on the whole of it, the parts' costs included: at that
 /// moment no part starts, and the join's parts still counting (keys, and the symmetric
 /// solutions' search) are abandoned through [`Plan::count_until`] and left out of the
-/// sample. A search's subproblems cannot be abandoned; they are small (a search plan whose sample could not end is refused first)
-/// and kept whole. The parts abandoned are likelier the long ones (at most one per thread),
+/// sample. A search's subproblems cannot be abandoned; they are small (a search plan whose
+/// sample could not end is refused first) and kept whole. The parts abandoned are likelier the long ones (at most one per thread),
 /// so a sample of few parts leans low. Where no part of some stratum (after strata short
 /// of samples merge) finished in time, nothing can be predicted: [`Error::TooFewSamples`].
 pub fn estimate(
@@ -169,8 +169,8 @@ fn sample(
     let costs = engine.pool().install(|| plan.costs().to_vec());
     // A join's last part in full mode (the symmetric solutions) is a search of its own,
     // whose cost is not on the keys' scale: a stratum of its own, counted first.
-    let keyed = plan.len_of_keys().min(costs.len());
-    let apart = matches!(plan.parts, Parts::Columns { .. }) && costs.len() > keyed;
+    let keyed = plan.len_of_keys();
+    let apart = symmetric_part(plan);
     // Two samples per stratum at least where the time allows, so that each has a rate and a
     // spread: fewer strata where fewer samples are asked for.
     let wanted = (settings.samples / 2).clamp(1, settings.strata.max(1));
@@ -226,6 +226,12 @@ fn sample(
     let mut samples = samples.into_inner().unwrap_or_else(|e| e.into_inner());
     samples.sort_by_key(|s| (s.stratum, s.part));
     (samples, strata, costs)
+}
+
+/// Whether `plan` is a full-mode join, whose last part (the symmetric solutions) is a
+/// search of its own, not on the keys' scale of cost: a stratum of its own, never merged.
+fn symmetric_part(plan: &Plan) -> bool {
+    matches!(plan.parts, Parts::Columns { .. }) && plan.len() > plan.len_of_keys()
 }
 
 /// Nodes a thread searches per second at most: faster than any machine (a tenth of a
@@ -374,9 +380,7 @@ fn predict(
         Some(_) => s.seconds - s.pieces.seconds,
         None => s.seconds,
     };
-    let fixed = usize::from(
-        matches!(plan.parts, Parts::Columns { .. }) && costs.len() > plan.len_of_keys(),
-    );
+    let fixed = usize::from(symmetric_part(plan));
     let counts: Vec<(usize, usize)> = strata
         .iter()
         .enumerate()

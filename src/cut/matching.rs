@@ -83,6 +83,7 @@ pub(super) struct Matcher {
 
 /// What a matching may use: its thread's share of the memory, and a flag that abandons it
 /// (the split stops going down once it is set; see [`super::Cut::count_until`]).
+#[derive(Clone, Copy)]
 pub(super) struct Within<'a> {
     /// Bytes of this thread's budget.
     pub bytes: usize,
@@ -248,7 +249,7 @@ fn split(
     levels: &mut [Vec<Word>],
     leaf: &mut Leaf,
 ) {
-    if table.is_empty() || probe.is_empty() || super::abandoned(leaf.stop) {
+    if table.is_empty() || probe.is_empty() || leaf.stop.load(Ordering::Relaxed) {
         return;
     }
     let (Some((&bit, order)), Some((filtered, levels))) = (

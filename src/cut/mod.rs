@@ -42,7 +42,7 @@
 
 use std::cell::RefCell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use crate::schedule::mask_of;
 use crate::types::{Kernel, Symmetry};
@@ -79,11 +79,6 @@ static UNSET: Alone = Alone(AtomicBool::new(false));
 /// An atomic on a cache line of its own.
 #[repr(align(128))]
 struct Alone(AtomicBool);
-
-/// Whether `stop` says to abandon the count in progress.
-fn abandoned(stop: &AtomicBool) -> bool {
-    stop.load(Ordering::Relaxed)
-}
 
 /// How an `n`-board is cut: its left half (`h = n / 2` columns) into a top quadrant (rows
 /// `0..top`) and a bottom one; the right half's half-boards are the mirror images of left
@@ -248,6 +243,10 @@ impl Cut {
                 (low, width)
             };
             let lanes = Lanes::of(kernel);
+            let within = Within {
+                bytes: budget,
+                stop,
+            };
             let none = Lines::default();
             let lefts = self.side(pieces, key.rows, most);
             let whole = lefts.chunks.len() == 1;
@@ -263,16 +262,7 @@ impl Cut {
                         if !whole {
                             self.build_chunk(&lefts, l, none, false, wide, lanes, left);
                         }
-                        matcher.either(
-                            left,
-                            group,
-                            &mut found[..1],
-                            Within {
-                                bytes: budget,
-                                stop,
-                            },
-                            lanes,
-                        );
+                        matcher.either(left, group, &mut found[..1], within, lanes);
                     }
                 }
                 return u128::from(entries[0].1) * u128::from(found[0]);
@@ -305,17 +295,7 @@ impl Cut {
                     );
                     ends.push(right.len());
                 }
-                matcher.disjoint(
-                    left,
-                    right,
-                    ends,
-                    &mut found,
-                    Within {
-                        bytes: budget,
-                        stop,
-                    },
-                    lanes,
-                );
+                matcher.disjoint(left, right, ends, &mut found, within, lanes);
             } else {
                 // Each middle row on its own: the left half-boards its queen leaves, narrowed
                 // (most others would meet every right one), against its right half-boards.
@@ -330,16 +310,7 @@ impl Cut {
                             }
                             narrow(left, mid, mask, kept);
                             let out = &mut found[g..g + 1];
-                            matcher.either(
-                                kept,
-                                group,
-                                out,
-                                Within {
-                                    bytes: budget,
-                                    stop,
-                                },
-                                lanes,
-                            );
+                            matcher.either(kept, group, out, within, lanes);
                         }
                     }
                 }

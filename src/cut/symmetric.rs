@@ -117,7 +117,7 @@ impl Turned {
         if r == n / 2 {
             return 1;
         }
-        if r < STOP_ROWS && stop.load(Ordering::Relaxed) {
+        if stopped(r, stop) {
             return 0;
         }
         let mut free = self.free(n, r, all);
@@ -134,6 +134,11 @@ impl Turned {
 /// The rows the searches check their stop flag in: deeper subtrees take well under a
 /// millisecond below the first rows at every n the join counts.
 const STOP_ROWS: usize = 8;
+
+/// Whether a search on row `r` stops: `stop` is set, read in the first [`STOP_ROWS`] only.
+fn stopped(r: usize, stop: &AtomicBool) -> bool {
+    r < STOP_ROWS && stop.load(Ordering::Relaxed)
+}
 
 /// A symmetry of the `n`-square: where it takes square `(r, c)`.
 type Symmetric = fn(usize, usize, usize) -> (usize, usize);
@@ -179,7 +184,7 @@ impl Fixed {
         if r >= n {
             return 1;
         }
-        if r < STOP_ROWS && stop.load(Ordering::Relaxed) {
+        if stopped(r, stop) {
             return 0;
         }
         (0..n)

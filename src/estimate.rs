@@ -407,8 +407,8 @@ fn predict(
         let cost: f64 = parts.iter().map(|&i| costs[i] as f64).sum();
         let sampled_cost: f64 = mine.iter().map(|s| s.cost as f64).sum();
         if mine.is_empty() && group[0] < fixed {
-            // The symmetric solutions' part (one search, counted once: 6 s of 115
-            // thread-hours at n = 24) did not finish in time: left out, and said so.
+            // The symmetric solutions' part (one search, counted once, small beside the
+            // keys) did not finish in time: left out, and said so.
             untimed.extend(parts);
             continue;
         }

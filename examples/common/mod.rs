@@ -21,8 +21,8 @@ fn next(state: &mut u64) -> u64 {
     *state
 }
 
-/// The board `N` (10 to 27) of `args`, the join's plan of it (full symmetry, 2 GiB for one
-/// thread) and `KEYS` of its parts picked at random from `SEED` (the same on every machine);
+/// The board `N` (10 to 27) of `args`, the join's plan of it (full symmetry, a thread's
+/// share of 2 GiB between two, as `-j 2` has) and `KEYS` of its parts picked at random from `SEED` (the same on every machine);
 /// `usage` (which exits) for what is out of range.
 pub fn random_parts(args: &[String], keys: u64, usage: fn(&str) -> !) -> (u64, Plan, Vec<usize>) {
     let (n, keys) = (number(args, 0, 20, usage), number(args, 1, keys, usage));
@@ -30,7 +30,7 @@ pub fn random_parts(args: &[String], keys: u64, usage: fn(&str) -> !) -> (u64, P
     if !(10..=27).contains(&n) || keys == 0 {
         usage("N must be 10 to 27 and KEYS at least 1");
     }
-    let plan = Plan::build(n as u32, Symmetry::Full, 2, Method::Join, 2 << 30, 1)
+    let plan = Plan::build(n as u32, Symmetry::Full, 2, Method::Join, 2 << 30, 2)
         .unwrap_or_else(|e| usage(&e.to_string()));
     let len = plan.len_of_keys() as u64;
     let parts = (0..keys)

@@ -140,13 +140,35 @@ impl Cut {
         self.store.bytes()
     }
 
-    /// The pieces of a side on `rows` (found in or added to `cache`) and its chunks of at
-    /// most `most` pairs of pieces.
-    fn side(&self, cache: &mut Cache, rows: u32, most: u64) -> Side {
+    /// The pieces of a side on `rows` (found in or added to `cache`; none where `stop` cut
+    /// their enumeration short) and its chunks of at most `most` half-boards, counted where
+    /// they might not fit one by building each north piece's into `out` (`lanes`; the middle
+    /// queen's squares left free, a bound for the right sides it forbids them to).
+    fn side(
+        &self,
+        cache: &mut Cache,
+        rows: u32,
+        most: u64,
+        (lanes, stop): (Lanes, &AtomicBool),
+        out: &mut Vec<Word>,
+    ) -> Side {
         let (n, top, h, store) = (self.n, self.top, self.h, &self.store);
-        let north = cache.find(store, n, 0, rows & ((1 << top) - 1), h);
-        let south = cache.find(store, n, top, rows >> top, h);
-        let chunks = halves::chunks(&north, &south, h, most);
+        let north = cache.find(store, (n, 0, rows & ((1 << top) - 1), h), stop);
+        let south = cache.find(store, (n, top, rows >> top, h), stop);
+        let shared = self.shared();
+        let chunks = halves::chunks(&north, &south, h, most, |piece| {
+            let pieces = (&*north, &*south);
+            self.build(
+                pieces,
+                &[piece],
+                Lines::default(),
+                false,
+                shared,
+                lanes,
+                out,
+            );
+            out.len() as u64
+        });
         Side {
             north,
             south,
@@ -190,7 +212,7 @@ impl Cut {
     /// (`matching::Matcher::disjoint`).
     ///
     /// Each side's half-boards are built a chunk at a time where they would not fit the
-    /// budget (a chunk's pairs of pieces bound its half-boards, `halves::chunks`): every
+    /// budget (`halves::chunks` counts them where their pairs of pieces might not fit): every
     /// chunk of one side is matched with every chunk of the other, as the table the side
     /// `matching::Matcher::either` picks. On an odd board the middle queen joins the
     /// right half: the left half-boards are built once for all the part's middle rows (where
@@ -211,11 +233,11 @@ impl Cut {
     /// where one key of n = 26 takes minutes). The pieces, kept for other keys, are never
     /// cut short: a key may still finish enumerating them first.
     pub fn count_until(&self, key: Key, budget: usize, kernel: Kernel, stop: &AtomicBool) -> u128 {
-        let most = (budget / BYTES_PER_PAIR).max(MIN_PAIRS) as u64;
+        let most = (budget / BYTES_PER_BOARD).max(MIN_BOARDS) as u64;
         self.count_in(key, budget, kernel, most, stop)
     }
 
-    /// [`Cut::count_until`] with chunks of at most `most` pairs of pieces.
+    /// [`Cut::count_until`] with chunks of at most `most` half-boards.
     fn count_in(
         &self,
         key: Key,
@@ -248,14 +270,20 @@ impl Cut {
                 stop,
             };
             let none = Lines::default();
-            let lefts = self.side(pieces, key.rows, most);
+            let lefts = self.side(pieces, key.rows, most, (lanes, stop), left);
             let whole = lefts.chunks.len() == 1;
             if whole {
                 self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
             }
             let mut found = [0u64; MAX_GROUPS];
             if !odd {
-                let rights = self.side(pieces, self.right_rows(key.rows, None), most);
+                let rights = self.side(
+                    pieces,
+                    self.right_rows(key.rows, None),
+                    most,
+                    (lanes, stop),
+                    group,
+                );
                 for r in 0..rights.chunks.len() {
                     self.build_chunk(&rights, r, none, true, (low, width), lanes, group);
                     for l in 0..lefts.chunks.len() {
@@ -273,7 +301,13 @@ impl Cut {
                     let m = m.expect("an odd board's keys have a middle row");
                     (
                         m,
-                        self.side(pieces, self.right_rows(key.rows, Some(m)), most),
+                        self.side(
+                            pieces,
+                            self.right_rows(key.rows, Some(m)),
+                            most,
+                            (lanes, stop),
+                            group,
+                        ),
                     )
                 })
                 .collect();
@@ -347,20 +381,19 @@ struct Side {
     chunks: Vec<Vec<halves::Span>>,
 }
 
-/// Bytes a thread holds per pair of pieces of a chunk, at most: the word of the half-board
-/// it may make on each side (as built, and a middle queen's kept ones), and up to three
+/// Bytes a thread holds per half-board of a chunk, at most: its word on each side (as built, and a middle queen's kept ones), and up to three
 /// more of the probe side in the matcher's filtered levels.
-const BYTES_PER_PAIR: usize = 8 * 6;
+const BYTES_PER_BOARD: usize = 8 * 6;
 
-/// The fewest pairs of pieces a chunk may hold, whatever the budget (3 MB of words).
-const MIN_PAIRS: usize = 1 << 16;
+/// The fewest half-boards a chunk may hold, whatever the budget (3 MB of words).
+const MIN_BOARDS: usize = 1 << 16;
 
-/// What a thread's join holds at least, whatever its budget: a chunk of `MIN_PAIRS` pairs
-/// of pieces and the least table. A thread given no more than this loses nothing that the
+/// What a thread's join holds at least, whatever its budget: a chunk of `MIN_BOARDS`
+/// half-boards and the least table. A thread given no more than this loses nothing that the
 /// pieces kept in its place would not give back: at n = 18 and 19 on one thread, chunks of
 /// 3 MB against 1 GB took the same time within the noise, while keeping half of the pieces
 /// made the count 1.4x slower.
-pub const THREAD_FLOOR: usize = MIN_PAIRS * BYTES_PER_PAIR + MIN_BYTES;
+pub const THREAD_FLOOR: usize = MIN_BOARDS * BYTES_PER_BOARD + MIN_BYTES;
 
 /// A thread's buffers, reused from key to key.
 #[derive(Default)]
@@ -451,7 +484,7 @@ mod tests {
         }
     }
 
-    /// Half-boards built a few pairs of pieces at a time, one column set cut between its
+    /// Half-boards built a few at a time, one column set cut between its
     /// pieces, give every key the same count, even and odd boards, in every mode.
     #[test]
     fn chunked_sides_keep_every_count() {
@@ -467,6 +500,76 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A chunk holds at most `most` half-boards (or one north piece's, where those alone
+    /// are more), and the chunks together hold every half-board of the side once.
+    #[test]
+    fn chunks_hold_at_most_their_half_boards() {
+        let cut = Cut::new(14, Symmetry::Full, 1 << 20);
+        let mut cache = Cache::default();
+        let mut out = Vec::new();
+        let at = (Lanes::of(Kernel::Auto), NEVER);
+        for k in keys(14, Symmetry::Full).into_iter().step_by(11) {
+            let all = cut.side(&mut cache, k.rows, u64::MAX, at, &mut out);
+            assert_eq!(all.chunks.len(), 1);
+            cut.build_chunk(
+                &all,
+                0,
+                Lines::default(),
+                false,
+                cut.shared(),
+                at.0,
+                &mut out,
+            );
+            let mut whole = out.clone();
+            for most in [1, 40, 300] {
+                let side = cut.side(&mut cache, k.rows, most, at, &mut out);
+                let mut built = Vec::new();
+                for c in 0..side.chunks.len() {
+                    cut.build_chunk(
+                        &side,
+                        c,
+                        Lines::default(),
+                        false,
+                        cut.shared(),
+                        at.0,
+                        &mut out,
+                    );
+                    let piece = side.chunks[c].iter().map(|s| s.to - s.from).sum::<u32>() == 1;
+                    assert!(out.len() as u64 <= most || piece, "{k:?} {most}");
+                    built.extend_from_slice(&out);
+                }
+                built.sort_unstable();
+                whole.sort_unstable();
+                assert_eq!(built, whole, "{k:?} {most}");
+            }
+        }
+    }
+
+    /// Pieces whose enumeration a set flag cut short are kept nowhere: the next key on the
+    /// same rows enumerates them whole.
+    #[test]
+    fn pieces_cut_short_are_not_kept() {
+        let cut = Cut::new(22, Symmetry::Full, 1 << 30);
+        let mut cache = Cache::default();
+        let stop = AtomicBool::new(true);
+        let rows = 0b111_1111_0001;
+        let short = cache.find(&cut.store, (22, 0, rows, 11), &stop);
+        let whole = cache.find(&cut.store, (22, 0, rows, 11), NEVER);
+        let fresh = {
+            let mut p = Pieces::default();
+            assert!(p.fill(22, 0, rows, 11, NEVER));
+            p
+        };
+        let all = |p: &Pieces| {
+            (0..1 << 11)
+                .flat_map(|c| p.on(c).to_vec())
+                .collect::<Vec<_>>()
+        };
+        assert!(all(&short).len() < all(&fresh).len());
+        assert_eq!(all(&whole), all(&fresh));
+        assert!(cut.pieces_bytes() > 0);
     }
 
     #[test]

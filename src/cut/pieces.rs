@@ -5,7 +5,7 @@
 //! front: a process holds only the pieces of the keys it is counting.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -34,8 +34,18 @@ pub(super) struct Pieces {
 
 impl Pieces {
     /// Enumerates the pieces of an `n`-board's quadrant whose rows start at `first`, on its
-    /// rows `rows` (relative to `first`), in columns `0..width`.
-    pub(super) fn fill(&mut self, n: usize, first: usize, rows: u32, width: usize) {
+    /// rows `rows` (relative to `first`), in columns `0..width`; or, where `stop` is set
+    /// before the end, none, and returns false: they must be neither kept nor used
+    /// for a count that stands (at n = 27 a row set takes seconds, which ran `estimate`
+    /// 24 s past `--seconds 900`).
+    pub(super) fn fill(
+        &mut self,
+        n: usize,
+        first: usize,
+        rows: u32,
+        width: usize,
+        stop: &AtomicBool,
+    ) -> bool {
         debug_assert!(width <= 16 && rows < 1 << 16);
         self.n = n;
         self.first = first;
@@ -48,7 +58,17 @@ impl Pieces {
         // Depth first over the rows of the set: a queen on a free column of each, its
         // diagonals clear of the queens above.
         let mut stack = vec![(0usize, 0u32, Lines::default())];
+        let mut steps = 0u32;
         while let Some((i, cols, lines)) = stack.pop() {
+            steps = steps.wrapping_add(1);
+            if steps.is_multiple_of(STOP_STEPS) && stop.load(Ordering::Relaxed) {
+                // None at all, on every column set.
+                self.found.clear();
+                self.pieces.clear();
+                self.offsets.clear();
+                self.offsets.resize((1 << width) + 1, 0);
+                return false;
+            }
             let Some(&row) = on.get(i) else {
                 let word = lines.down_right >> low.0 | (lines.down_left >> low.1) << 32;
                 self.found.push((cols, word));
@@ -86,6 +106,7 @@ impl Pieces {
             at[cols as usize] += 1;
         }
         self.found = Vec::new();
+        true
     }
 
     /// Whether these are the pieces of an `n`-board on `rows` of the quadrant starting at
@@ -114,6 +135,9 @@ impl Pieces {
         self.offsets.capacity() * 4 + self.pieces.capacity() * 8
     }
 }
+
+/// Steps of the enumeration between two reads of its stop flag (microseconds' worth).
+const STOP_STEPS: u32 = 1 << 12;
 
 /// The pieces of the row sets the run has used, shared by its threads, while they fit a
 /// byte budget: each is enumerated once (up to n = 21 every row set's fit the default 2 GiB
@@ -194,14 +218,13 @@ const SLOTS: usize = 8;
 impl Cache {
     /// The pieces of an `n`-board on `rows` of the quadrant starting at `first`, in columns
     /// `0..width`: from this cache, else from `store`, else enumerated (and kept in the
-    /// store where its budget allows).
+    /// store where its budget allows). Where `stop` cut the enumeration short, none of
+    /// them, kept nowhere: the count they go into is dropped.
     pub(super) fn find(
         &mut self,
         store: &Store,
-        n: usize,
-        first: usize,
-        rows: u32,
-        width: usize,
+        (n, first, rows, width): (usize, usize, u32, usize),
+        stop: &AtomicBool,
     ) -> Arc<Pieces> {
         self.clock += 1;
         if let Some(slot) = self
@@ -216,27 +239,34 @@ impl Cache {
             let map = s.kept.lock().unwrap_or_else(|e| e.into_inner());
             map.get(&(first, rows)).cloned()
         };
-        let pieces = kept(store).unwrap_or_else(|| {
-            let start = Instant::now();
-            let mut p = Pieces::default();
-            p.fill(n, first, rows, width);
-            let p = Arc::new(p);
-            let size = p.bytes();
-            ENUMERATED.with(|e| {
-                let mut t = e.get();
-                t.row_sets += 1;
-                t.seconds += start.elapsed().as_secs_f64();
-                t.bytes += size as u64;
-                e.set(t);
-            });
-            if store.bytes.fetch_add(size, Ordering::Relaxed) + size <= store.budget {
-                let mut map = store.kept.lock().unwrap_or_else(|e| e.into_inner());
-                map.insert((first, rows), p.clone());
-            } else {
-                store.bytes.fetch_sub(size, Ordering::Relaxed);
+        let pieces = match kept(store) {
+            Some(p) => p,
+            None => {
+                let start = Instant::now();
+                let mut p = Pieces::default();
+                let whole = p.fill(n, first, rows, width, stop);
+                let p = Arc::new(p);
+                let size = p.bytes();
+                ENUMERATED.with(|e| {
+                    let mut t = e.get();
+                    t.row_sets += 1;
+                    t.seconds += start.elapsed().as_secs_f64();
+                    t.bytes += size as u64;
+                    e.set(t);
+                });
+                if !whole {
+                    // Cut short by `stop`: kept neither here nor in the store.
+                    return p;
+                }
+                if store.bytes.fetch_add(size, Ordering::Relaxed) + size <= store.budget {
+                    let mut map = store.kept.lock().unwrap_or_else(|e| e.into_inner());
+                    map.insert((first, rows), p.clone());
+                } else {
+                    store.bytes.fetch_sub(size, Ordering::Relaxed);
+                }
+                p
             }
-            p
-        });
+        };
         if self.slots.len() < SLOTS {
             self.slots.push((self.clock, pieces.clone()));
         } else if let Some(oldest) = self.slots.iter_mut().min_by_key(|(t, _)| *t) {

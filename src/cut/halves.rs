@@ -103,21 +103,28 @@ pub(super) fn chunks(
     mut size: impl FnMut(Span) -> u64,
 ) -> Vec<Vec<Span>> {
     let all = (1usize << h) - 1;
-    let sets = || {
-        (0..=all).filter_map(move |up| {
-            let (top, below) = (north.on(up).len() as u64, south.on(all & !up).len() as u64);
-            (top > 0 && below > 0).then_some((up as u32, top as u32, below))
-        })
-    };
-    let pairs: u64 = sets().map(|(_, top, below)| u64::from(top) * below).sum();
+    // Every column set's pieces as one span, in one pass over the sets that have some.
+    let (mut sets, mut pairs) = (Vec::new(), 0u64);
+    for &up in north.sets() {
+        let up = up as usize;
+        let (top, below) = (north.on(up).len(), south.on(all & !up).len());
+        if top > 0 && below > 0 {
+            pairs += (top * below) as u64;
+            sets.push(Span {
+                up: up as u32,
+                from: 0,
+                to: top as u32,
+            });
+        }
+    }
     if pairs <= most {
-        return vec![sets().map(|(up, to, _)| Span { up, from: 0, to }).collect()];
+        return vec![sets];
     }
     let (mut out, mut chunk, mut held) = (Vec::new(), Vec::<Span>::new(), 0u64);
-    for (up, top, _) in sets() {
-        for from in 0..top {
+    for set in sets {
+        for from in set.from..set.to {
             let piece = Span {
-                up,
+                up: set.up,
                 from,
                 to: from + 1,
             };
@@ -127,7 +134,7 @@ pub(super) fn chunks(
                 held = 0;
             }
             match chunk.last_mut() {
-                Some(last) if last.up == up => last.to = from + 1,
+                Some(last) if last.up == set.up => last.to = from + 1,
                 _ => chunk.push(piece),
             }
             held += boards;

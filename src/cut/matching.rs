@@ -33,6 +33,10 @@ pub const MIN_BYTES: usize = 8 * (64 + 64usize.div_ceil(CHUNK) * ENTRIES) * 8;
 /// time, until a side has at most this many (one slice of eight words, 512 bits).
 pub(super) const LEAF: usize = 512;
 
+/// The room the split levels' filtered probe words may take, in probe sides: deeper
+/// levels past it are matched unfiltered (see [`split`]).
+pub(super) const LEVELS: usize = 2;
+
 /// Most probe groups a matching takes (one per middle row of an odd board).
 pub(super) const MAX_GROUPS: usize = 32;
 
@@ -71,11 +75,11 @@ pub fn matched() -> Matched {
     }
 }
 
-/// A thread's buffers for matching, reused from key to key: each split level's filtered
+/// A thread's buffers for matching, reused from key to key: the split levels' filtered
 /// probe words, the table words a split moves aside, and a leaf's sets and tables.
 #[derive(Default)]
 pub(super) struct Matcher {
-    levels: Vec<Vec<Word>>,
+    levels: Vec<Word>,
     aside: Vec<Word>,
     sets: Vec<u64>,
     tables: Vec<u64>,
@@ -99,10 +103,12 @@ impl Matcher {
     /// per solution at n = 18, 7,400 at n = 20, and more as n grows). So the table side is
     /// split first, one diagonal at a time, the most contested first (in both sides'
     /// samples): its words without the diagonal meet every probe word there, those with it
-    /// only the probe words without it, which are filtered into a buffer of their own. Each
-    /// side of the split loses that diagonal; once the table side has at most [`LEAF`]
-    /// words, its pairs are counted with bitset tables over the diagonals still in play.
-    /// The table side is reordered; the probe words are not changed.
+    /// only the probe words without it, which are filtered into a buffer of their own (all
+    /// levels' together at most [`LEVELS`] times the probe side: unbounded, at n = 26 they
+    /// took `estimate 26 -j 2` to 3.16 GB in its 2 GiB). Each side of the split loses that
+    /// diagonal; once the table side has at most [`LEAF`] words, its pairs are counted with
+    /// bitset tables over the diagonals still in play. The table side is reordered; the
+    /// probe words are not changed.
     pub(super) fn disjoint(
         &mut self,
         table: &mut [Word],
@@ -121,8 +127,11 @@ impl Matcher {
         } else {
             Order::default()
         };
-        if self.levels.len() < order.len {
-            self.levels.resize_with(order.len, Vec::new);
+        // Room for the filtered levels: `LEVELS` times the probe side, every word of it
+        // written once (only the room grows, from key to key).
+        let room = LEVELS * probe.len() + 64;
+        if self.levels.len() < room {
+            self.levels.resize(room, 0);
         }
         let mut leaf = Leaf {
             budget: within.bytes,
@@ -139,7 +148,7 @@ impl Matcher {
             !0,
             &order.bits[..order.len],
             out,
-            &mut self.levels,
+            &mut self.levels[..room],
             &mut leaf,
         );
     }
@@ -237,7 +246,11 @@ fn groups(ends: &[usize]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
 }
 
 /// One split level of [`Matcher::disjoint`]: `live` holds the diagonals still in play,
-/// `order` those left to split on; `levels[0]` takes this level's filtered probe words.
+/// `order` those left to split on; the front of `levels` takes this level's filtered probe
+/// words (after the side without the diagonal is done, so that its levels use the same
+/// room), the rest the levels below. Where the room runs out, the probe is not filtered:
+/// the same pairs are counted at the leaves, with more probe words. So the filtered levels
+/// of a matching never take more than the room its caller gave them.
 #[allow(clippy::too_many_arguments)]
 fn split(
     table: &mut [Word],
@@ -246,31 +259,34 @@ fn split(
     live: u64,
     order: &[u64],
     out: &mut [u64],
-    levels: &mut [Vec<Word>],
+    levels: &mut [Word],
     leaf: &mut Leaf,
 ) {
     if table.is_empty() || probe.is_empty() || leaf.stop.load(Ordering::Relaxed) {
         return;
     }
-    let (Some((&bit, order)), Some((filtered, levels))) = (
-        order.split_first().filter(|_| table.len() > LEAF),
-        levels.split_first_mut(),
-    ) else {
+    let Some((&bit, order)) = order.split_first().filter(|_| table.len() > LEAF) else {
         leaf.disjoint(table, probe, ends, live, out);
         return;
     };
     let without = partition(table, bit, leaf.lanes, leaf.aside);
-    // The probe words without `bit`, group by group.
-    filtered.clear();
-    let mut kept = [0usize; MAX_GROUPS];
-    for (g, range) in groups(ends).enumerate() {
-        filter(&probe[range], bit, filtered, leaf.lanes);
-        kept[g] = filtered.len();
-    }
     let (t0, t1) = table.split_at_mut(without);
     split(t0, probe, ends, live & !bit, order, out, levels, leaf);
+    if levels.len() < probe.len() + 8 {
+        // No room left to filter: the probe words with `bit` stay, and `bit` stays in play,
+        // where every table word has it, so they meet every one.
+        split(t1, probe, ends, live, order, out, levels, leaf);
+        return;
+    }
+    // The probe words without `bit`, group by group, in front of the levels below.
+    let (mut len, mut kept) = (0, [0usize; MAX_GROUPS]);
+    for (g, range) in groups(ends).enumerate() {
+        len += filter(&probe[range], bit, &mut levels[len..], leaf.lanes);
+        kept[g] = len;
+    }
+    let (filtered, below) = levels.split_at_mut(len);
     let ends = &kept[..ends.len()];
-    split(t1, filtered, ends, live & !bit, order, out, levels, leaf);
+    split(t1, filtered, ends, live & !bit, order, out, below, leaf);
 }
 
 /// Puts the words of `table` without `bit` first and returns how many there are; `aside`
@@ -293,39 +309,33 @@ fn partition(table: &mut [Word], bit: u64, lanes: Lanes, aside: &mut Vec<Word>) 
     without
 }
 
-/// Appends the words of `from` without `bit` to `to`, in order.
-fn filter(from: &[Word], bit: u64, to: &mut Vec<Word>, lanes: Lanes) {
+/// Writes the words of `from` without `bit` to the front of `to` (room for every word and
+/// one vector more), in order, and returns how many there are.
+fn filter(from: &[Word], bit: u64, to: &mut [Word], lanes: Lanes) -> usize {
     #[cfg(target_arch = "x86_64")]
     if let Lanes::Avx512 = lanes {
         // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
-        unsafe { super::pack::filter512(from, bit, to) };
-        return;
+        return unsafe { super::pack::filter512(from, bit, to) };
     }
     #[cfg(target_arch = "x86_64")]
     if let Lanes::Avx2 = lanes {
         // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
-        unsafe { super::pack::filter256(from, bit, to) };
-        return;
+        return unsafe { super::pack::filter256(from, bit, to) };
     }
     let _ = lanes;
-    filter_words(from, bit, to);
+    filter_words(from, bit, to)
 }
 
 /// [`filter`] a word at a time (the plain loop, and the vector loops' last few words).
-pub(super) fn filter_words(from: &[u64], bit: u64, to: &mut Vec<u64>) {
-    // Every word written, the kept ones advancing the end: no branch to mispredict. The
-    // room is reserved, not zeroed: a `resize` here was 11% of an n = 22 shard on Zen 3.
-    to.reserve(from.len());
-    let base = to.len();
-    let spare = &mut to.spare_capacity_mut()[..from.len()];
+pub(super) fn filter_words(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
+    // Every word written, the kept ones advancing the end: no branch to mispredict.
+    let to = &mut to[..from.len()];
     let mut len = 0;
     for &w in from {
-        spare[len].write(w);
+        to[len] = w;
         len += usize::from(w & bit == 0);
     }
-    // SAFETY: the first `len` words past `base` were written just above, within the
-    // capacity reserved.
-    unsafe { to.set_len(base + len) };
+    len
 }
 
 /// What a leaf needs besides its words: the memory its tables may take, the instructions

@@ -381,9 +381,10 @@ struct Side {
     chunks: Vec<Vec<halves::Span>>,
 }
 
-/// Bytes a thread holds per half-board of a chunk, at most: its word on each side (as built, and a middle queen's kept ones), and up to three
-/// more of the probe side in the matcher's filtered levels.
-const BYTES_PER_BOARD: usize = 8 * 6;
+/// Bytes a thread holds per half-board of a chunk, at most: its word on each side (as
+/// built, and a middle queen's kept ones), the table side's words a split moves aside, and
+/// the probe side's filtered at the split levels (`matching::LEVELS` probe sides).
+const BYTES_PER_BOARD: usize = 8 * (4 + matching::LEVELS);
 
 /// The fewest half-boards a chunk may hold, whatever the budget (3 MB of words).
 const MIN_BOARDS: usize = 1 << 16;

@@ -163,50 +163,48 @@ unsafe impl Pack for Narrow {
     }
 }
 
-/// Appends the words of `from` without `bit` to `to`, in order, eight at a time with
-/// AVX-512F ([`filter_in`]).
+/// Writes the words of `from` without `bit` to the front of `to`, in order, eight at a time
+/// with AVX-512F ([`filter_in`]), and returns how many there are. `to` has room for every
+/// word of `from` and one vector more.
 #[target_feature(enable = "avx512f")]
-pub(super) fn filter512(from: &[u64], bit: u64, to: &mut Vec<u64>) {
+pub(super) fn filter512(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX-512F (its target feature).
     unsafe { filter_in::<Wide>(from, bit, to) }
 }
 
 /// [`filter512`] four at a time with AVX2.
 #[target_feature(enable = "avx2,popcnt")]
-pub(super) fn filter256(from: &[u64], bit: u64, to: &mut Vec<u64>) {
+pub(super) fn filter256(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX2 (its target feature).
     unsafe { filter_in::<Narrow>(from, bit, to) }
 }
 
-/// The words of `from` without `bit` appended to `to` in `P`'s vectors: a vector of words
-/// a step, those without `bit` packed and stored at the end of the kept ones; the last few
-/// words one by one.
+/// The words of `from` without `bit` written to the front of `to` in `P`'s vectors: a
+/// vector of words a step, those without `bit` packed and stored at the end of the kept
+/// ones; the last few words one by one. Returns how many were kept.
 ///
 /// # Safety
 ///
 /// The CPU has `P`'s ISA.
 #[inline(always)]
-unsafe fn filter_in<P: Pack>(from: &[u64], bit: u64, to: &mut Vec<u64>) {
+unsafe fn filter_in<P: Pack>(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
     // Room for every word and one full store past the last kept one.
-    to.reserve(from.len() + P::WORDS);
-    let base = to.len();
-    let dst = to.spare_capacity_mut().as_mut_ptr().cast::<u64>();
+    assert!(to.len() >= from.len() + P::WORDS);
+    let dst = to.as_mut_ptr();
     let mut len = 0;
     let chunks = from.chunks_exact(P::WORDS);
     let rest = chunks.remainder();
     // SAFETY: the CPU has `P`'s ISA (the caller's). Each load reads one chunk's words; at
-    // most the words before a chunk were kept, so a store at `dst + len` lies within the
-    // capacity reserved above.
+    // most the words before a chunk were kept, so a store at `dst + len` lies within `to`
+    // (checked above).
     unsafe {
         let b = P::splat(bit);
         for chunk in chunks {
             let w = P::load(chunk.as_ptr());
             len += P::put(dst.add(len), w, P::lacking(w, b));
         }
-        // The first `len` words past `base` were written above, within the capacity.
-        to.set_len(base + len);
     }
-    super::matching::filter_words(rest, bit, to);
+    len + super::matching::filter_words(rest, bit, &mut to[len..])
 }
 
 /// The words of `table` without `bit` put first, in order, and how many they are, with

@@ -28,6 +28,8 @@ pub(super) struct Pieces {
     pub(super) low: (usize, usize),
     offsets: Vec<u32>,
     pieces: Vec<u64>,
+    /// The column sets that have pieces, in increasing order.
+    sets: Vec<u32>,
     /// Each piece's columns and word, as enumerated (reused between fills).
     found: Vec<(u32, u64)>,
 }
@@ -67,6 +69,7 @@ impl Pieces {
                 self.pieces.clear();
                 self.offsets.clear();
                 self.offsets.resize((1 << width) + 1, 0);
+                self.sets.clear();
                 return false;
             }
             let Some(&row) = on.get(i) else {
@@ -106,6 +109,9 @@ impl Pieces {
             at[cols as usize] += 1;
         }
         self.found = Vec::new();
+        self.sets = (0..1u32 << width)
+            .filter(|&c| self.offsets[c as usize + 1] > self.offsets[c as usize])
+            .collect();
         true
     }
 
@@ -130,9 +136,15 @@ impl Pieces {
         }
     }
 
+    /// The column sets that have pieces, in increasing order (a few of the `2^width`: the
+    /// pieces of a row set all take as many columns as it has rows).
+    pub(super) fn sets(&self) -> &[u32] {
+        &self.sets
+    }
+
     /// Bytes these pieces take.
     pub(super) fn bytes(&self) -> usize {
-        self.offsets.capacity() * 4 + self.pieces.capacity() * 8
+        (self.offsets.capacity() + self.sets.capacity()) * 4 + self.pieces.capacity() * 8
     }
 }
 

@@ -33,9 +33,27 @@ pub const MIN_BYTES: usize = 8 * (64 + 64usize.div_ceil(CHUNK) * ENTRIES) * 8;
 /// time, until a side has at most this many (one slice of eight words, 512 bits).
 pub(super) const LEAF: usize = 512;
 
-/// The room the split levels' filtered probe words may take, in probe sides: deeper
-/// levels past it are matched unfiltered (see [`split`]).
+/// The least room the split levels' filtered probe words take, in probe sides (see
+/// [`room`]): deeper levels past it are matched unfiltered (see [`split`]).
 pub(super) const LEVELS: usize = 2;
+
+/// The most room the split levels' filtered probe words take, in probe sides, where the
+/// thread's budget has it: with two, random keys of n = 22 took 1.10x the time of levels
+/// without a bound (one thread, least of 3 alternated runs), with sixteen 0.85x of two.
+pub(super) const ROOM_MOST: usize = 16;
+
+/// Words of room for the filtered levels of a matching of `table` and `probe` words within
+/// `bytes`: what half the budget leaves beyond the table (three times: it, the words a
+/// split moves aside, and a copy the caller may hold) and the probe (twice: it and the
+/// other side's buffer), at least [`LEVELS`] probe sides (what the chunks' size allows for)
+/// and at most [`ROOM_MOST`]. Half: the budget's other uses (the pieces each thread keeps
+/// beyond the shared ones, vectors' slack) are not counted, and a run filling every
+/// thread's share would pass `--memory`. Where the sides fill the chunks (n = 26), the room
+/// is its least.
+fn room(bytes: usize, table: usize, probe: usize) -> usize {
+    let spare = (bytes / 16).saturating_sub(3 * table + 2 * probe);
+    spare.clamp(LEVELS * probe, ROOM_MOST * probe) + 64
+}
 
 /// Most probe groups a matching takes (one per middle row of an odd board).
 pub(super) const MAX_GROUPS: usize = 32;
@@ -104,7 +122,7 @@ impl Matcher {
     /// split first, one diagonal at a time, the most contested first (in both sides'
     /// samples): its words without the diagonal meet every probe word there, those with it
     /// only the probe words without it, which are filtered into a buffer of their own (all
-    /// levels' together at most [`LEVELS`] times the probe side: unbounded, at n = 26 they
+    /// levels' together in a room of [`room`]'s size: unbounded, at n = 26 they
     /// took `estimate 26 -j 2` to 3.16 GB in its 2 GiB). Each side of the split loses that
     /// diagonal; once the table side has at most [`LEAF`] words, its pairs are counted with
     /// bitset tables over the diagonals still in play. The table side is reordered; the
@@ -127,9 +145,14 @@ impl Matcher {
         } else {
             Order::default()
         };
-        // Room for the filtered levels: `LEVELS` times the probe side, every word of it
-        // written once (only the room grows, from key to key).
-        let room = LEVELS * probe.len() + 64;
+        // Room for the filtered levels, where there is a split (`room`), every word of it
+        // written once (only the room grows, from key to key). A table of one leaf needs
+        // none: on an odd board its probe may be every middle row's right half-boards.
+        let room = if order.len > 0 {
+            room(within.bytes, table.len(), probe.len())
+        } else {
+            0
+        };
         if self.levels.len() < room {
             self.levels.resize(room, 0);
         }

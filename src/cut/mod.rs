@@ -230,8 +230,8 @@ impl Cut {
     /// [`Cut::count`], abandoned as soon as `stop` is set: the matching's split stops going
     /// down, so the count returns early with too few solutions, and the caller must drop
     /// every count that ended after it set `stop` (`estimate` keeps `--seconds` a bound so,
-    /// where one key of n = 26 takes minutes). The pieces, kept for other keys, are never
-    /// cut short: a key may still finish enumerating them first.
+    /// where one key of n = 26 takes minutes). The pieces' enumeration stops too, and what
+    /// it cut short is kept for no other key.
     pub fn count_until(&self, key: Key, budget: usize, kernel: Kernel, stop: &AtomicBool) -> u128 {
         let most = (budget / BYTES_PER_BOARD).max(MIN_BOARDS) as u64;
         self.count_in(key, budget, kernel, most, stop)

@@ -65,7 +65,7 @@ impl Pieces {
             steps = steps.wrapping_add(1);
             if steps.is_multiple_of(STOP_STEPS) && stop.load(Ordering::Relaxed) {
                 // None at all, on every column set.
-                self.found.clear();
+                self.found = Vec::new();
                 self.pieces.clear();
                 self.offsets.clear();
                 self.offsets.resize((1 << width) + 1, 0);

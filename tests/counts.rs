@@ -35,13 +35,16 @@ fn kernels() -> Vec<Kernel> {
     k
 }
 
+/// Up to 14 at the default threads and split depth, up to 12 at the others: n = 13 and 14
+/// at all twelve took 11 s of the README's test command, which must stay under 3 minutes.
 #[test]
 fn every_kernel_mode_thread_count_and_split_depth_matches_the_published_table_up_to_14() {
     for kernel in kernels() {
         for symmetry in MODES {
             for threads in [1, 2, 3] {
                 for depth in 0..=3 {
-                    for n in 0..=14u32 {
+                    let top = if (threads, depth) == (2, 2) { 14 } else { 12 };
+                    for n in 0..=top {
                         let o = Options {
                             kernel,
                             ..options(threads, depth.min(n as usize), symmetry)

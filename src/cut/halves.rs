@@ -103,12 +103,13 @@ pub(super) fn chunks(
     mut size: impl FnMut(Span) -> u64,
 ) -> Vec<Vec<Span>> {
     let all = (1usize << h) - 1;
-    // Every column set's pieces as one span, in one pass over the sets that have some.
+    // Every column set's pieces as one span, in one pass over the sets that have some (so
+    // only the south side can be empty).
     let (mut sets, mut pairs) = (Vec::new(), 0u64);
     for &up in north.sets() {
         let up = up as usize;
         let (top, below) = (north.on(up).len(), south.on(all & !up).len());
-        if top > 0 && below > 0 {
+        if below > 0 {
             pairs += (top * below) as u64;
             sets.push(Span {
                 up: up as u32,

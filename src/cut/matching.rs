@@ -4,30 +4,8 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use super::leaf::{Bitsets, groups};
 use super::{Lanes, Word};
-
-/// Bytes a table of `words` words per entry takes, with its sets (at most 64 diagonals in
-/// play, eight bytes of them).
-fn table_bytes(words: usize) -> usize {
-    (64 + 64usize.div_ceil(CHUNK) * ENTRIES) * words * 8
-}
-
-/// Ranks per table chunk: a probe word's ranks are read `CHUNK` at a time, each chunk
-/// selecting one of its table's `2^CHUNK` entries (the unions of every subset of the
-/// chunk's sets).
-/// Eight: at n = 18 on Zen 4 (one thread, user time) 3.1-3.5 s, against 3.2-3.6 with six,
-/// 3.9-4.3 with five and 3.6-4.0 with four (smaller tables, more loads per probe word).
-const CHUNK: usize = 8;
-/// Entries of one chunk's table.
-const ENTRIES: usize = 1 << CHUNK;
-
-/// The most words a table slice holds (2048 half-boards): its entries, 256 per eight ranks of
-/// 256 bytes each (320 KB for the usual five), stay in a core's L2 cache. Only a table the
-/// split could not bring down to [`LEAF`] (its bits ran out) is sliced.
-const SLICE_WORDS: usize = 32;
-
-/// The least a key's matching needs: a table slice of eight words (512 half-boards).
-pub const MIN_BYTES: usize = 8 * (64 + 64usize.div_ceil(CHUNK) * ENTRIES) * 8;
 
 /// The most half-boards a table leaf holds: the split goes on below it, one diagonal at a
 /// time, until a side has at most this many (one slice of eight words, 512 bits).
@@ -99,8 +77,7 @@ pub fn matched() -> Matched {
 pub(super) struct Matcher {
     levels: Vec<Word>,
     aside: Vec<Word>,
-    sets: Vec<u64>,
-    tables: Vec<u64>,
+    bitsets: Bitsets,
 }
 
 /// What a matching may use: its thread's share of the memory, and a flag that abandons it
@@ -161,8 +138,7 @@ impl Matcher {
             stop: within.stop,
             lanes,
             aside: &mut self.aside,
-            sets: &mut self.sets,
-            tables: &mut self.tables,
+            bitsets: &mut self.bitsets,
         };
         split(
             table,
@@ -263,11 +239,6 @@ fn contested(table: &[Word], probe: &[Word]) -> Order {
     order
 }
 
-/// The probe groups' ranges, from their ends.
-fn groups(ends: &[usize]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
-    (0..ends.len()).map(|g| g.checked_sub(1).map_or(0, |f| ends[f])..ends[g])
-}
-
 /// One split level of [`Matcher::disjoint`]: `live` holds the diagonals still in play,
 /// `order` those left to split on; the front of `levels` takes this level's filtered probe
 /// words (after the side without the diagonal is done, so that its levels use the same
@@ -289,7 +260,9 @@ fn split(
         return;
     }
     let Some((&bit, order)) = order.split_first().filter(|_| table.len() > LEAF) else {
-        leaf.disjoint(table, probe, ends, live, out);
+        let within = (leaf.budget, leaf.lanes);
+        leaf.bitsets
+            .disjoint((table, probe, ends), live, within, out);
         return;
     };
     let without = partition(table, bit, leaf.lanes, leaf.aside);
@@ -361,533 +334,26 @@ pub(super) fn filter_words(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
     len
 }
 
-/// What a leaf needs besides its words: the memory its tables may take, the instructions
-/// they run in, and the buffers they are built in.
+/// What the split and its leaves need besides their words: the memory a leaf's tables may
+/// take, the flag that stops the split, the instructions they run in, the buffer a
+/// partition uses and the ones a leaf's tables are built in.
 struct Leaf<'a> {
     budget: usize,
     stop: &'a AtomicBool,
     lanes: Lanes,
     aside: &'a mut Vec<Word>,
-    sets: &'a mut Vec<u64>,
-    tables: &'a mut Vec<u64>,
+    bitsets: &'a mut Bitsets,
 }
 
-impl Leaf<'_> {
-    /// Adds to `out[g]` the pairs of `table` and group `g` of `probe` that share no bit of
-    /// `live` (the other bits are settled: no table word shares them with a probe word).
-    fn disjoint(
-        &mut self,
-        table: &[Word],
-        probe: &[Word],
-        ends: &[usize],
-        live: u64,
-        out: &mut [u64],
-    ) {
-        let union = table.iter().fold(0, |u, &w| u | w) & live;
-        let ranks = union.count_ones() as usize;
-        let all = |range: &std::ops::Range<usize>| (table.len() * range.len()) as u64;
-        TALLY
-            .tested
-            .fetch_add((table.len() * probe.len()) as u64, Ordering::Relaxed);
-        TALLY.leaves.fetch_add(1, Ordering::Relaxed);
-        if ranks == 0 {
-            for (g, range) in groups(ends).enumerate() {
-                out[g] += all(&range);
-            }
-            return;
-        }
-        // Small leaves: every pair tested is cheaper than a table.
-        if (table.len() * probe.len()) < ENTRIES * 8 * ranks.div_ceil(CHUNK) {
-            for (g, range) in groups(ends).enumerate() {
-                out[g] += table
-                    .iter()
-                    .map(|&t| probe[range.clone()].iter().filter(|&&p| p & t == 0).count() as u64)
-                    .sum::<u64>();
-            }
-            return;
-        }
-        let mut met = [0u64; MAX_GROUPS];
-        let most = (self.budget / table_bytes(1)).clamp(8, SLICE_WORDS) / 8 * 8;
-        for slice in table.chunks(64 * most) {
-            let words = slice.len().div_ceil(64).next_multiple_of(8);
-            let mut t = Tables {
-                union,
-                words,
-                sets: &mut *self.sets,
-                entries: &mut *self.tables,
-            };
-            match self.lanes {
-                #[cfg(target_arch = "x86_64")]
-                Lanes::Avx512 => {
-                    // SAFETY: `Lanes::of` picked these only where the CPU has their features.
-                    unsafe { t.fill512(slice) };
-                    for (g, range) in groups(ends).enumerate() {
-                        // SAFETY: as above.
-                        met[g] += unsafe { t.matched512(&probe[range]) };
-                    }
-                }
-                #[cfg(target_arch = "x86_64")]
-                Lanes::Avx2 => {
-                    // SAFETY: as above.
-                    unsafe { t.fill256(slice) };
-                    for (g, range) in groups(ends).enumerate() {
-                        // SAFETY: as above.
-                        met[g] += unsafe { t.matched256(&probe[range]) };
-                    }
-                }
-                Lanes::Scalar => {
-                    t.fill(slice, |w| ranked(w, union), columns);
-                    for (g, range) in groups(ends).enumerate() {
-                        met[g] += t.matched_scalar(&probe[range]);
-                    }
-                }
-            }
-        }
-        for (g, range) in groups(ends).enumerate() {
-            out[g] += all(&range) - met[g];
-        }
-    }
-}
-
-/// Each rank's bits of a block of 64 ranked words, as one word per rank (plain words).
-pub(super) fn columns(block: &[u64; 64], ranks: usize, out: &mut [u64; 64]) {
-    for (r, o) in out.iter_mut().enumerate().take(ranks) {
-        *o = block
-            .iter()
-            .enumerate()
-            .fold(0, |m, (j, &x)| m | ((x >> r) & 1) << j);
-    }
-}
-
-/// The first `bytes` tables of unions of `W`-word `sets` (see [`Tables::fill`]), a loop of
-/// its own per size of entry (8 words for every leaf) so that each union is a few whole
-/// vector ORs rather than a loop of unknown length.
-#[inline(always)]
-fn double<const W: usize>(tables: &mut [u64], sets: &[u64], bytes: usize) {
-    for (j, table) in tables.chunks_exact_mut(ENTRIES * W).take(bytes).enumerate() {
-        table[..W].fill(0);
-        for k in 0..CHUNK {
-            let (done, rest) = table.split_at_mut(W << k);
-            let next = &mut rest[..W << k];
-            match sets.get((CHUNK * j + k) * W..(CHUNK * j + k + 1) * W) {
-                Some(set) => {
-                    // The set in registers and each entry read whole before it is written:
-                    // written in place, the compiler could not tell the two apart and ORed
-                    // a word at a time, reloading the set (on Zen 3, a fifth of n = 19).
-                    let set: [u64; W] = set.try_into().expect("a set is W words");
-                    for (to, from) in next.chunks_exact_mut(W).zip(done.chunks_exact(W)) {
-                        let mut entry: [u64; W] = from.try_into().expect("an entry is W words");
-                        for (e, s) in entry.iter_mut().zip(set) {
-                            *e |= s;
-                        }
-                        to.copy_from_slice(&entry);
-                    }
-                }
-                None => next.copy_from_slice(done),
-            }
-        }
-    }
-}
-
-/// One slice's sets and tables of unions (`words` words each, a multiple of 8).
-struct Tables<'a> {
-    union: u64,
-    words: usize,
-    sets: &'a mut Vec<u64>,
-    /// `entries[(j * 256 + v) * words..][..words]`: the union of the sets of ranks
-    /// `8j + (the bits of v)`.
-    entries: &'a mut Vec<u64>,
-}
-
-impl Tables<'_> {
-    /// Builds the sets and tables of `slice` (its words ranked by `rank`); `columns` turns
-    /// 64 ranked words into the 64-bit set of each rank (a bit matrix transposed, a block
-    /// at a time: setting bit by bit in memory chained each store to the last).
-    #[inline(always)]
-    fn fill(
-        &mut self,
-        slice: &[Word],
-        rank: impl Fn(u64) -> u64,
-        columns: impl Fn(&[u64; 64], usize, &mut [u64; 64]),
-    ) {
-        let (words, ranks) = (self.words, self.union.count_ones() as usize);
-        let sets = &mut *self.sets;
-        sets.clear();
-        sets.resize(ranks * words, 0);
-        let (mut block, mut column) = ([0u64; 64], [0u64; 64]);
-        for (b, chunk) in slice.chunks(64).enumerate() {
-            block.fill(0);
-            for (x, &t) in block.iter_mut().zip(chunk) {
-                *x = rank(t);
-            }
-            columns(&block, ranks, &mut column);
-            for (r, &c) in column[..ranks].iter().enumerate() {
-                sets[r * words + b] = c;
-            }
-        }
-        // Each eight ranks' 256 unions by doubling: entries `2^k..2^(k + 1)` are entries
-        // `0..2^k` with rank `k`'s set added, contiguous runs the compiler vectorises. Every
-        // entry is written, so the buffer only grows and is never cleared.
-        let bytes = ranks.div_ceil(CHUNK);
-        let tables = &mut *self.entries;
-        if tables.len() < bytes * ENTRIES * words {
-            tables.resize(bytes * ENTRIES * words, 0);
-        }
-        match words {
-            8 => double::<8>(tables, sets, bytes),
-            16 => double::<16>(tables, sets, bytes),
-            24 => double::<24>(tables, sets, bytes),
-            _ => double::<32>(tables, sets, bytes),
-        }
-    }
-
-    /// The offsets of the entries a ranked probe word selects, one per nonzero byte. Each
-    /// is `words` words inside `entries`: a ranked word has bits below the union's count
-    /// only, so its bytes `j` stay below the tables' count.
-    #[inline(always)]
-    fn select(&self, ranked: u64, at: &mut [usize; 64]) -> usize {
-        let mut k = 0;
-        for j in 0..64usize.div_ceil(CHUNK) {
-            let v = (ranked >> (CHUNK * j)) as usize & (ENTRIES - 1);
-            if v != 0 {
-                at[k] = (j * ENTRIES + v) * self.words;
-                k += 1;
-            }
-        }
-        k
-    }
-
-    /// The table members each probe word meets, summed: the OR of its entries, counted.
-    fn matched_scalar(&self, probe: &[Word]) -> u64 {
-        let (mut meets, mut at, mut acc) = (0, [0usize; 64], [0u64; 8]);
-        for &p in probe {
-            let k = self.select(ranked(p, self.union), &mut at);
-            for c in (0..self.words).step_by(8) {
-                acc.fill(0);
-                for &o in &at[..k] {
-                    for (a, t) in acc.iter_mut().zip(&self.entries[o + c..o + c + 8]) {
-                        *a |= t;
-                    }
-                }
-                meets += acc.iter().map(|a| u64::from(a.count_ones())).sum::<u64>();
-            }
-        }
-        meets
-    }
-}
-
-/// `$tables.$loop::<K>($probe)` with `K` the tables' count of bytes of ranks (1 to 8), so
-/// that each count gets a loop of its own with its loads unrolled.
-#[cfg(target_arch = "x86_64")]
-macro_rules! per_bytes {
-    ($tables:expr, $loop:ident, $probe:expr) => {
-        match ($tables.union.count_ones() as usize).div_ceil(CHUNK) {
-            1 => $tables.$loop::<1>($probe),
-            2 => $tables.$loop::<2>($probe),
-            3 => $tables.$loop::<3>($probe),
-            4 => $tables.$loop::<4>($probe),
-            5 => $tables.$loop::<5>($probe),
-            6 => $tables.$loop::<6>($probe),
-            7 => $tables.$loop::<7>($probe),
-            8 => $tables.$loop::<8>($probe),
-            9 => $tables.$loop::<9>($probe),
-            10 => $tables.$loop::<10>($probe),
-            11 => $tables.$loop::<11>($probe),
-            12 => $tables.$loop::<12>($probe),
-            _ => $tables.$loop::<13>($probe),
-        }
-    };
-}
-
-#[cfg(target_arch = "x86_64")]
-impl Tables<'_> {
-    /// [`Tables::fill`] compiled for AVX-512 (the unions eight words a step), each rank's
-    /// bits of eight words taken at once by `vptestmq`.
-    #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
-    fn fill512(&mut self, slice: &[Word]) {
-        use std::arch::x86_64::*;
-        let union = self.union;
-        let columns = |block: &[u64; 64], ranks: usize, out: &mut [u64; 64]| {
-            // SAFETY: each load reads eight of the block's 64 words; unaligned.
-            let v: [__m512i; 8] = std::array::from_fn(|k| unsafe {
-                _mm512_loadu_si512(block[8 * k..].as_ptr().cast())
-            });
-            for (r, o) in out.iter_mut().enumerate().take(ranks) {
-                let bit = _mm512_set1_epi64(1 << r);
-                *o = v.iter().enumerate().fold(0u64, |m, (k, &x)| {
-                    m | u64::from(_mm512_test_epi64_mask(x, bit)) << (8 * k)
-                });
-            }
-        };
-        self.fill(slice, |w| _pext_u64(w, union), columns);
-    }
-
-    /// [`Tables::fill`] compiled for AVX2, each block of 64 words turned into its ranks'
-    /// sets by a 64 x 64 bit transpose in registers (four words a register): six rounds,
-    /// each swapping the bits of rows `i` and `i + s` whose columns differ in `s` (at `s` of
-    /// 4 and more between registers, at 2 and 1 between a register's lanes). Taking each
-    /// rank's bits four words a step (`vmovmskpd`) instead cost 16 steps a rank, two thirds
-    /// of the fill on Zen 3.
-    #[target_feature(enable = "avx2,bmi2,popcnt")]
-    fn fill256(&mut self, slice: &[Word]) {
-        use std::arch::x86_64::*;
-        let union = self.union;
-        let columns = |block: &[u64; 64], _ranks: usize, out: &mut [u64; 64]| {
-            // SAFETY: each load reads four of the block's 64 words; unaligned.
-            let mut v: [__m256i; 16] = std::array::from_fn(|k| unsafe {
-                _mm256_loadu_si256(block[4 * k..].as_ptr().cast())
-            });
-            // Rows `i` and `i + S` (`i` without bit `S`) in registers `S / 4` apart: row
-            // `i + S`'s columns without bit `S` take row `i`'s with it, and back.
-            macro_rules! across {
-                ($s:literal, $mask:expr) => {
-                    let m = _mm256_set1_epi64x($mask);
-                    for k in (0..16).filter(|k| 4 * k & $s == 0) {
-                        let (a, b) = (v[k], v[k + $s / 4]);
-                        let t =
-                            _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<$s>(a), b), m);
-                        v[k + $s / 4] = _mm256_xor_si256(b, t);
-                        v[k] = _mm256_xor_si256(a, _mm256_slli_epi64::<$s>(t));
-                    }
-                };
-            }
-            // The same between lanes of one register: `$swap` brings each row's partner
-            // beside it, `$second` names the partners' (`i + S`) 32-bit halves.
-            macro_rules! within {
-                ($s:literal, $mask:expr, $swap:literal, $second:literal) => {
-                    let m = _mm256_set1_epi64x($mask);
-                    for x in v.iter_mut() {
-                        let y = _mm256_permute4x64_epi64::<$swap>(*x);
-                        let first =
-                            _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<$s>(*x), y), m);
-                        let second =
-                            _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<$s>(y), *x), m);
-                        let t =
-                            _mm256_blend_epi32::<$second>(_mm256_slli_epi64::<$s>(first), second);
-                        *x = _mm256_xor_si256(*x, t);
-                    }
-                };
-            }
-            across!(32, 0x0000_0000_ffff_ffff);
-            across!(16, 0x0000_ffff_0000_ffff);
-            across!(8, 0x00ff_00ff_00ff_00ff);
-            across!(4, 0x0f0f_0f0f_0f0f_0f0f);
-            within!(2, 0x3333_3333_3333_3333, 0x4e, 0xf0);
-            within!(1, 0x5555_5555_5555_5555, 0xb1, 0xcc);
-            for (k, x) in v.iter().enumerate() {
-                // SAFETY: each store writes four of `out`'s 64 words; unaligned.
-                unsafe { _mm256_storeu_si256(out[4 * k..].as_mut_ptr().cast(), *x) };
-            }
-        };
-        self.fill(slice, |w| _pext_u64(w, union), columns);
-    }
-
-    /// The table entries a ranked probe word selects, all `K` of them (a zero byte selects
-    /// entry 0 of its eight ranks, the empty union), so that the loops below run a fixed
-    /// number of loads per step. Each is `words` words (the tables' `words`, passed as a
-    /// constant where a loop is written for one width) inside `entries`: a ranked word has
-    /// bits below the union's count only, and `K` is the tables' count of bytes.
-    #[inline(always)]
-    fn every<const K: usize>(&self, ranked: u64, words: usize) -> [usize; K] {
-        debug_assert_eq!(words, self.words);
-        std::array::from_fn(|j| {
-            (j * ENTRIES + ((ranked >> (CHUNK * j)) as usize & (ENTRIES - 1))) * words
-        })
-    }
-
-    /// [`Tables::matched_scalar`] with AVX-512: eight words of the entries a step, counted
-    /// by `vpopcntq`, one loop per count of bytes.
-    #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
-    fn matched512(&self, probe: &[Word]) -> u64 {
-        per_bytes!(self, matched512k, probe)
-    }
-
-    #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
-    fn matched512k<const K: usize>(&self, probe: &[Word]) -> u64 {
-        use std::arch::x86_64::*;
-        debug_assert!(K * ENTRIES * self.words <= self.entries.len());
-        let (entries, words) = (self.entries.as_ptr(), self.words);
-        let mut sum = _mm512_setzero_si512();
-        for &p in probe {
-            let at = self.every::<K>(std::arch::x86_64::_pext_u64(p, self.union), words);
-            for c in (0..words).step_by(8) {
-                // SAFETY: `o + c + 8 <= o + words <= entries.len()` for every `o` of `at`
-                // (see `every`; `c` steps by 8 below `words`, a multiple of 8); unaligned.
-                let load = |o: usize| unsafe { _mm512_loadu_si512(entries.add(o + c).cast()) };
-                let acc = at[1..]
-                    .iter()
-                    .fold(load(at[0]), |acc, &o| _mm512_or_si512(acc, load(o)));
-                sum = _mm512_add_epi64(sum, _mm512_popcnt_epi64(acc));
-            }
-        }
-        _mm512_reduce_add_epi64(sum) as u64
-    }
-
-    /// [`Tables::matched_scalar`] with AVX2: four words a step, counted by nibble lookups
-    /// (`vpshufb`) summed per word (`vpsadbw`) or, for leaf entries, by Harley-Seal
-    /// ([`Tables::matched256k8`]), one loop per count of bytes.
-    #[target_feature(enable = "avx2,bmi2,popcnt")]
-    fn matched256(&self, probe: &[Word]) -> u64 {
-        per_bytes!(self, matched256k, probe)
-    }
-
-    /// [`Tables::matched256`] for `K` bytes of ranks: a loop of its own per size of entry
-    /// (`words` is 8 for every leaf; 16 to 32 only for a table sliced when its split ran out
-    /// of bits), so that an entry's offset is a shift and its steps are unrolled.
-    #[target_feature(enable = "avx2,bmi2,popcnt")]
-    fn matched256k<const K: usize>(&self, probe: &[Word]) -> u64 {
-        match self.words {
-            8 => self.matched256k8::<K>(probe),
-            16 => self.matched256kw::<K, 16>(probe),
-            24 => self.matched256kw::<K, 24>(probe),
-            _ => self.matched256kw::<K, 32>(probe),
-        }
-    }
-
-    /// [`Tables::matched256kw`] for leaf entries (8 words), eight probe words at a time:
-    /// their sixteen ORed vectors are added up bit by bit in carry-save adders (Harley and
-    /// Seal's count: a vector of ones, twos, fours and eights kept across steps, five logic
-    /// instructions per vector), so that only one vector in sixteen, the sixteens, has its
-    /// bits counted by nibble lookups, instead of every one. The last few words go through
-    /// [`Tables::matched256kw`].
-    #[target_feature(enable = "avx2,bmi2,popcnt")]
-    fn matched256k8<const K: usize>(&self, probe: &[Word]) -> u64 {
-        use std::arch::x86_64::*;
-        debug_assert!(self.words == 8 && K * ENTRIES * 8 <= self.entries.len());
-        let entries = self.entries.as_ptr();
-        let zero = _mm256_setzero_si256();
-        // The bits of a vector, counted per 64-bit lane.
-        let count = |v: __m256i| _mm256_sad_epu8(byte_counts(v), zero);
-        // A probe word's two vectors: the OR of the entries it selects, words 0-3 and 4-7.
-        let ored = |p: u64| {
-            let at = self.every::<K>(std::arch::x86_64::_pext_u64(p, self.union), 8);
-            // SAFETY: `o + 8 <= entries.len()` for every `o` of `at` (see `every`); unaligned.
-            let load = |o: usize| unsafe { _mm256_loadu_si256(entries.add(o).cast()) };
-            let half = |c: usize| {
-                at[1..]
-                    .iter()
-                    .fold(load(at[0] + c), |acc, &o| _mm256_or_si256(acc, load(o + c)))
-            };
-            (half(0), half(4))
-        };
-        // A carry-save adder: of three vectors' bits in each position, the carry and the sum.
-        let csa = |a: __m256i, b: __m256i, c: __m256i| {
-            let u = _mm256_xor_si256(a, b);
-            let carry = _mm256_or_si256(_mm256_and_si256(a, b), _mm256_and_si256(u, c));
-            (carry, _mm256_xor_si256(u, c))
-        };
-        let (mut ones, mut twos, mut fours, mut eights) = (zero, zero, zero, zero);
-        let mut sixteens = zero;
-        let steps = probe.chunks_exact(8);
-        let rest = steps.remainder();
-        for step in steps {
-            let mut pairs = [zero; 4];
-            for (q, pair) in step.chunks_exact(2).zip(&mut pairs) {
-                let (a0, a1) = ored(q[0]);
-                let (twos_a, o) = csa(ones, a0, a1);
-                let (b0, b1) = ored(q[1]);
-                let (twos_b, o) = csa(o, b0, b1);
-                ones = o;
-                let (fours_ab, t) = csa(twos, twos_a, twos_b);
-                twos = t;
-                *pair = fours_ab;
-            }
-            let (eights_a, f) = csa(fours, pairs[0], pairs[1]);
-            let (eights_b, f) = csa(f, pairs[2], pairs[3]);
-            fours = f;
-            let (sixteen, e) = csa(eights, eights_a, eights_b);
-            eights = e;
-            sixteens = _mm256_add_epi64(sixteens, count(sixteen));
-        }
-        let weighted = [
-            (sixteens, 4),
-            (count(eights), 3),
-            (count(fours), 2),
-            (count(twos), 1),
-        ]
-        .into_iter()
-        .fold(count(ones), |sum, (v, shift)| {
-            _mm256_add_epi64(sum, _mm256_sllv_epi64(v, _mm256_set1_epi64x(shift)))
-        });
-        let mut lanes = [0u64; 4];
-        // SAFETY: `lanes` is 32 bytes; the store is unaligned.
-        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), weighted) };
-        lanes.iter().sum::<u64>() + self.matched256kw::<K, 8>(rest)
-    }
-
-    #[target_feature(enable = "avx2,bmi2,popcnt")]
-    fn matched256kw<const K: usize, const W: usize>(&self, probe: &[Word]) -> u64 {
-        use std::arch::x86_64::*;
-        debug_assert!(W == self.words && K * ENTRIES * W <= self.entries.len());
-        let entries = self.entries.as_ptr();
-        let mut sum = _mm256_setzero_si256();
-        // A byte's count (at most 8 a step) is summed in `bytes` over at most 31 steps,
-        // before it could pass 255, and only then added up per word (`vpsadbw`).
-        for probe in probe.chunks(31 / (W / 4)) {
-            let mut bytes = _mm256_setzero_si256();
-            for &p in probe {
-                let at = self.every::<K>(std::arch::x86_64::_pext_u64(p, self.union), W);
-                for c in (0..W).step_by(4) {
-                    // SAFETY: `o + c + 4 <= o + W <= entries.len()` for every `o` of `at` (a
-                    // ranked word has bits below the union's count only, and `K` is the
-                    // tables' count of bytes; `c` steps by 4 below `W`, a multiple of 8);
-                    // unaligned.
-                    let load = |o: usize| unsafe { _mm256_loadu_si256(entries.add(o + c).cast()) };
-                    let acc = at[1..]
-                        .iter()
-                        .fold(load(at[0]), |acc, &o| _mm256_or_si256(acc, load(o)));
-                    bytes = _mm256_add_epi8(bytes, byte_counts(acc));
-                }
-            }
-            sum = _mm256_add_epi64(sum, _mm256_sad_epu8(bytes, _mm256_setzero_si256()));
-        }
-        let mut lanes = [0u64; 4];
-        // SAFETY: `lanes` is 32 bytes; the store is unaligned.
-        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sum) };
-        lanes.iter().sum()
-    }
-}
-
-/// The bits set in each byte of `v` (0 to 8), by two nibble lookups (`vpshufb`): the
-/// AVX2 leaves' count, per vector or once per sixteen.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-fn byte_counts(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
-    use std::arch::x86_64::*;
-    let nibbles = _mm256_setr_epi8(
-        0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
-        3, 4,
-    );
-    let low = _mm256_set1_epi8(0x0f);
-    let lo = _mm256_shuffle_epi8(nibbles, _mm256_and_si256(v, low));
-    let hi = _mm256_shuffle_epi8(nibbles, _mm256_and_si256(_mm256_srli_epi16(v, 4), low));
-    _mm256_add_epi8(lo, hi)
-}
-
-/// The ranks among `union`'s bits of `word`'s bits, as bits (BMI2's `pext`).
-fn ranked(word: u64, union: u64) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("bmi2") {
-        // SAFETY: the CPU has BMI2, checked just above.
-        return unsafe { pext(word, union) };
-    }
-    let (mut ranked, mut bits) = (0u64, word & union);
-    while bits != 0 {
-        ranked |= 1 << (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones();
-        bits &= bits - 1;
-    }
-    ranked
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-fn pext(word: u64, union: u64) -> u64 {
-    std::arch::x86_64::_pext_u64(word, union)
+/// Counts what [`Bitsets::disjoint`]'s leaf tests: the pairs, and one leaf.
+pub(super) fn tally_leaf(pairs: usize) {
+    TALLY.tested.fetch_add(pairs as u64, Ordering::Relaxed);
+    TALLY.leaves.fetch_add(1, Ordering::Relaxed);
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::leaf::MIN_BYTES;
     use super::*;
     use crate::types::Kernel;
 

@@ -37,7 +37,8 @@
 //!
 //! One file per stage: [`pieces`] (the placements inside each quadrant), [`keys`](mod@keys) (the parts
 //! and their symmetry, and a key searched as an oracle), [`halves`] (half-boards built from
-//! pieces), [`matching`] (the pairs of half-boards that share no diagonal) and [`symmetric`]
+//! pieces), [`matching`] (the pairs of half-boards that share no diagonal: the split, and
+//! `leaf`, the bitset tables written once over each ISA's steps) and [`symmetric`]
 //! (the solutions the other symmetries fix, for Burnside's count).
 
 use std::cell::RefCell;
@@ -49,6 +50,7 @@ use crate::types::{Kernel, Symmetry};
 
 pub mod halves;
 pub mod keys;
+mod leaf;
 pub mod matching;
 #[cfg(target_arch = "x86_64")]
 mod pack;
@@ -57,7 +59,8 @@ pub mod symmetric;
 
 pub use crate::types::MAX_CUT_N;
 pub use keys::{Key, cost, keys, search};
-pub use matching::{MIN_BYTES, Matched, matched};
+pub use leaf::MIN_BYTES;
+pub use matching::{Matched, matched};
 pub use pieces::{Enumerated, enumerated};
 pub use symmetric::{fixed_by_symmetries, fixed_by_symmetries_until};
 

@@ -1,0 +1,740 @@
+//! A leaf of the matching: a table side of at most [`LEAF`](super::matching::LEAF)
+//! half-boards (or slices of a larger one the split could not bring down) against its probe
+//! words, counted with bitsets. The table's words are ranked over the diagonals in play
+//! (`pext`) and transposed into one set of half-boards per diagonal, and for each eight
+//! diagonals the unions of every subset of their sets are precomputed (256 entries). A probe
+//! word then finds every table word it meets by ORing one entry per eight of its diagonals
+//! and counting the bits.
+//!
+//! The two loops, the fill and the match, are written once over [`Entry`]: an ISA's form of
+//! eight words of an entry and of the steps the loops take (ranking a word, transposing a
+//! block, ORing entries, counting their bits). [`Wide`] is AVX-512 (one vector an entry,
+//! counted by `vpopcntq`), [`Narrow`] AVX2 (two vectors an entry, sixteen of them added up by
+//! carry-save adders before a nibble table counts one: Harley and Seal), [`Words`] plain
+//! words on any CPU. Each has one `#[target_feature]` entry point ([`Bitsets::disjoint`]
+//! picks it); a NEON form is one more `impl`.
+
+#[cfg(target_arch = "x86_64")]
+use super::pack::{Narrow, Wide};
+use super::{Lanes, Word};
+
+/// Ranks per table chunk: a probe word's ranks are read `CHUNK` at a time, each chunk
+/// selecting one of its table's `2^CHUNK` entries (the unions of every subset of the
+/// chunk's sets).
+/// Eight: at n = 18 on Zen 4 (one thread, user time) 3.1-3.5 s, against 3.2-3.6 with six,
+/// 3.9-4.3 with five and 3.6-4.0 with four (smaller tables, more loads per probe word).
+const CHUNK: usize = 8;
+/// Entries of one chunk's table.
+const ENTRIES: usize = 1 << CHUNK;
+
+/// The most words a table slice holds (2048 half-boards): its entries, 256 per eight ranks of
+/// 256 bytes each (320 KB for the usual five), stay in a core's L2 cache. Only a table the
+/// split could not bring down to a leaf (its bits ran out) is sliced.
+const SLICE_WORDS: usize = 32;
+
+/// Bytes a table of `words` words per entry takes, with its sets (at most 64 diagonals in
+/// play, eight bytes of them).
+fn table_bytes(words: usize) -> usize {
+    (64 + 64usize.div_ceil(CHUNK) * ENTRIES) * words * 8
+}
+
+/// The least a key's matching needs: a table slice of eight words (512 half-boards).
+pub const MIN_BYTES: usize = 8 * (64 + 64usize.div_ceil(CHUNK) * ENTRIES) * 8;
+
+/// A thread's buffers for leaves, reused from leaf to leaf: a slice's sets and its tables
+/// of unions. They only grow.
+#[derive(Default)]
+pub(super) struct Bitsets {
+    sets: Vec<u64>,
+    tables: Vec<u64>,
+}
+
+impl Bitsets {
+    /// Adds to `out[g]` the pairs of `table` and group `g` of `probe` (ending at `ends[g]`)
+    /// that share no bit of `live` (the other bits are settled: no table word shares them
+    /// with a probe word), with tables of at most `budget` bytes, in `lanes`. Returns the
+    /// pairs it tested.
+    pub(super) fn disjoint(
+        &mut self,
+        (table, probe, ends): (&[Word], &[Word], &[usize]),
+        live: u64,
+        (budget, lanes): (usize, Lanes),
+        out: &mut [u64],
+    ) {
+        let union = table.iter().fold(0, |u, &w| u | w) & live;
+        let ranks = union.count_ones() as usize;
+        let all = |range: &std::ops::Range<usize>| (table.len() * range.len()) as u64;
+        super::matching::tally_leaf(table.len() * probe.len());
+        if ranks == 0 {
+            for (g, range) in groups(ends).enumerate() {
+                out[g] += all(&range);
+            }
+            return;
+        }
+        // Small leaves: every pair tested is cheaper than a table.
+        if (table.len() * probe.len()) < ENTRIES * 8 * ranks.div_ceil(CHUNK) {
+            for (g, range) in groups(ends).enumerate() {
+                out[g] += table
+                    .iter()
+                    .map(|&t| probe[range.clone()].iter().filter(|&&p| p & t == 0).count() as u64)
+                    .sum::<u64>();
+            }
+            return;
+        }
+        let mut met = [0u64; super::matching::MAX_GROUPS];
+        let most = (budget / table_bytes(1)).clamp(8, SLICE_WORDS) / 8 * 8;
+        for slice in table.chunks(64 * most) {
+            let mut t = Tables {
+                union,
+                words: slice.len().div_ceil(64).next_multiple_of(8),
+                sets: &mut self.sets,
+                entries: &mut self.tables,
+            };
+            let leaf = (slice, probe, ends);
+            match lanes {
+                // SAFETY: `Lanes::of` picked these only where the CPU has their features.
+                #[cfg(target_arch = "x86_64")]
+                Lanes::Avx512 => unsafe { t.met512(leaf, &mut met) },
+                #[cfg(target_arch = "x86_64")]
+                Lanes::Avx2 => unsafe { t.met256(leaf, &mut met) },
+                // SAFETY: `Words` needs no feature.
+                Lanes::Scalar => unsafe { t.met::<Words>(leaf, &mut met) },
+            }
+        }
+        for (g, range) in groups(ends).enumerate() {
+            out[g] += all(&range) - met[g];
+        }
+    }
+}
+
+/// The probe groups' ranges, from their ends.
+pub(super) fn groups(ends: &[usize]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    (0..ends.len()).map(|g| g.checked_sub(1).map_or(0, |f| ends[f])..ends[g])
+}
+
+/// Eight words of a table entry in one ISA's registers, and the steps a leaf's loops take
+/// in that ISA.
+///
+/// # Safety
+///
+/// Every method may be called only on a CPU with the ISA the implementing type names.
+pub(super) unsafe trait Entry {
+    /// Eight words of an entry.
+    type E: Copy;
+    /// A running count of the bits of entries.
+    type Sum: Copy;
+
+    /// The ranks among `union`'s bits of `word`'s bits, as bits (BMI2's `pext`).
+    unsafe fn rank(word: u64, union: u64) -> u64;
+    /// Each rank's bits of a block of 64 ranked words, as one word per rank (the first
+    /// `ranks` of `out`; the others may be written too): a bit matrix transposed.
+    unsafe fn columns(block: &[u64; 64], ranks: usize, out: &mut [u64; 64]);
+    /// The eight words at `from`.
+    ///
+    /// # Safety
+    ///
+    /// They are readable.
+    unsafe fn load(from: *const u64) -> Self::E;
+    /// The words of `a` and `b` ORed.
+    unsafe fn or(a: Self::E, b: Self::E) -> Self::E;
+    /// No bits counted.
+    unsafe fn zero() -> Self::Sum;
+    /// `sum` with the bits of `e`.
+    unsafe fn add(sum: Self::Sum, e: Self::E) -> Self::Sum;
+    /// `sum` with the bits of eight entries.
+    #[inline(always)]
+    unsafe fn add8(sum: Self::Sum, e: [Self::E; 8]) -> Self::Sum {
+        let mut sum = sum;
+        for e in e {
+            // SAFETY: the caller's.
+            sum = unsafe { Self::add(sum, e) };
+        }
+        sum
+    }
+    /// The bits counted.
+    unsafe fn total(sum: Self::Sum) -> u64;
+}
+
+/// One slice's sets and tables of unions (`words` words each, a multiple of 8).
+struct Tables<'a> {
+    union: u64,
+    words: usize,
+    sets: &'a mut Vec<u64>,
+    /// `entries[(j * 256 + v) * words..][..words]`: the union of the sets of ranks
+    /// `8j + (the bits of v)`.
+    entries: &'a mut Vec<u64>,
+}
+
+/// A leaf's slice of table words, its probe words and the probe groups' ends.
+type Leaf<'a> = (&'a [Word], &'a [Word], &'a [usize]);
+
+/// `$tables.$loop::<$isa, K>($probe)` with `K` the tables' count of bytes of ranks (1 to
+/// 13 for 64 diagonals at most, at most 8 to n = 27), so that each count gets a loop of its
+/// own with its loads unrolled.
+macro_rules! per_bytes {
+    ($tables:expr, $loop:ident, $isa:ty, $probe:expr) => {
+        match ($tables.union.count_ones() as usize).div_ceil(CHUNK) {
+            1 => $tables.$loop::<$isa, 1>($probe),
+            2 => $tables.$loop::<$isa, 2>($probe),
+            3 => $tables.$loop::<$isa, 3>($probe),
+            4 => $tables.$loop::<$isa, 4>($probe),
+            5 => $tables.$loop::<$isa, 5>($probe),
+            6 => $tables.$loop::<$isa, 6>($probe),
+            7 => $tables.$loop::<$isa, 7>($probe),
+            8 => $tables.$loop::<$isa, 8>($probe),
+            9 => $tables.$loop::<$isa, 9>($probe),
+            10 => $tables.$loop::<$isa, 10>($probe),
+            11 => $tables.$loop::<$isa, 11>($probe),
+            12 => $tables.$loop::<$isa, 12>($probe),
+            _ => $tables.$loop::<$isa, 13>($probe),
+        }
+    };
+}
+
+impl Tables<'_> {
+    /// Fills the tables of `slice` and adds to `met[g]` the pairs of it and probe group `g`
+    /// that share a bit, in `I`'s instructions.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has `I`'s ISA.
+    #[inline(always)]
+    unsafe fn met<I: Entry>(&mut self, (slice, probe, ends): Leaf, met: &mut [u64]) {
+        // SAFETY: the caller's.
+        unsafe {
+            self.fill::<I>(slice);
+            for (g, range) in groups(ends).enumerate() {
+                met[g] += per_bytes!(self, matched, I, &probe[range]);
+            }
+        }
+    }
+
+    /// Builds the sets and tables of `slice`: its words ranked, 64 at a time turned into the
+    /// 64-bit set of each rank (setting bit by bit in memory chained each store to the last),
+    /// and each eight ranks' 256 unions.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has `I`'s ISA.
+    #[inline(always)]
+    unsafe fn fill<I: Entry>(&mut self, slice: &[Word]) {
+        let (words, ranks, union) = (self.words, self.union.count_ones() as usize, self.union);
+        let sets = &mut *self.sets;
+        sets.clear();
+        sets.resize(ranks * words, 0);
+        let (mut block, mut column) = ([0u64; 64], [0u64; 64]);
+        for (b, chunk) in slice.chunks(64).enumerate() {
+            block.fill(0);
+            for (x, &t) in block.iter_mut().zip(chunk) {
+                // SAFETY: the caller's.
+                *x = unsafe { I::rank(t, union) };
+            }
+            // SAFETY: the caller's.
+            unsafe { I::columns(&block, ranks, &mut column) };
+            for (r, &c) in column[..ranks].iter().enumerate() {
+                sets[r * words + b] = c;
+            }
+        }
+        // Each eight ranks' 256 unions by doubling: entries `2^k..2^(k + 1)` are entries
+        // `0..2^k` with rank `k`'s set added, contiguous runs the compiler vectorises. Every
+        // entry is written, so the buffer only grows and is never cleared.
+        let bytes = ranks.div_ceil(CHUNK);
+        let tables = &mut *self.entries;
+        if tables.len() < bytes * ENTRIES * words {
+            tables.resize(bytes * ENTRIES * words, 0);
+        }
+        match words {
+            8 => double::<8>(tables, sets, bytes),
+            16 => double::<16>(tables, sets, bytes),
+            24 => double::<24>(tables, sets, bytes),
+            _ => double::<32>(tables, sets, bytes),
+        }
+    }
+
+    /// The table words each probe word meets, summed: the OR of its entries, counted. A loop
+    /// per `K` (the tables' bytes of ranks); leaves' entries (8 words) get one of their own,
+    /// so that an entry's offset is a shift.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has `I`'s ISA.
+    #[inline(always)]
+    unsafe fn matched<I: Entry, const K: usize>(&self, probe: &[Word]) -> u64 {
+        // SAFETY: the caller's.
+        unsafe {
+            if self.words == 8 {
+                self.matched_in::<I, K, 8>(probe)
+            } else {
+                self.matched_in::<I, K, 0>(probe)
+            }
+        }
+    }
+
+    /// [`Tables::matched`] for entries of `W` words (0: the tables' `words`, known only when
+    /// it runs), eight probe words a step ([`Entry::add8`]), eight words of their entries at
+    /// a time.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has `I`'s ISA.
+    #[inline(always)]
+    unsafe fn matched_in<I: Entry, const K: usize, const W: usize>(&self, probe: &[Word]) -> u64 {
+        let words = if W == 0 { self.words } else { W };
+        debug_assert!(words == self.words && K * ENTRIES * words <= self.entries.len());
+        let steps = probe.chunks_exact(8);
+        let rest = steps.remainder();
+        // SAFETY: the caller's; `ored`'s below.
+        unsafe {
+            let mut sum = I::zero();
+            for c in (0..words).step_by(8) {
+                for s in steps.clone() {
+                    let e = [
+                        self.ored::<I, K>(s[0], c, words),
+                        self.ored::<I, K>(s[1], c, words),
+                        self.ored::<I, K>(s[2], c, words),
+                        self.ored::<I, K>(s[3], c, words),
+                        self.ored::<I, K>(s[4], c, words),
+                        self.ored::<I, K>(s[5], c, words),
+                        self.ored::<I, K>(s[6], c, words),
+                        self.ored::<I, K>(s[7], c, words),
+                    ];
+                    sum = I::add8(sum, e);
+                }
+                for &p in rest {
+                    sum = I::add(sum, self.ored::<I, K>(p, c, words));
+                }
+            }
+            I::total(sum)
+        }
+    }
+
+    /// Words `c..c + 8` of the OR of the `K` entries probe word `p` selects, one per byte of
+    /// its ranks (a zero byte selects entry 0 of its eight ranks, the empty union), so that
+    /// every step runs the same loads.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has `I`'s ISA; `words` is the tables' and `K` their bytes; `c + 8 <= words`.
+    #[inline(always)]
+    unsafe fn ored<I: Entry, const K: usize>(&self, p: u64, c: usize, words: usize) -> I::E {
+        // SAFETY: the caller's.
+        let ranked = unsafe { I::rank(p, self.union) };
+        let at: [usize; K] = std::array::from_fn(|j| {
+            (j * ENTRIES + ((ranked >> (CHUNK * j)) as usize & (ENTRIES - 1))) * words
+        });
+        let entries = self.entries.as_ptr();
+        // SAFETY: `o + c + 8 <= o + words <= entries.len()` for every `o` of `at`: a ranked
+        // word has bits below the union's count only, and `K` is the tables' count of bytes.
+        unsafe {
+            let mut acc = I::load(entries.add(at[0] + c));
+            for &o in &at[1..] {
+                acc = I::or(acc, I::load(entries.add(o + c)));
+            }
+            acc
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Tables<'_> {
+    /// [`Tables::met`] in AVX-512.
+    #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
+    fn met512(&mut self, leaf: Leaf, met: &mut [u64]) {
+        // SAFETY: the features `Wide` needs are enabled here.
+        unsafe { self.met::<Wide>(leaf, met) }
+    }
+
+    /// [`Tables::met`] in AVX2.
+    #[target_feature(enable = "avx2,bmi2,popcnt")]
+    fn met256(&mut self, leaf: Leaf, met: &mut [u64]) {
+        // SAFETY: the features `Narrow` needs are enabled here.
+        unsafe { self.met::<Narrow>(leaf, met) }
+    }
+}
+
+/// The first `bytes` tables of unions of `W`-word `sets` (see [`Tables::fill`]), a loop of
+/// its own per size of entry (8 words for every leaf) so that each union is a few whole
+/// vector ORs rather than a loop of unknown length.
+#[inline(always)]
+fn double<const W: usize>(tables: &mut [u64], sets: &[u64], bytes: usize) {
+    for (j, table) in tables.chunks_exact_mut(ENTRIES * W).take(bytes).enumerate() {
+        table[..W].fill(0);
+        for k in 0..CHUNK {
+            let (done, rest) = table.split_at_mut(W << k);
+            let next = &mut rest[..W << k];
+            match sets.get((CHUNK * j + k) * W..(CHUNK * j + k + 1) * W) {
+                Some(set) => {
+                    // The set in registers and each entry read whole before it is written:
+                    // written in place, the compiler could not tell the two apart and ORed
+                    // a word at a time, reloading the set (on Zen 3, a fifth of n = 19).
+                    let set: [u64; W] = set.try_into().expect("a set is W words");
+                    for (to, from) in next.chunks_exact_mut(W).zip(done.chunks_exact(W)) {
+                        let mut entry: [u64; W] = from.try_into().expect("an entry is W words");
+                        for (e, s) in entry.iter_mut().zip(set) {
+                            *e |= s;
+                        }
+                        to.copy_from_slice(&entry);
+                    }
+                }
+                None => next.copy_from_slice(done),
+            }
+        }
+    }
+}
+
+/// Plain 64-bit words, on any CPU: an entry is eight of them.
+pub(super) struct Words;
+
+// SAFETY: no method needs a feature.
+unsafe impl Entry for Words {
+    type E = [u64; 8];
+    type Sum = u64;
+
+    #[inline(always)]
+    unsafe fn rank(word: u64, union: u64) -> u64 {
+        ranked(word, union)
+    }
+    #[inline(always)]
+    unsafe fn columns(block: &[u64; 64], ranks: usize, out: &mut [u64; 64]) {
+        for (r, o) in out.iter_mut().enumerate().take(ranks) {
+            *o = block
+                .iter()
+                .enumerate()
+                .fold(0, |m, (j, &x)| m | ((x >> r) & 1) << j);
+        }
+    }
+    #[inline(always)]
+    unsafe fn load(from: *const u64) -> [u64; 8] {
+        // SAFETY: the caller's; unaligned.
+        unsafe { from.cast::<[u64; 8]>().read_unaligned() }
+    }
+    #[inline(always)]
+    unsafe fn or(a: [u64; 8], b: [u64; 8]) -> [u64; 8] {
+        std::array::from_fn(|k| a[k] | b[k])
+    }
+    #[inline(always)]
+    unsafe fn zero() -> u64 {
+        0
+    }
+    #[inline(always)]
+    unsafe fn add(sum: u64, e: [u64; 8]) -> u64 {
+        sum + e.iter().map(|w| u64::from(w.count_ones())).sum::<u64>()
+    }
+    #[inline(always)]
+    unsafe fn total(sum: u64) -> u64 {
+        sum
+    }
+}
+
+// SAFETY: AVX-512F, AVX-512 VPOPCNTDQ and BMI2 alone; the trait's contract puts them on the
+// caller.
+#[cfg(target_arch = "x86_64")]
+unsafe impl Entry for Wide {
+    type E = std::arch::x86_64::__m512i;
+    type Sum = std::arch::x86_64::__m512i;
+
+    #[inline(always)]
+    unsafe fn rank(word: u64, union: u64) -> u64 {
+        unsafe { std::arch::x86_64::_pext_u64(word, union) }
+    }
+    /// Each rank's bits of eight words at once, by `vptestmq`.
+    #[inline(always)]
+    unsafe fn columns(block: &[u64; 64], ranks: usize, out: &mut [u64; 64]) {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's; each load reads eight of the block's 64 words, unaligned.
+        unsafe {
+            let mut v = [_mm512_setzero_si512(); 8];
+            for (k, x) in v.iter_mut().enumerate() {
+                *x = _mm512_loadu_si512(block[8 * k..].as_ptr().cast());
+            }
+            for (r, o) in out.iter_mut().enumerate().take(ranks) {
+                let bit = _mm512_set1_epi64(1 << r);
+                let mut m = 0u64;
+                for (k, &x) in v.iter().enumerate() {
+                    m |= u64::from(_mm512_test_epi64_mask(x, bit)) << (8 * k);
+                }
+                *o = m;
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn load(from: *const u64) -> Self::E {
+        // SAFETY: the caller's; unaligned.
+        unsafe { std::arch::x86_64::_mm512_loadu_si512(from.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn or(a: Self::E, b: Self::E) -> Self::E {
+        unsafe { std::arch::x86_64::_mm512_or_si512(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn zero() -> Self::Sum {
+        unsafe { std::arch::x86_64::_mm512_setzero_si512() }
+    }
+    #[inline(always)]
+    unsafe fn add(sum: Self::Sum, e: Self::E) -> Self::Sum {
+        use std::arch::x86_64::*;
+        unsafe { _mm512_add_epi64(sum, _mm512_popcnt_epi64(e)) }
+    }
+    #[inline(always)]
+    unsafe fn total(sum: Self::Sum) -> u64 {
+        unsafe { std::arch::x86_64::_mm512_reduce_add_epi64(sum) as u64 }
+    }
+}
+
+/// The AVX2 count of a stream of entries (two vectors each), Harley and Seal's: vectors of
+/// ones, twos, fours and eights kept across steps of eight entries, added to by carry-save
+/// adders (five logic instructions a vector), so that only the sixteens, one vector in
+/// sixteen, have their bits counted by nibble lookups. Entries added one at a time (the
+/// last few of a probe) are counted into `plain`.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(super) struct Seal {
+    ones: std::arch::x86_64::__m256i,
+    twos: std::arch::x86_64::__m256i,
+    fours: std::arch::x86_64::__m256i,
+    eights: std::arch::x86_64::__m256i,
+    /// Bits of sixteens, counted per 64-bit lane.
+    sixteens: std::arch::x86_64::__m256i,
+    /// Bits counted per 64-bit lane.
+    plain: std::arch::x86_64::__m256i,
+}
+
+// SAFETY: AVX2 and BMI2 alone; the trait's contract puts them on the caller.
+#[cfg(target_arch = "x86_64")]
+unsafe impl Entry for Narrow {
+    type E = (std::arch::x86_64::__m256i, std::arch::x86_64::__m256i);
+    type Sum = Seal;
+
+    #[inline(always)]
+    unsafe fn rank(word: u64, union: u64) -> u64 {
+        unsafe { std::arch::x86_64::_pext_u64(word, union) }
+    }
+    /// A 64 x 64 bit transpose in registers (four words a register): six rounds, each
+    /// swapping the bits of rows `i` and `i + s` whose columns differ in `s` (at `s` of 4 and
+    /// more between registers, at 2 and 1 between a register's lanes). Taking each rank's
+    /// bits four words a step (`vmovmskpd`) instead cost 16 steps a rank, two thirds of the
+    /// fill on Zen 3.
+    #[inline(always)]
+    unsafe fn columns(block: &[u64; 64], _ranks: usize, out: &mut [u64; 64]) {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's; each load and store is four of the 64 words, unaligned.
+        unsafe {
+            let mut v = [_mm256_setzero_si256(); 16];
+            for (k, x) in v.iter_mut().enumerate() {
+                *x = _mm256_loadu_si256(block[4 * k..].as_ptr().cast());
+            }
+            // Rows `i` and `i + S` (`i` without bit `S`) in registers `S / 4` apart: row
+            // `i + S`'s columns without bit `S` take row `i`'s with it, and back.
+            macro_rules! across {
+                ($s:literal, $mask:expr) => {
+                    let m = _mm256_set1_epi64x($mask);
+                    for k in (0..16).filter(|k| 4 * k & $s == 0) {
+                        let (a, b) = (v[k], v[k + $s / 4]);
+                        let t =
+                            _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<$s>(a), b), m);
+                        v[k + $s / 4] = _mm256_xor_si256(b, t);
+                        v[k] = _mm256_xor_si256(a, _mm256_slli_epi64::<$s>(t));
+                    }
+                };
+            }
+            // The same between lanes of one register: `$swap` brings each row's partner
+            // beside it, `$second` names the partners' (`i + S`) 32-bit halves.
+            macro_rules! within {
+                ($s:literal, $mask:expr, $swap:literal, $second:literal) => {
+                    let m = _mm256_set1_epi64x($mask);
+                    for x in v.iter_mut() {
+                        let y = _mm256_permute4x64_epi64::<$swap>(*x);
+                        let first =
+                            _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<$s>(*x), y), m);
+                        let second =
+                            _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<$s>(y), *x), m);
+                        let t =
+                            _mm256_blend_epi32::<$second>(_mm256_slli_epi64::<$s>(first), second);
+                        *x = _mm256_xor_si256(*x, t);
+                    }
+                };
+            }
+            across!(32, 0x0000_0000_ffff_ffff);
+            across!(16, 0x0000_ffff_0000_ffff);
+            across!(8, 0x00ff_00ff_00ff_00ff);
+            across!(4, 0x0f0f_0f0f_0f0f_0f0f);
+            within!(2, 0x3333_3333_3333_3333, 0x4e, 0xf0);
+            within!(1, 0x5555_5555_5555_5555, 0xb1, 0xcc);
+            for (k, x) in v.iter().enumerate() {
+                _mm256_storeu_si256(out[4 * k..].as_mut_ptr().cast(), *x);
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn load(from: *const u64) -> Self::E {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's; unaligned.
+        unsafe {
+            (
+                _mm256_loadu_si256(from.cast()),
+                _mm256_loadu_si256(from.add(4).cast()),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn or(a: Self::E, b: Self::E) -> Self::E {
+        use std::arch::x86_64::*;
+        unsafe { (_mm256_or_si256(a.0, b.0), _mm256_or_si256(a.1, b.1)) }
+    }
+    #[inline(always)]
+    unsafe fn zero() -> Seal {
+        let zero = unsafe { std::arch::x86_64::_mm256_setzero_si256() };
+        Seal {
+            ones: zero,
+            twos: zero,
+            fours: zero,
+            eights: zero,
+            sixteens: zero,
+            plain: zero,
+        }
+    }
+    #[inline(always)]
+    unsafe fn add(sum: Seal, e: Self::E) -> Seal {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's.
+        unsafe {
+            let counted = _mm256_add_epi64(lane_counts(e.0), lane_counts(e.1));
+            Seal {
+                plain: _mm256_add_epi64(sum.plain, counted),
+                ..sum
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn add8(sum: Seal, e: [Self::E; 8]) -> Seal {
+        use std::arch::x86_64::*;
+        let Seal {
+            mut ones,
+            mut twos,
+            fours,
+            eights,
+            sixteens,
+            plain,
+        } = sum;
+        let mut pairs = [ones; 4];
+        // SAFETY: the caller's.
+        let (fours, eights, sixteens) = unsafe {
+            for (q, pair) in e.chunks_exact(2).zip(&mut pairs) {
+                let (twos_a, o) = csa(ones, q[0].0, q[0].1);
+                let (twos_b, o) = csa(o, q[1].0, q[1].1);
+                ones = o;
+                let (fours_ab, t) = csa(twos, twos_a, twos_b);
+                twos = t;
+                *pair = fours_ab;
+            }
+            let (eights_a, f) = csa(fours, pairs[0], pairs[1]);
+            let (eights_b, fours) = csa(f, pairs[2], pairs[3]);
+            let (sixteen, eights) = csa(eights, eights_a, eights_b);
+            (
+                fours,
+                eights,
+                _mm256_add_epi64(sixteens, lane_counts(sixteen)),
+            )
+        };
+        Seal {
+            ones,
+            twos,
+            fours,
+            eights,
+            sixteens,
+            plain,
+        }
+    }
+    #[inline(always)]
+    unsafe fn total(sum: Seal) -> u64 {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's.
+        unsafe {
+            let mut total = _mm256_add_epi64(lane_counts(sum.ones), sum.plain);
+            for (v, shift) in [
+                (lane_counts(sum.twos), 1),
+                (lane_counts(sum.fours), 2),
+                (lane_counts(sum.eights), 3),
+                (sum.sixteens, 4),
+            ] {
+                total = _mm256_add_epi64(total, _mm256_sll_epi64(v, _mm_cvtsi32_si128(shift)));
+            }
+            let mut lanes = [0u64; 4];
+            // `lanes` is 32 bytes; the store is unaligned.
+            _mm256_storeu_si256(lanes.as_mut_ptr().cast(), total);
+            lanes.iter().sum()
+        }
+    }
+}
+
+/// A carry-save adder: of three vectors' bits in each position, the carry and the sum.
+///
+/// # Safety
+///
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn csa(
+    a: std::arch::x86_64::__m256i,
+    b: std::arch::x86_64::__m256i,
+    c: std::arch::x86_64::__m256i,
+) -> (std::arch::x86_64::__m256i, std::arch::x86_64::__m256i) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's.
+    unsafe {
+        let u = _mm256_xor_si256(a, b);
+        let carry = _mm256_or_si256(_mm256_and_si256(a, b), _mm256_and_si256(u, c));
+        (carry, _mm256_xor_si256(u, c))
+    }
+}
+
+/// The bits of `v`, counted per 64-bit lane.
+///
+/// # Safety
+///
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn lane_counts(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's.
+    unsafe { _mm256_sad_epu8(byte_counts(v), _mm256_setzero_si256()) }
+}
+
+/// The bits set in each byte of `v` (0 to 8), by two nibble lookups (`vpshufb`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn byte_counts(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    let nibbles = _mm256_setr_epi8(
+        0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
+        3, 4,
+    );
+    let low = _mm256_set1_epi8(0x0f);
+    let lo = _mm256_shuffle_epi8(nibbles, _mm256_and_si256(v, low));
+    let hi = _mm256_shuffle_epi8(nibbles, _mm256_and_si256(_mm256_srli_epi16(v, 4), low));
+    _mm256_add_epi8(lo, hi)
+}
+
+/// The ranks among `union`'s bits of `word`'s bits, as bits (BMI2's `pext` where the CPU
+/// has it).
+fn ranked(word: u64, union: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU has BMI2, checked just above.
+        return unsafe { pext(word, union) };
+    }
+    let (mut ranked, mut bits) = (0u64, word & union);
+    while bits != 0 {
+        ranked |= 1 << (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones();
+        bits &= bits - 1;
+    }
+    ranked
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn pext(word: u64, union: u64) -> u64 {
+    std::arch::x86_64::_pext_u64(word, union)
+}

@@ -117,7 +117,9 @@ pub(super) fn groups(ends: &[usize]) -> impl Iterator<Item = std::ops::Range<usi
 ///
 /// # Safety
 ///
-/// Every method may be called only on a CPU with the ISA the implementing type names.
+/// Every method may be called only on a CPU with the ISA the implementing type names. An
+/// implementation reads only the eight words `load` is given and writes only `out` in
+/// `columns`: the loops' bounds (the `SAFETY` notes in [`Tables`]) count on it.
 pub(super) unsafe trait Entry {
     /// Eight words of an entry.
     type E: Copy;
@@ -168,9 +170,8 @@ struct Tables<'a> {
 /// A leaf's slice of table words, its probe words and the probe groups' ends.
 type Leaf<'a> = (&'a [Word], &'a [Word], &'a [usize]);
 
-/// `$tables.$loop::<$isa, K>($probe)` with `K` the tables' count of bytes of ranks (1 to
-/// 13 for 64 diagonals at most, at most 8 to n = 27), so that each count gets a loop of its
-/// own with its loads unrolled.
+/// `$tables.$loop::<$isa, K>($probe)` with `K` the tables' count of bytes of ranks (1 to 8:
+/// a word has 64 bits), so that each count gets a loop of its own with its loads unrolled.
 macro_rules! per_bytes {
     ($tables:expr, $loop:ident, $isa:ty, $probe:expr) => {
         match ($tables.union.count_ones() as usize).div_ceil(CHUNK) {
@@ -181,12 +182,7 @@ macro_rules! per_bytes {
             5 => $tables.$loop::<$isa, 5>($probe),
             6 => $tables.$loop::<$isa, 6>($probe),
             7 => $tables.$loop::<$isa, 7>($probe),
-            8 => $tables.$loop::<$isa, 8>($probe),
-            9 => $tables.$loop::<$isa, 9>($probe),
-            10 => $tables.$loop::<$isa, 10>($probe),
-            11 => $tables.$loop::<$isa, 11>($probe),
-            12 => $tables.$loop::<$isa, 12>($probe),
-            _ => $tables.$loop::<$isa, 13>($probe),
+            _ => $tables.$loop::<$isa, 8>($probe),
         }
     };
 }
@@ -435,6 +431,7 @@ unsafe impl Entry for Wide {
 
     #[inline(always)]
     unsafe fn rank(word: u64, union: u64) -> u64 {
+        // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { std::arch::x86_64::_pext_u64(word, union) }
     }
     /// Each rank's bits of eight words at once, by `vptestmq`.
@@ -464,19 +461,23 @@ unsafe impl Entry for Wide {
     }
     #[inline(always)]
     unsafe fn or(a: Self::E, b: Self::E) -> Self::E {
+        // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { std::arch::x86_64::_mm512_or_si512(a, b) }
     }
     #[inline(always)]
     unsafe fn zero() -> Self::Sum {
+        // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { std::arch::x86_64::_mm512_setzero_si512() }
     }
     #[inline(always)]
     unsafe fn add(sum: Self::Sum, e: Self::E) -> Self::Sum {
         use std::arch::x86_64::*;
+        // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { _mm512_add_epi64(sum, _mm512_popcnt_epi64(e)) }
     }
     #[inline(always)]
     unsafe fn total(sum: Self::Sum) -> u64 {
+        // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { std::arch::x86_64::_mm512_reduce_add_epi64(sum) as u64 }
     }
 }
@@ -507,6 +508,7 @@ unsafe impl Entry for Narrow {
 
     #[inline(always)]
     unsafe fn rank(word: u64, union: u64) -> u64 {
+        // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { std::arch::x86_64::_pext_u64(word, union) }
     }
     /// A 64 x 64 bit transpose in registers (four words a register): six rounds, each
@@ -579,10 +581,12 @@ unsafe impl Entry for Narrow {
     #[inline(always)]
     unsafe fn or(a: Self::E, b: Self::E) -> Self::E {
         use std::arch::x86_64::*;
+        // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { (_mm256_or_si256(a.0, b.0), _mm256_or_si256(a.1, b.1)) }
     }
     #[inline(always)]
     unsafe fn zero() -> Seal {
+        // SAFETY: the trait's contract: the CPU has this ISA.
         let zero = unsafe { std::arch::x86_64::_mm256_setzero_si256() };
         Seal {
             ones: zero,
@@ -660,7 +664,7 @@ unsafe impl Entry for Narrow {
                 total = _mm256_add_epi64(total, _mm256_sll_epi64(v, _mm_cvtsi32_si128(shift)));
             }
             let mut lanes = [0u64; 4];
-            // `lanes` is 32 bytes; the store is unaligned.
+            // SAFETY: `lanes` is 32 bytes; the store is unaligned.
             _mm256_storeu_si256(lanes.as_mut_ptr().cast(), total);
             lanes.iter().sum()
         }

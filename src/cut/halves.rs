@@ -89,62 +89,104 @@ pub(super) struct Span {
     pub(super) to: u32,
 }
 
-/// A side's half-boards from `north`'s and `south`'s pieces, in chunks of spans, in order
-/// of columns, each of at most `most` half-boards. Where every pair of pieces fits (a pair
-/// makes at most one half-board) they are one chunk. Otherwise `size` tells how many
-/// half-boards a north piece's span makes, and a chunk takes pieces while theirs fit, at
-/// least one: bounding a chunk by its pairs made every side of n = 26 two to seven chunks
-/// within a thread's share of 2 GiB, where it holds a third to a tenth as many half-boards.
-pub(super) fn chunks(
-    north: &Pieces,
-    south: &Pieces,
-    h: usize,
-    most: u64,
-    mut size: impl FnMut(Span) -> u64,
-) -> Vec<Vec<Span>> {
-    let all = (1usize << h) - 1;
-    // Every column set's pieces as one span, in one pass over the sets that have some (so
-    // only the south side can be empty).
-    let (mut sets, mut pairs) = (Vec::new(), 0u64);
-    for &up in north.sets() {
-        let up = up as usize;
-        let (top, below) = (north.on(up).len(), south.on(all & !up).len());
-        if below > 0 {
-            pairs += (top * below) as u64;
-            sets.push(Span {
-                up: up as u32,
-                from: 0,
-                to: top as u32,
-            });
+/// How many half-boards a side makes (from `north`'s and `south`'s pieces): its column
+/// sets' spans of pieces and their pairs, and where those could be more than a chunk holds,
+/// each north piece's count; and the side cut into chunks of spans, in order of columns
+/// ([`Sizes::chunks`]). Where every pair of pieces fits (a pair makes at most one
+/// half-board) they are one chunk. Otherwise a chunk takes pieces while their half-boards
+/// fit, at least one: bounding a chunk by its pairs made every side of n = 26 two to seven
+/// chunks within a thread's share of 2 GiB, where it holds a third to a tenth as many
+/// half-boards.
+pub(super) struct Sizes {
+    /// Every column set's north pieces (that have south pieces under them) as one span.
+    sets: Vec<Span>,
+    /// Pairs of pieces: a bound on the half-boards.
+    pairs: u64,
+    /// Each north piece, alone in its span, and the half-boards it makes: counted only
+    /// where `pairs` passed the bound [`Sizes::of`] was given.
+    pieces: Vec<(Span, u64)>,
+}
+
+impl Sizes {
+    /// The sizes of the side `north` and `south` make; each north piece's half-boards
+    /// counted (`size`, which builds them) where the pairs pass `bound`.
+    pub(super) fn of(
+        north: &Pieces,
+        south: &Pieces,
+        h: usize,
+        bound: u64,
+        mut size: impl FnMut(Span) -> u64,
+    ) -> Sizes {
+        let all = (1usize << h) - 1;
+        // Every column set's pieces as one span, in one pass over the sets that have some
+        // (so only the south side can be empty).
+        let (mut sets, mut pairs) = (Vec::new(), 0u64);
+        for &up in north.sets() {
+            let up = up as usize;
+            let (top, below) = (north.on(up).len(), south.on(all & !up).len());
+            if below > 0 {
+                pairs += (top * below) as u64;
+                sets.push(Span {
+                    up: up as u32,
+                    from: 0,
+                    to: top as u32,
+                });
+            }
+        }
+        let mut pieces = Vec::new();
+        if pairs > bound {
+            for set in &sets {
+                for from in set.from..set.to {
+                    let piece = Span {
+                        up: set.up,
+                        from,
+                        to: from + 1,
+                    };
+                    pieces.push((piece, size(piece)));
+                }
+            }
+        }
+        Sizes {
+            sets,
+            pairs,
+            pieces,
         }
     }
-    if pairs <= most {
-        return vec![sets];
+
+    /// The side's half-boards: counted where they were, else the pairs' bound.
+    pub(super) fn boards(&self) -> u64 {
+        if self.pieces.is_empty() {
+            self.pairs
+        } else {
+            self.pieces.iter().map(|&(_, b)| b).sum()
+        }
     }
-    let (mut out, mut chunk, mut held) = (Vec::new(), Vec::<Span>::new(), 0u64);
-    for set in sets {
-        for from in set.from..set.to {
-            let piece = Span {
-                up: set.up,
-                from,
-                to: from + 1,
-            };
-            let boards = size(piece);
+
+    /// The side cut into chunks of at most `most` half-boards (or one north piece's, where
+    /// those alone are more): one where they all fit, or where they were not counted (a
+    /// side is never cut where its pieces' sizes are unknown; [`Sizes::of`]'s caller gives
+    /// a bound no more than any `most` it asks for).
+    pub(super) fn chunks(&self, most: u64) -> Vec<Vec<Span>> {
+        if self.boards() <= most || self.pieces.is_empty() {
+            return vec![self.sets.clone()];
+        }
+        let (mut out, mut chunk, mut held) = (Vec::new(), Vec::<Span>::new(), 0u64);
+        for &(piece, boards) in &self.pieces {
             if held + boards > most && !chunk.is_empty() {
                 out.push(std::mem::take(&mut chunk));
                 held = 0;
             }
             match chunk.last_mut() {
-                Some(last) if last.up == set.up => last.to = from + 1,
+                Some(last) if last.up == piece.up => last.to = piece.to,
                 _ => chunk.push(piece),
             }
             held += boards;
         }
+        if !chunk.is_empty() || out.is_empty() {
+            out.push(chunk);
+        }
+        out
     }
-    if !chunk.is_empty() || out.is_empty() {
-        out.push(chunk);
-    }
-    out
 }
 
 /// The pieces one build joins: `north`'s in `spans` with `south`'s on the other columns of

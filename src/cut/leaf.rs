@@ -14,6 +14,7 @@
 //! words on any CPU. Each has one `#[target_feature]` entry point ([`Bitsets::disjoint`]
 //! picks it); a NEON form is one more `impl`.
 
+use super::matching::Span;
 #[cfg(target_arch = "x86_64")]
 use super::pack::{Narrow, Wide};
 use super::{Lanes, Word};
@@ -50,30 +51,31 @@ pub(super) struct Bitsets {
 }
 
 impl Bitsets {
-    /// Adds to `out[g]` the pairs of `table` and group `g` of `probe` (ending at `ends[g]`)
-    /// that share no bit of `live` (the other bits are settled: no table word shares them
+    /// Adds to `out[g]` the pairs of `table` and group `g` of `probe` (its words in
+    /// `spans[g]`) that share no bit of `live` (the other bits are settled: no table word shares them
     /// with a probe word), with tables of at most `budget` bytes, in `lanes`. Returns the
     /// pairs it tested.
     pub(super) fn disjoint(
         &mut self,
-        (table, probe, ends): (&[Word], &[Word], &[usize]),
+        (table, probe, spans): (&[Word], &[Word], &[Span]),
         live: u64,
         (budget, lanes): (usize, Lanes),
         out: &mut [u64],
     ) {
         let union = table.iter().fold(0, |u, &w| u | w) & live;
         let ranks = union.count_ones() as usize;
-        let all = |range: &std::ops::Range<usize>| (table.len() * range.len()) as u64;
-        super::matching::tally_leaf(table.len() * probe.len());
+        let all = |range: &Span| (table.len() * range.len()) as u64;
+        let probes: usize = spans.iter().map(Span::len).sum();
+        super::matching::tally_leaf(table.len() * probes);
         if ranks == 0 {
-            for (g, range) in groups(ends).enumerate() {
-                out[g] += all(&range);
+            for (g, range) in spans.iter().enumerate() {
+                out[g] += all(range);
             }
             return;
         }
         // Small leaves: every pair tested is cheaper than a table.
-        if (table.len() * probe.len()) < ENTRIES * 8 * ranks.div_ceil(CHUNK) {
-            for (g, range) in groups(ends).enumerate() {
+        if (table.len() * probes) < ENTRIES * 8 * ranks.div_ceil(CHUNK) {
+            for (g, range) in spans.iter().enumerate() {
                 out[g] += table
                     .iter()
                     .map(|&t| probe[range.clone()].iter().filter(|&&p| p & t == 0).count() as u64)
@@ -90,7 +92,7 @@ impl Bitsets {
                 sets: &mut self.sets,
                 entries: &mut self.tables,
             };
-            let leaf = (slice, probe, ends);
+            let leaf = (slice, probe, spans);
             match lanes {
                 // SAFETY: `Lanes::of` picked these only where the CPU has their features.
                 #[cfg(target_arch = "x86_64")]
@@ -101,15 +103,10 @@ impl Bitsets {
                 Lanes::Scalar => unsafe { t.met::<Words>(leaf, &mut met) },
             }
         }
-        for (g, range) in groups(ends).enumerate() {
-            out[g] += all(&range) - met[g];
+        for (g, range) in spans.iter().enumerate() {
+            out[g] += all(range) - met[g];
         }
     }
-}
-
-/// The probe groups' ranges, from their ends.
-pub(super) fn groups(ends: &[usize]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
-    (0..ends.len()).map(|g| g.checked_sub(1).map_or(0, |f| ends[f])..ends[g])
 }
 
 /// Eight words of a table entry in one ISA's registers, and the steps a leaf's loops take
@@ -167,8 +164,8 @@ struct Tables<'a> {
     entries: &'a mut Vec<u64>,
 }
 
-/// A leaf's slice of table words, its probe words and the probe groups' ends.
-type Leaf<'a> = (&'a [Word], &'a [Word], &'a [usize]);
+/// A leaf's slice of table words, its probe words and where each probe group's lie.
+type Leaf<'a> = (&'a [Word], &'a [Word], &'a [Span]);
 
 /// `$tables.$loop::<$isa, K>($probe)` with `K` the tables' count of bytes of ranks (1 to 8:
 /// a word has 64 bits), so that each count gets a loop of its own with its loads unrolled.
@@ -195,12 +192,12 @@ impl Tables<'_> {
     ///
     /// The CPU has `I`'s ISA.
     #[inline(always)]
-    unsafe fn met<I: Entry>(&mut self, (slice, probe, ends): Leaf, met: &mut [u64]) {
+    unsafe fn met<I: Entry>(&mut self, (slice, probe, spans): Leaf, met: &mut [u64]) {
         // SAFETY: the caller's.
         unsafe {
             self.fill::<I>(slice);
-            for (g, range) in groups(ends).enumerate() {
-                met[g] += per_bytes!(self, matched, I, &probe[range]);
+            for (g, range) in spans.iter().enumerate() {
+                met[g] += per_bytes!(self, matched, I, &probe[range.clone()]);
             }
         }
     }

@@ -2,18 +2,15 @@
 //! diagonal), counted with bitsets: for each eight diagonals in play, the unions of every
 //! subset of their sets of half-boards, ORed per probe word and counted.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::leaf::{Bitsets, groups};
+use super::leaf::Bitsets;
 use super::{Lanes, Word};
 
 /// The most half-boards a table leaf holds: the split goes on below it, one diagonal at a
 /// time, until a side has at most this many (one slice of eight words, 512 bits).
 pub(super) const LEAF: usize = 512;
-
-/// The least room the split levels' filtered probe words take, in probe sides (see
-/// [`room`]): deeper levels past it are matched unfiltered (see [`split`]).
-pub(super) const LEVELS: usize = 2;
 
 /// The most room the split levels' filtered probe words take, in probe sides, where the
 /// thread's budget has it: with two, random keys of n = 22 took 1.10x the time of levels
@@ -23,14 +20,14 @@ pub(super) const ROOM_MOST: usize = 16;
 /// Words of room for the filtered levels of a matching of `table` and `probe` words within
 /// `bytes`: what half the budget leaves beyond the table (three times: it, the words a
 /// split moves aside, and a copy the caller may hold) and the probe (twice: it and the
-/// other side's buffer), at least [`LEVELS`] probe sides (what the chunks' size allows for)
-/// and at most [`ROOM_MOST`]. Half: the budget's other uses (the pieces each thread keeps
-/// beyond the shared ones, vectors' slack) are not counted, and a run filling every
-/// thread's share would pass `--memory`. Where the sides fill the chunks (n = 26), the room
-/// is its least.
+/// other side's buffer), at most [`ROOM_MOST`] probe sides. Half: the budget's other uses
+/// (the pieces each thread keeps beyond the shared ones, vectors' slack) are not counted,
+/// and a run filling every thread's share would pass `--memory`. Where the sides fill the
+/// chunks (n = 26), there is little or no room, and the levels past it partition the probe
+/// in place ([`split`]): the chunks need not leave room for it.
 fn room(bytes: usize, table: usize, probe: usize) -> usize {
     let spare = (bytes / 16).saturating_sub(3 * table + 2 * probe);
-    spare.clamp(LEVELS * probe, ROOM_MOST * probe) + 64
+    spare.min(ROOM_MOST * probe) + 64
 }
 
 /// Most probe groups a matching takes (one per middle row of an odd board).
@@ -72,7 +69,7 @@ pub fn matched() -> Matched {
 }
 
 /// A thread's buffers for matching, reused from key to key: the split levels' filtered
-/// probe words, the table words a split moves aside, and a leaf's sets and tables.
+/// probe words, the words a split's partition moves aside, and a leaf's sets and tables.
 #[derive(Default)]
 pub(super) struct Matcher {
     levels: Vec<Word>,
@@ -90,6 +87,15 @@ pub(super) struct Within<'a> {
     pub stop: &'a AtomicBool,
 }
 
+/// Where a probe group's words lie in the probe slice. A partition reorders each group's
+/// words within its own span, so a group's words stay in it at every level.
+pub(super) type Span = Range<usize>;
+
+/// The probe groups' spans, from their ends.
+fn groups(ends: &[usize]) -> impl Iterator<Item = Span> + '_ {
+    (0..ends.len()).map(|g| g.checked_sub(1).map_or(0, |f| ends[f])..ends[g])
+}
+
 impl Matcher {
     /// Adds to `out[g]` the pairs of a `table` word and a word of probe group `g` (which
     /// ends at `ends[g]`) that share no bit: the pairs that make a solution.
@@ -100,14 +106,15 @@ impl Matcher {
     /// samples): its words without the diagonal meet every probe word there, those with it
     /// only the probe words without it, which are filtered into a buffer of their own (all
     /// levels' together in a room of [`room`]'s size: unbounded, at n = 26 they
-    /// took `estimate 26 -j 2` to 3.16 GB in its 2 GiB). Each side of the split loses that
-    /// diagonal; once the table side has at most [`LEAF`] words, its pairs are counted with
-    /// bitset tables over the diagonals still in play. The table side is reordered; the
-    /// probe words are not changed.
+    /// took `estimate 26 -j 2` to 3.16 GB in its 2 GiB), or where the room has run out
+    /// partitioned in place (the words without it first in each group's span). Each side
+    /// of the split loses that diagonal; once the table side has at most [`LEAF`] words,
+    /// its pairs are counted with bitset tables over the diagonals still in play. Both
+    /// sides may be reordered, each probe group within its own words.
     pub(super) fn disjoint(
         &mut self,
         table: &mut [Word],
-        probe: &[Word],
+        probe: &mut [Word],
         ends: &[usize],
         out: &mut [u64],
         within: Within,
@@ -133,6 +140,10 @@ impl Matcher {
         if self.levels.len() < room {
             self.levels.resize(room, 0);
         }
+        let mut spans: [Span; MAX_GROUPS] = Default::default();
+        for (span, range) in spans.iter_mut().zip(groups(ends)) {
+            *span = range;
+        }
         let mut leaf = Leaf {
             budget: within.bytes,
             stop: within.stop,
@@ -143,7 +154,7 @@ impl Matcher {
         split(
             table,
             probe,
-            ends,
+            &spans[..ends.len()],
             !0,
             &order.bits[..order.len],
             out,
@@ -163,11 +174,12 @@ impl Matcher {
         lanes: Lanes,
     ) {
         let (table, probe) = if table_first(a.len(), b.len()) {
-            (a, &*b)
+            (a, b)
         } else {
-            (b, &*a)
+            (b, a)
         };
-        self.disjoint(table, probe, &[probe.len()], out, within, lanes);
+        let ends = [probe.len()];
+        self.disjoint(table, probe, &ends, out, within, lanes);
     }
 }
 
@@ -240,49 +252,78 @@ fn contested(table: &[Word], probe: &[Word]) -> Order {
 }
 
 /// One split level of [`Matcher::disjoint`]: `live` holds the diagonals still in play,
-/// `order` those left to split on; the front of `levels` takes this level's filtered probe
-/// words (after the side without the diagonal is done, so that its levels use the same
-/// room), the rest the levels below. Where the room runs out, the probe is not filtered:
-/// the same pairs are counted at the leaves, with more probe words. So the filtered levels
-/// of a matching never take more than the room its caller gave them.
+/// `order` those left to split on; probe group `g`'s words are `probe[spans[g]]`. The table
+/// words without the diagonal are matched with every probe word; those with it with the
+/// probe words without it, filtered into the front of `levels` (after the side without the
+/// diagonal is done, so that its levels use the same room; the rest is the levels below).
+/// Where the room runs out, the probe words are partitioned in place instead, the words
+/// without the diagonal first in each group's span, and the table words with it go first:
+/// the other side's levels reorder the spans as they like, which that would not survive.
+/// So the filtered levels of a matching never take more than the room its caller gave
+/// them, and every level drops its diagonal's pairs.
 #[allow(clippy::too_many_arguments)]
 fn split(
     table: &mut [Word],
-    probe: &[Word],
-    ends: &[usize],
+    probe: &mut [Word],
+    spans: &[Span],
     live: u64,
     order: &[u64],
     out: &mut [u64],
     levels: &mut [Word],
     leaf: &mut Leaf,
 ) {
-    if table.is_empty() || probe.is_empty() || leaf.stop.load(Ordering::Relaxed) {
+    if table.is_empty() || spans.iter().all(Range::is_empty) || leaf.stop.load(Ordering::Relaxed) {
         return;
     }
     let Some((&bit, order)) = order.split_first().filter(|_| table.len() > LEAF) else {
         let within = (leaf.budget, leaf.lanes);
         leaf.bitsets
-            .disjoint((table, probe, ends), live, within, out);
+            .disjoint((table, &*probe, spans), live, within, out);
         return;
     };
     let without = partition(table, bit, leaf.lanes, leaf.aside);
     let (t0, t1) = table.split_at_mut(without);
-    split(t0, probe, ends, live & !bit, order, out, levels, leaf);
-    if levels.len() < probe.len() + 8 {
-        // No room left to filter: the probe words with `bit` stay, and `bit` stays in play,
-        // where every table word has it, so they meet every one.
-        split(t1, probe, ends, live, order, out, levels, leaf);
+    let live = live & !bit;
+    let mut kept: [Span; MAX_GROUPS] = Default::default();
+    let probes: usize = spans.iter().map(Span::len).sum();
+    if levels.len() < probes + 8 {
+        // No room left to filter: the probe words without `bit` first in each span.
+        for (k, span) in kept.iter_mut().zip(spans) {
+            let lacking = partition_probe(&mut probe[span.clone()], bit, leaf);
+            *k = span.start..span.start + lacking;
+        }
+        split(
+            t1,
+            probe,
+            &kept[..spans.len()],
+            live,
+            order,
+            out,
+            levels,
+            leaf,
+        );
+        split(t0, probe, spans, live, order, out, levels, leaf);
         return;
     }
+    split(t0, probe, spans, live, order, out, levels, leaf);
     // The probe words without `bit`, group by group, in front of the levels below.
-    let (mut len, mut kept) = (0, [0usize; MAX_GROUPS]);
-    for (g, range) in groups(ends).enumerate() {
-        len += filter(&probe[range], bit, &mut levels[len..], leaf.lanes);
-        kept[g] = len;
+    let mut len = 0;
+    for (k, span) in kept.iter_mut().zip(spans) {
+        let from = len;
+        len += filter(&probe[span.clone()], bit, &mut levels[len..], leaf.lanes);
+        *k = from..len;
     }
     let (filtered, below) = levels.split_at_mut(len);
-    let ends = &kept[..ends.len()];
-    split(t1, filtered, ends, live & !bit, order, out, below, leaf);
+    split(
+        t1,
+        filtered,
+        &kept[..spans.len()],
+        live,
+        order,
+        out,
+        below,
+        leaf,
+    );
 }
 
 /// Puts the words of `table` without `bit` first and returns how many there are; `aside`
@@ -303,6 +344,17 @@ fn partition(table: &mut [Word], bit: u64, lanes: Lanes, aside: &mut Vec<Word>) 
         without += usize::from(w & bit == 0);
     }
     without
+}
+
+/// [`partition`] for a probe group's words where the room has run out: with AVX-512 too,
+/// where the table's partition keeps the plain loop (not measured there).
+fn partition_probe(words: &mut [Word], bit: u64, leaf: &mut Leaf) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if let Lanes::Avx512 = leaf.lanes {
+        // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
+        return unsafe { super::pack::partition512(words, bit, leaf.aside) };
+    }
+    partition(words, bit, leaf.lanes, leaf.aside)
 }
 
 /// Writes the words of `from` without `bit` to the front of `to` (room for every word and
@@ -407,10 +459,10 @@ mod tests {
                 }
                 for budget in [MIN_BYTES, 64 << 20] {
                     let mut out = [0];
-                    let mut t = table.clone();
+                    let (mut t, mut p) = (table.clone(), probe.clone());
                     Matcher::default().disjoint(
                         &mut t,
-                        &probe,
+                        &mut p,
                         &[probe.len()],
                         &mut out,
                         Within {
@@ -426,8 +478,9 @@ mod tests {
     }
 
     /// The split matcher counts, group by group, what testing every pair counts: sides
-    /// below and above a leaf, several probe groups, a roomy and the least budget, in each
-    /// loop this CPU has.
+    /// below and above a leaf, several probe groups, a roomy budget (every level filtered
+    /// into the room), the least (every level partitioned in place) and one between (the
+    /// room runs out part way down), in each loop this CPU has.
     #[test]
     fn the_split_counts_what_every_pair_counts() {
         let mut state = 0x9e37_79b9_7f4a_7c15;
@@ -453,12 +506,13 @@ mod tests {
                 if kernel.resolve().is_err() {
                     continue;
                 }
-                for budget in [MIN_BYTES, 64 << 20] {
+                let between = 16 * (3 * tables + 3 * probes);
+                for budget in [MIN_BYTES, between, 64 << 20] {
                     let mut out = vec![0; ends.len()];
-                    let mut t = table.clone();
+                    let (mut t, mut p) = (table.clone(), probe.clone());
                     Matcher::default().disjoint(
                         &mut t,
-                        &probe,
+                        &mut p,
                         &ends,
                         &mut out,
                         Within {

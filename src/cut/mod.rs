@@ -64,7 +64,7 @@ pub use matching::{Matched, matched};
 pub use pieces::{Enumerated, enumerated};
 pub use symmetric::{fixed_by_symmetries, fixed_by_symmetries_until};
 
-use halves::Lines;
+use halves::{Lines, Sizes};
 use matching::{LEAF, MAX_GROUPS, Matcher, Within};
 
 use pieces::{Cache, Pieces, Store};
@@ -145,21 +145,39 @@ impl Cut {
 
     /// The pieces of a side on `rows` (found in or added to `cache`; none where `stop` cut
     /// their enumeration short) and its chunks of at most `most` half-boards, counted where
-    /// they might not fit one by building each north piece's into `out` (`lanes`; the middle
-    /// queen's squares left free, a bound for the right sides it forbids them to).
+    /// they might not fit one ([`Cut::sized`]).
     fn side(
         &self,
         cache: &mut Cache,
         rows: u32,
         most: u64,
-        (lanes, stop): (Lanes, &AtomicBool),
+        at: (Lanes, &AtomicBool),
         out: &mut Vec<Word>,
     ) -> Side {
+        let (north, south, sizes) = self.sized(cache, rows, most, at, out);
+        Side {
+            north,
+            south,
+            chunks: sizes.chunks(most),
+        }
+    }
+
+    /// The pieces of a side on `rows` and its sizes, each north piece's half-boards counted
+    /// where their pairs pass `bound`, by building them into `out` (`lanes`; the middle
+    /// queen's squares left free, a bound for the right sides it forbids them to).
+    fn sized(
+        &self,
+        cache: &mut Cache,
+        rows: u32,
+        bound: u64,
+        (lanes, stop): (Lanes, &AtomicBool),
+        out: &mut Vec<Word>,
+    ) -> (Arc<Pieces>, Arc<Pieces>, Sizes) {
         let (n, top, h, store) = (self.n, self.top, self.h, &self.store);
         let north = cache.find(store, (n, 0, rows & ((1 << top) - 1), h), stop);
         let south = cache.find(store, (n, top, rows >> top, h), stop);
         let shared = self.shared();
-        let chunks = halves::chunks(&north, &south, h, most, |piece| {
+        let sizes = Sizes::of(&north, &south, h, bound, |piece| {
             let pieces = (&*north, &*south);
             self.build(
                 pieces,
@@ -172,11 +190,7 @@ impl Cut {
             );
             out.len() as u64
         });
-        Side {
-            north,
-            south,
-            chunks,
-        }
+        (north, south, sizes)
     }
 
     /// Fills `out` with chunk `c` of `side`'s half-boards (left ones, or right ones
@@ -215,9 +229,10 @@ impl Cut {
     /// (`matching::Matcher::disjoint`).
     ///
     /// Each side's half-boards are built a chunk at a time where they would not fit the
-    /// budget (`halves::chunks` counts them where their pairs of pieces might not fit): every
-    /// chunk of one side is matched with every chunk of the other, as the table the side
-    /// `matching::Matcher::either` picks. On an odd board the middle queen joins the
+    /// budget (`halves::Sizes` counts them where their pairs of pieces might not fit; on an
+    /// even board the larger side stays whole where it fits beside chunks of the other,
+    /// `even_chunks`): every chunk of one side is matched with every chunk of the other,
+    /// as the table the side `matching::Matcher::either` picks. On an odd board the middle queen joins the
     /// right half: the left half-boards are built once for all the part's middle rows (where
     /// they fit one chunk), with one more diagonal each side (indices `n - h - 1` to
     /// `n + h - 1`, where the middle queen on row `m` is bit `m` of both halves). Where they
@@ -273,20 +288,30 @@ impl Cut {
                 stop,
             };
             let none = Lines::default();
-            let lefts = self.side(pieces, key.rows, most, (lanes, stop), left);
-            let whole = lefts.chunks.len() == 1;
-            if whole {
-                self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
-            }
+            let at = (lanes, stop);
+            // Sides counted where they may be cut: an even board's chunks are at least half
+            // of `most` (`even_chunks`).
+            let bound = if odd { most } else { most / 2 };
+            let (north, south, sizes) = self.sized(pieces, key.rows, bound, at, left);
             let mut found = [0u64; MAX_GROUPS];
             if !odd {
-                let rights = self.side(
-                    pieces,
-                    self.right_rows(key.rows, None),
-                    most,
-                    (lanes, stop),
-                    group,
-                );
+                let right = self.right_rows(key.rows, None);
+                let (r_north, r_south, r_sizes) = self.sized(pieces, right, bound, at, group);
+                let (l_most, r_most) = even_chunks(sizes.boards(), r_sizes.boards(), most);
+                let lefts = Side {
+                    north,
+                    south,
+                    chunks: sizes.chunks(l_most),
+                };
+                let rights = Side {
+                    north: r_north,
+                    south: r_south,
+                    chunks: r_sizes.chunks(r_most),
+                };
+                let whole = lefts.chunks.len() == 1;
+                if whole {
+                    self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
+                }
                 for r in 0..rights.chunks.len() {
                     self.build_chunk(&rights, r, none, true, (low, width), lanes, group);
                     for l in 0..lefts.chunks.len() {
@@ -297,6 +322,15 @@ impl Cut {
                     }
                 }
                 return u128::from(entries[0].1) * u128::from(found[0]);
+            }
+            let lefts = Side {
+                north,
+                south,
+                chunks: sizes.chunks(most),
+            };
+            let whole = lefts.chunks.len() == 1;
+            if whole {
+                self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
             }
             let rights: Vec<(u8, Side)> = entries
                 .iter()
@@ -384,10 +418,39 @@ struct Side {
     chunks: Vec<Vec<halves::Span>>,
 }
 
-/// Bytes a thread holds per half-board of a chunk, at most: its word on each side (as
-/// built, and a middle queen's kept ones), the table side's words a split moves aside, and
-/// the probe side's filtered at the split levels (`matching::LEVELS` probe sides).
-const BYTES_PER_BOARD: usize = 8 * (4 + matching::LEVELS);
+/// Bytes a thread holds per half-board of a chunk, at most: on an odd board its word on
+/// each side (as built, and a middle queen's kept ones), the words a split's partition moves
+/// aside, and one more for the probe words the split levels filter into their room where
+/// it fits (they are partitioned in place where it does not, so the room is no longer two
+/// probe sides of every chunk: the chunks are 1.2 times as large as they were). An even
+/// board shares four of these words per half-board between its sides ([`even_chunks`]).
+const BYTES_PER_BOARD: usize = 8 * 5;
+
+/// The chunks' bounds, in half-boards, of an even board's sides of `left` and `right`
+/// half-boards (or bounds on them), where a chunk of `most` is a fifth of the budget: the
+/// sides, and the words a partition moves aside (as many as the larger side's), take at
+/// most `4 * most` words. Both sides whole where they fit; else the larger one whole (the
+/// matching's table, usually) where at least `most / 2` words are left for chunks of the
+/// other, which the table is matched with one by one (each chunk of the table is matched
+/// with every probe word, and the split's cost grows slower than its table: a table in
+/// two chunks costs about 1.3 times one whole); else both in chunks of a third of it. At
+/// n = 26 a thread's share of 2 GiB held the sides of most keys whole so, where chunks
+/// of `most` each cut the larger side in two.
+fn even_chunks(left: u64, right: u64, most: u64) -> (u64, u64) {
+    let (cap, big) = (most.saturating_mul(4), left.max(right));
+    if left.saturating_add(right).saturating_add(big) <= cap {
+        return (left, right);
+    }
+    if big.saturating_mul(2).saturating_add(most / 2) <= cap {
+        let rest = cap - 2 * big;
+        return if left >= right {
+            (left, rest)
+        } else {
+            (rest, right)
+        };
+    }
+    (cap / 3, cap / 3)
+}
 
 /// The fewest half-boards a chunk may hold, whatever the budget (3 MB of words).
 const MIN_BOARDS: usize = 1 << 16;
@@ -497,13 +560,25 @@ mod tests {
                 let cut = Cut::new(n, symmetry, 1 << 20);
                 for k in keys(n, symmetry).into_iter().step_by(7) {
                     let whole = cut.count(k, 1 << 20, Kernel::Auto);
-                    for most in [1, 7, 50] {
+                    for most in [1, 7, 50, 300] {
                         let chunked = cut.count_in(k, 1 << 20, Kernel::Auto, most, NEVER);
                         assert_eq!(chunked, whole, "n={n} {symmetry} {k:?} {most}");
                     }
                 }
             }
         }
+    }
+
+    /// Both sides whole where they and a partition's words fit four chunks; else the larger
+    /// whole where half a chunk is left for the other's; else both in thirds of four.
+    #[test]
+    fn even_sides_are_chunked_by_what_fits() {
+        assert_eq!(even_chunks(100, 300, 200), (100, 300));
+        assert_eq!(even_chunks(200, 300, 200), (200, 300));
+        assert_eq!(even_chunks(250, 300, 200), (200, 300));
+        assert_eq!(even_chunks(300, 250, 200), (300, 200));
+        assert_eq!(even_chunks(100, 380, 200), (266, 266));
+        assert_eq!(even_chunks(5, 7, u64::MAX), (5, 7));
     }
 
     /// A chunk holds at most `most` half-boards (or one north piece's, where those alone

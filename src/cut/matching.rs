@@ -12,6 +12,10 @@ use super::{Lanes, Word};
 /// time, until a side has at most this many (one slice of eight words, 512 bits).
 pub(super) const LEAF: usize = 512;
 
+/// The room an odd board's chunks leave for the split levels' filtered probe words, in
+/// probe sides ([`room`]'s least there; see `BYTES_PER_BOARD` in the parent module).
+pub(super) const LEVELS: usize = 2;
+
 /// The most room the split levels' filtered probe words take, in probe sides, where the
 /// thread's budget has it: with two, random keys of n = 22 took 1.10x the time of levels
 /// without a bound (one thread, least of 3 alternated runs), with sixteen 0.85x of two.
@@ -20,14 +24,14 @@ pub(super) const ROOM_MOST: usize = 16;
 /// Words of room for the filtered levels of a matching of `table` and `probe` words within
 /// `bytes`: what half the budget leaves beyond the table (three times: it, the words a
 /// split moves aside, and a copy the caller may hold) and the probe (twice: it and the
-/// other side's buffer), at most [`ROOM_MOST`] probe sides. Half: the budget's other uses
-/// (the pieces each thread keeps beyond the shared ones, vectors' slack) are not counted,
-/// and a run filling every thread's share would pass `--memory`. Where the sides fill the
-/// chunks (n = 26), there is little or no room, and the levels past it partition the probe
-/// in place ([`split`]): the chunks need not leave room for it.
-fn room(bytes: usize, table: usize, probe: usize) -> usize {
+/// other side's buffer), at least `least` probe sides (what the caller's chunks leave for
+/// it) and at most [`ROOM_MOST`]. Half: the budget's other uses (the pieces each thread
+/// keeps beyond the shared ones, vectors' slack) are not counted, and a run filling every
+/// thread's share would pass `--memory`. Where the sides fill the chunks (n = 26), the
+/// room is its least, and the levels past it partition the probe in place ([`split`]).
+fn room(bytes: usize, table: usize, probe: usize, least: usize) -> usize {
     let spare = (bytes / 16).saturating_sub(3 * table + 2 * probe);
-    spare.min(ROOM_MOST * probe) + 64
+    spare.clamp(least * probe, ROOM_MOST * probe) + 64
 }
 
 /// Most probe groups a matching takes (one per middle row of an odd board).
@@ -85,6 +89,9 @@ pub(super) struct Within<'a> {
     pub bytes: usize,
     /// Set to abandon the matching.
     pub stop: &'a AtomicBool,
+    /// Probe sides of room for the filtered levels that the caller's chunks leave, whatever
+    /// the budget's half says ([`LEVELS`] on an odd board, none on an even one).
+    pub least: usize,
 }
 
 /// Where a probe group's words lie in the probe slice. A partition reorders each group's
@@ -133,7 +140,7 @@ impl Matcher {
         // written once (only the room grows, from key to key). A table of one leaf needs
         // none: on an odd board its probe may be every middle row's right half-boards.
         let room = if order.len > 0 {
-            room(within.bytes, table.len(), probe.len())
+            room(within.bytes, table.len(), probe.len(), within.least)
         } else {
             0
         };
@@ -468,6 +475,7 @@ mod tests {
                         Within {
                             bytes: budget,
                             stop: super::super::NEVER,
+                            least: 0,
                         },
                         Lanes::of(kernel),
                     );
@@ -518,6 +526,7 @@ mod tests {
                         Within {
                             bytes: budget,
                             stop: super::super::NEVER,
+                            least: 0,
                         },
                         Lanes::of(kernel),
                     );

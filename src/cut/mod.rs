@@ -286,18 +286,20 @@ impl Cut {
             let within = Within {
                 bytes: budget,
                 stop,
+                least: if odd { matching::LEVELS } else { 0 },
             };
             let none = Lines::default();
             let at = (lanes, stop);
-            // Sides counted where they may be cut: an even board's chunks are at least half
-            // of `most` (`even_chunks`).
-            let bound = if odd { most } else { most / 2 };
+            // Sides counted where they may be cut: an even board's chunks are at least an
+            // eighth of its words (`even_chunks`).
+            let cap = most.saturating_mul(EVEN_WORDS) / 5;
+            let bound = if odd { most } else { cap / 8 };
             let (north, south, sizes) = self.sized(pieces, key.rows, bound, at, left);
             let mut found = [0u64; MAX_GROUPS];
             if !odd {
                 let right = self.right_rows(key.rows, None);
                 let (r_north, r_south, r_sizes) = self.sized(pieces, right, bound, at, group);
-                let (l_most, r_most) = even_chunks(sizes.boards(), r_sizes.boards(), most);
+                let (l_most, r_most) = even_chunks(sizes.boards(), r_sizes.boards(), cap);
                 let lefts = Side {
                     north,
                     south,
@@ -418,30 +420,34 @@ struct Side {
     chunks: Vec<Vec<halves::Span>>,
 }
 
-/// Bytes a thread holds per half-board of a chunk, at most: on an odd board its word on
-/// each side (as built, and a middle queen's kept ones), the words a split's partition moves
-/// aside, and one more for the probe words the split levels filter into their room where
-/// it fits (they are partitioned in place where it does not, so the room is no longer two
-/// probe sides of every chunk: the chunks are 1.2 times as large as they were). An even
-/// board shares four of these words per half-board between its sides ([`even_chunks`]).
-const BYTES_PER_BOARD: usize = 8 * 5;
+/// Bytes a thread holds per half-board of a chunk, at most, on an odd board: its word on
+/// each side (as built, and a middle queen's kept ones), the words a split's partition
+/// moves aside, and the probe side's filtered at the split levels (`matching::LEVELS` probe
+/// sides; the levels past them partition the probe in place). A chunk of `budget /
+/// BYTES_PER_BOARD` half-boards is a sixth of the budget's words.
+const BYTES_PER_BOARD: usize = 8 * (4 + matching::LEVELS);
+
+/// An even board's sides and the words a partition moves aside take at most
+/// `EVEN_WORDS / 5` chunks' words: four fifths of the budget's words, about what they and
+/// two probe sides of room took when each side was cut on its own (five chunks at most).
+/// The room is what half the budget leaves beyond them (`matching::room`), and the split
+/// partitions the probe in place past it.
+const EVEN_WORDS: u64 = 24;
 
 /// The chunks' bounds, in half-boards, of an even board's sides of `left` and `right`
-/// half-boards (or bounds on them), where a chunk of `most` is a fifth of the budget: the
-/// sides, and the words a partition moves aside (as many as the larger side's), take at
-/// most `4 * most` words. Both sides whole where they fit; else the larger one whole (the
-/// matching's table, usually) where at least `most / 2` words are left for chunks of the
-/// other, which the table is matched with one by one (each chunk of the table is matched
-/// with every probe word, and the split's cost grows slower than its table: a table in
-/// two chunks costs about 1.3 times one whole); else both in chunks of a third of it. At
-/// n = 26 a thread's share of 2 GiB held the sides of most keys whole so, where chunks
-/// of `most` each cut the larger side in two.
-fn even_chunks(left: u64, right: u64, most: u64) -> (u64, u64) {
-    let (cap, big) = (most.saturating_mul(4), left.max(right));
+/// half-boards (or bounds on them), their words and the words a partition moves aside (as
+/// many as the larger side's) within `cap` words: both sides whole where they fit; else the
+/// larger one whole (the matching's table, usually) where at least `cap / 8` words are left
+/// for chunks of the other, which the table is matched with one by one; else both in chunks
+/// of a third. Each side used to be cut on its own, at a sixth of the budget's words, and
+/// every chunk of one side matched with every chunk of the other: at n = 26 that cut the
+/// larger side of most keys in two, where now the sides are whole.
+fn even_chunks(left: u64, right: u64, cap: u64) -> (u64, u64) {
+    let big = left.max(right);
     if left.saturating_add(right).saturating_add(big) <= cap {
         return (left, right);
     }
-    if big.saturating_mul(2).saturating_add(most / 2) <= cap {
+    if big.saturating_mul(2).saturating_add(cap / 8) <= cap {
         let rest = cap - 2 * big;
         return if left >= right {
             (left, rest)
@@ -569,15 +575,15 @@ mod tests {
         }
     }
 
-    /// Both sides whole where they and a partition's words fit four chunks; else the larger
-    /// whole where half a chunk is left for the other's; else both in thirds of four.
+    /// Both sides whole where they and a partition's words fit; else the larger whole where
+    /// an eighth of the words is left for the other's chunks; else both in thirds.
     #[test]
     fn even_sides_are_chunked_by_what_fits() {
-        assert_eq!(even_chunks(100, 300, 200), (100, 300));
-        assert_eq!(even_chunks(200, 300, 200), (200, 300));
-        assert_eq!(even_chunks(250, 300, 200), (200, 300));
-        assert_eq!(even_chunks(300, 250, 200), (300, 200));
-        assert_eq!(even_chunks(100, 380, 200), (266, 266));
+        assert_eq!(even_chunks(100, 300, 800), (100, 300));
+        assert_eq!(even_chunks(200, 300, 800), (200, 300));
+        assert_eq!(even_chunks(250, 300, 800), (200, 300));
+        assert_eq!(even_chunks(300, 250, 800), (300, 200));
+        assert_eq!(even_chunks(100, 380, 800), (266, 266));
         assert_eq!(even_chunks(5, 7, u64::MAX), (5, 7));
     }
 

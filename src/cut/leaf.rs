@@ -52,9 +52,9 @@ pub(super) struct Bitsets {
 
 impl Bitsets {
     /// Adds to `out[g]` the pairs of `table` and group `g` of `probe` (its words in
-    /// `spans[g]`) that share no bit of `live` (the other bits are settled: no table word shares them
-    /// with a probe word), with tables of at most `budget` bytes, in `lanes`. Returns the
-    /// pairs it tested.
+    /// `spans[g]`) that share no bit of `live` (the other bits are settled: no table word
+    /// shares them with a probe word), with tables of at most `budget` bytes, in `lanes`.
+    /// Tallies the pairs it tested (`matching::tally_leaf`).
     pub(super) fn disjoint(
         &mut self,
         (table, probe, spans): (&[Word], &[Word], &[Span]),

@@ -154,12 +154,7 @@ impl Cut {
         at: (Lanes, &AtomicBool),
         out: &mut Vec<Word>,
     ) -> Side {
-        let (north, south, sizes) = self.sized(cache, rows, most, at, out);
-        Side {
-            north,
-            south,
-            chunks: sizes.chunks(most),
-        }
+        self.sized(cache, rows, most, at, out).cut(most)
     }
 
     /// The pieces of a side on `rows` and its sizes, each north piece's half-boards counted
@@ -172,7 +167,7 @@ impl Cut {
         bound: u64,
         (lanes, stop): (Lanes, &AtomicBool),
         out: &mut Vec<Word>,
-    ) -> (Arc<Pieces>, Arc<Pieces>, Sizes) {
+    ) -> Sized {
         let (n, top, h, store) = (self.n, self.top, self.h, &self.store);
         let north = cache.find(store, (n, 0, rows & ((1 << top) - 1), h), stop);
         let south = cache.find(store, (n, top, rows >> top, h), stop);
@@ -190,7 +185,11 @@ impl Cut {
             );
             out.len() as u64
         });
-        (north, south, sizes)
+        Sized {
+            north,
+            south,
+            sizes,
+        }
     }
 
     /// Fills `out` with chunk `c` of `side`'s half-boards (left ones, or right ones
@@ -231,9 +230,9 @@ impl Cut {
     /// Each side's half-boards are built a chunk at a time where they would not fit the
     /// budget (`halves::Sizes` counts them where their pairs of pieces might not fit; on an
     /// even board the larger side stays whole where it fits beside chunks of the other,
-    /// `even_chunks`): every chunk of one side is matched with every chunk of the other,
-    /// as the table the side `matching::Matcher::either` picks. On an odd board the middle queen joins the
-    /// right half: the left half-boards are built once for all the part's middle rows (where
+    /// `even_chunks`): every chunk of one side is matched with every chunk of the other, as
+    /// the table the side `matching::Matcher::either` picks. On an odd board the middle
+    /// queen joins the right half: the left half-boards are built once for all the part's middle rows (where
     /// they fit one chunk), with one more diagonal each side (indices `n - h - 1` to
     /// `n + h - 1`, where the middle queen on row `m` is bit `m` of both halves). Where they
     /// fit one table leaf (`matching::LEAF`) they are the table for every middle row at
@@ -294,22 +293,14 @@ impl Cut {
             // eighth of its words (`even_chunks`).
             let cap = most.saturating_mul(EVEN_WORDS) / 5;
             let bound = if odd { most } else { cap / 8 };
-            let (north, south, sizes) = self.sized(pieces, key.rows, bound, at, left);
+            let lefts = self.sized(pieces, key.rows, bound, at, left);
             let mut found = [0u64; MAX_GROUPS];
             if !odd {
                 let right = self.right_rows(key.rows, None);
-                let (r_north, r_south, r_sizes) = self.sized(pieces, right, bound, at, group);
-                let (l_most, r_most) = even_chunks(sizes.boards(), r_sizes.boards(), cap);
-                let lefts = Side {
-                    north,
-                    south,
-                    chunks: sizes.chunks(l_most),
-                };
-                let rights = Side {
-                    north: r_north,
-                    south: r_south,
-                    chunks: r_sizes.chunks(r_most),
-                };
+                let rights = self.sized(pieces, right, bound, at, group);
+                let (l_most, r_most) =
+                    even_chunks(lefts.sizes.boards(), rights.sizes.boards(), cap);
+                let (lefts, rights) = (lefts.cut(l_most), rights.cut(r_most));
                 let whole = lefts.chunks.len() == 1;
                 if whole {
                     self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
@@ -325,11 +316,7 @@ impl Cut {
                 }
                 return u128::from(entries[0].1) * u128::from(found[0]);
             }
-            let lefts = Side {
-                north,
-                south,
-                chunks: sizes.chunks(most),
-            };
+            let lefts = lefts.cut(most);
             let whole = lefts.chunks.len() == 1;
             if whole {
                 self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
@@ -418,6 +405,24 @@ struct Side {
     north: Arc<Pieces>,
     south: Arc<Pieces>,
     chunks: Vec<Vec<halves::Span>>,
+}
+
+/// A side of a key before it is cut: its pieces and their sizes.
+struct Sized {
+    north: Arc<Pieces>,
+    south: Arc<Pieces>,
+    sizes: Sizes,
+}
+
+impl Sized {
+    /// The side in chunks of at most `most` half-boards ([`Sizes::chunks`]).
+    fn cut(self, most: u64) -> Side {
+        Side {
+            chunks: self.sizes.chunks(most),
+            north: self.north,
+            south: self.south,
+        }
+    }
 }
 
 /// Bytes a thread holds per half-board of a chunk, at most, on an odd board: its word on

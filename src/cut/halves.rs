@@ -102,9 +102,12 @@ pub(super) struct Sizes {
     sets: Vec<Span>,
     /// Pairs of pieces: a bound on the half-boards.
     pairs: u64,
-    /// Each north piece, alone in its span, and the half-boards it makes: counted only
-    /// where `pairs` passed the bound [`Sizes::of`] was given.
-    pieces: Vec<(Span, u64)>,
+    /// The half-boards of each north piece of `sets`, in their order (a piece's span is
+    /// implied by it): counted only where `pairs` passed the bound [`Sizes::of`] was
+    /// given. Four bytes a piece, allocated once: at n = 28 a row set has tens of
+    /// millions of north pieces, and a span with a count each (24 bytes, grown by
+    /// doubling) took 805 MB of a thread's share.
+    counts: Vec<u32>,
 }
 
 impl Sizes {
@@ -120,12 +123,13 @@ impl Sizes {
         let all = (1usize << h) - 1;
         // Every column set's pieces as one span, in one pass over the sets that have some
         // (so only the south side can be empty).
-        let (mut sets, mut pairs) = (Vec::new(), 0u64);
+        let (mut sets, mut pairs, mut tops) = (Vec::new(), 0u64, 0usize);
         for &up in north.sets() {
             let up = up as usize;
             let (top, below) = (north.on(up).len(), south.on(all & !up).len());
             if below > 0 {
                 pairs += (top * below) as u64;
+                tops += top;
                 sets.push(Span {
                     up: up as u32,
                     from: 0,
@@ -133,32 +137,38 @@ impl Sizes {
                 });
             }
         }
-        let mut pieces = Vec::new();
+        let mut counts = Vec::new();
         if pairs > bound {
-            for set in &sets {
-                for from in set.from..set.to {
-                    let piece = Span {
-                        up: set.up,
-                        from,
-                        to: from + 1,
-                    };
-                    pieces.push((piece, size(piece)));
-                }
+            counts.reserve_exact(tops);
+            for piece in Sizes::each(&sets) {
+                // At most the south pieces on one column set: far below 2^32.
+                counts.push(u32::try_from(size(piece)).unwrap_or(u32::MAX));
             }
         }
         Sizes {
             sets,
             pairs,
-            pieces,
+            counts,
         }
+    }
+
+    /// Each north piece of `sets`, alone in its span, in order.
+    fn each(sets: &[Span]) -> impl Iterator<Item = Span> + '_ {
+        sets.iter().flat_map(|set| {
+            (set.from..set.to).map(move |from| Span {
+                up: set.up,
+                from,
+                to: from + 1,
+            })
+        })
     }
 
     /// The side's half-boards: counted where they were, else the pairs' bound.
     pub(super) fn boards(&self) -> u64 {
-        if self.pieces.is_empty() {
+        if self.counts.is_empty() {
             self.pairs
         } else {
-            self.pieces.iter().map(|&(_, b)| b).sum()
+            self.counts.iter().map(|&b| u64::from(b)).sum()
         }
     }
 
@@ -167,11 +177,12 @@ impl Sizes {
     /// side is never cut where its pieces' sizes are unknown; [`Sizes::of`]'s caller gives
     /// a bound no more than any `most` it asks for).
     pub(super) fn chunks(&self, most: u64) -> Vec<Vec<Span>> {
-        if self.boards() <= most || self.pieces.is_empty() {
+        if self.boards() <= most || self.counts.is_empty() {
             return vec![self.sets.clone()];
         }
         let (mut out, mut chunk, mut held) = (Vec::new(), Vec::<Span>::new(), 0u64);
-        for &(piece, boards) in &self.pieces {
+        for (piece, &boards) in Sizes::each(&self.sets).zip(&self.counts) {
+            let boards = u64::from(boards);
             if held + boards > most && !chunk.is_empty() {
                 out.push(std::mem::take(&mut chunk));
                 held = 0;

@@ -51,6 +51,11 @@ pub(super) struct Bitsets {
 }
 
 impl Bitsets {
+    /// Bytes its sets and tables hold.
+    pub(super) fn bytes(&self) -> usize {
+        (self.sets.capacity() + self.tables.capacity()) * 8
+    }
+
     /// Adds to `out[g]` the pairs of `table` and group `g` of `probe` (its words in
     /// `spans[g]`) that share no bit of `live` (the other bits are settled: no table word
     /// shares them with a probe word), with tables of at most `budget` bytes, in `lanes`.

@@ -104,6 +104,16 @@ fn groups(ends: &[usize]) -> impl Iterator<Item = Span> + '_ {
 }
 
 impl Matcher {
+    /// Bytes its buffers hold.
+    pub(super) fn bytes(&self) -> usize {
+        (self.levels.capacity() + self.aside.capacity()) * 8 + self.bitsets.bytes()
+    }
+
+    /// Lets go of its buffers: they grow again to what the next matching needs.
+    pub(super) fn release(&mut self) {
+        *self = Matcher::default();
+    }
+
     /// Adds to `out[g]` the pairs of a `table` word and a word of probe group `g` (which
     /// ends at `ends[g]`) that share no bit: the pairs that make a solution.
     ///

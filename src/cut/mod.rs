@@ -143,36 +143,32 @@ impl Cut {
         self.store.bytes()
     }
 
-    /// The pieces of a side on `rows` (found in or added to `cache`; none where `stop` cut
-    /// their enumeration short) and its chunks of at most `most` half-boards, counted where
-    /// they might not fit one ([`Cut::sized`]).
-    fn side(
+    /// The pieces of a side on `rows`, its top quadrant's and its bottom one's (found in
+    /// or added to `cache`; none where `stop` cut their enumeration short).
+    fn pieces(
         &self,
         cache: &mut Cache,
         rows: u32,
-        most: u64,
-        at: (Lanes, &AtomicBool),
-        out: &mut Vec<Word>,
-    ) -> Side {
-        self.sized(cache, rows, most, at, out).cut(most)
-    }
-
-    /// The pieces of a side on `rows` and its sizes, each north piece's half-boards counted
-    /// where their pairs pass `bound`, by building them into `out` (`lanes`; the middle
-    /// queen's squares left free, a bound for the right sides it forbids them to).
-    fn sized(
-        &self,
-        cache: &mut Cache,
-        rows: u32,
-        bound: u64,
-        (lanes, stop): (Lanes, &AtomicBool),
-        out: &mut Vec<Word>,
-    ) -> Sized {
+        stop: &AtomicBool,
+    ) -> (Arc<Pieces>, Arc<Pieces>) {
         let (n, top, h, store) = (self.n, self.top, self.h, &self.store);
         let north = cache.find(store, (n, 0, rows & ((1 << top) - 1), h), stop);
         let south = cache.find(store, (n, top, rows >> top, h), stop);
+        (north, south)
+    }
+
+    /// The side `north` and `south` make, and its sizes: each north piece's half-boards
+    /// counted where their pairs pass `bound`, by building them into `out` (`lanes`; the
+    /// middle queen's squares left free, a bound for the right sides it forbids them to).
+    fn sized(
+        &self,
+        (north, south): (Arc<Pieces>, Arc<Pieces>),
+        bound: u64,
+        lanes: Lanes,
+        out: &mut Vec<Word>,
+    ) -> Sized {
         let shared = self.shared();
-        let sizes = Sizes::of(&north, &south, h, bound, |piece| {
+        let sizes = Sizes::of(&north, &south, self.h, bound, |piece| {
             let pieces = (&*north, &*south);
             self.build(
                 pieces,
@@ -250,11 +246,19 @@ impl Cut {
     /// where one key of n = 26 takes minutes). The pieces' enumeration stops too, and what
     /// it cut short is kept for no other key.
     pub fn count_until(&self, key: Key, budget: usize, kernel: Kernel, stop: &AtomicBool) -> u128 {
-        let most = (budget / BYTES_PER_BOARD).max(MIN_BOARDS) as u64;
-        self.count_in(key, budget, kernel, most, stop)
+        self.count_in(key, budget, kernel, u64::MAX, stop)
     }
 
-    /// [`Cut::count_until`] with chunks of at most `most` half-boards.
+    /// [`Cut::count_until`] with chunks of at most `most` half-boards (and at most what
+    /// the budget holds).
+    ///
+    /// The key's pieces are found first: those the store does not keep are this thread's,
+    /// held within `budget` (a few kept for the keys after it, [`IDLE_PIECES`]), and what
+    /// they leave, less a margin for what the matching's own count leaves out
+    /// ([`UNCOUNTED`]), bounds its chunks, tables and room (the buffers kept from the keys
+    /// before are let go where they hold more). At n = 28 a row set's pieces take over 100 MB, a
+    /// key's four half a gigabyte, and eight kept with no bound and not counted took
+    /// `estimate 28 -j 2` past the 2 GiB it was given.
     fn count_in(
         &self,
         key: Key,
@@ -265,6 +269,21 @@ impl Cut {
     ) -> u128 {
         let entries: Vec<(Option<u8>, u8)> = key.entries(self.n as u32, self.symmetry).collect();
         SCRATCH.with_borrow_mut(|s| {
+            let left_pieces = self.pieces(&mut s.pieces, key.rows, stop);
+            let right_pieces: Vec<_> = entries
+                .iter()
+                .map(|&(m, _)| self.pieces(&mut s.pieces, self.right_rows(key.rows, m), stop))
+                .collect();
+            s.pieces.trim(budget / IDLE_PIECES);
+            let free = budget.saturating_sub(s.pieces.own() + budget / UNCOUNTED);
+            s.fit(free);
+            let most = most.min((budget / BYTES_PER_BOARD).max(MIN_BOARDS) as u64);
+            // An odd board's chunks, probe and room fill the budget they are given: what
+            // the pieces leave. An even board's take four fifths of the budget, at most
+            // what the pieces leave.
+            let odd_most = most.min((free / BYTES_PER_BOARD).max(MIN_BOARDS) as u64);
+            let cap = (most.saturating_mul(EVEN_WORDS) / 5).min((free / 8).max(MIN_BOARDS) as u64);
+            let budget = free;
             let Scratch {
                 left,
                 right,
@@ -272,7 +291,7 @@ impl Cut {
                 kept,
                 ends,
                 matcher,
-                pieces,
+                pieces: _,
             } = s;
             let (low, width) = self.shared();
             let odd = self.n % 2 == 1;
@@ -288,16 +307,16 @@ impl Cut {
                 least: if odd { matching::LEVELS } else { 0 },
             };
             let none = Lines::default();
-            let at = (lanes, stop);
             // Sides counted where they may be cut: an even board's chunks are at least an
             // eighth of its words (`even_chunks`).
-            let cap = most.saturating_mul(EVEN_WORDS) / 5;
+            let most = if odd { odd_most } else { most };
             let bound = if odd { most } else { cap / 8 };
-            let lefts = self.sized(pieces, key.rows, bound, at, left);
+            let lefts = self.sized(left_pieces, bound, lanes, left);
             let mut found = [0u64; MAX_GROUPS];
             if !odd {
-                let right = self.right_rows(key.rows, None);
-                let rights = self.sized(pieces, right, bound, at, group);
+                let right_pieces = right_pieces.into_iter().next();
+                let right_pieces = right_pieces.expect("an even board's key has one right side");
+                let rights = self.sized(right_pieces, bound, lanes, group);
                 let (l_most, r_most) =
                     even_chunks(lefts.sizes.boards(), rights.sizes.boards(), cap);
                 let (lefts, rights) = (lefts.cut(l_most), rights.cut(r_most));
@@ -323,18 +342,10 @@ impl Cut {
             }
             let rights: Vec<(u8, Side)> = entries
                 .iter()
-                .map(|&(m, _)| {
+                .zip(right_pieces)
+                .map(|(&(m, _), pieces)| {
                     let m = m.expect("an odd board's keys have a middle row");
-                    (
-                        m,
-                        self.side(
-                            pieces,
-                            self.right_rows(key.rows, Some(m)),
-                            most,
-                            (lanes, stop),
-                            group,
-                        ),
-                    )
+                    (m, self.sized(pieces, most, lanes, group).cut(most))
                 })
                 .collect();
             let mask = (1u64 << width) - 1;
@@ -490,6 +501,38 @@ struct Scratch {
     pieces: Cache,
 }
 
+impl Scratch {
+    /// Lets go of the buffers the keys before left, where they hold more than `bytes`
+    /// (what this key's budget leaves once its pieces are counted): they grow again to
+    /// what this key's chunks, tables and room need.
+    fn fit(&mut self, bytes: usize) {
+        let words = [&self.left, &self.right, &self.group, &self.kept];
+        let held = words.iter().map(|v| v.capacity()).sum::<usize>() * 8 + self.matcher.bytes();
+        if held > bytes {
+            for v in [
+                &mut self.left,
+                &mut self.right,
+                &mut self.group,
+                &mut self.kept,
+            ] {
+                *v = Vec::new();
+            }
+            self.matcher.release();
+        }
+    }
+}
+
+/// The share of a thread's budget (one part in this many) that the pieces it keeps on
+/// its own for the keys after this one may take (those the key uses are held anyway).
+/// Every own piece counts against the budget: the chunks, tables and room take the rest.
+const IDLE_PIECES: usize = 16;
+
+/// One part in this many of a thread's budget is kept for what the chunks, tables and room
+/// leave out of their count: each north piece's size (`halves::Sizes`),
+/// the chunks' spans, a leaf's tables, the allocator's rounding. With none kept, and every
+/// own piece counted, `estimate 27 --seconds 600 -j 2` held 2,155,048,960 bytes in 2 GiB.
+const UNCOUNTED: usize = 16;
+
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::default();
 }
@@ -601,7 +644,11 @@ mod tests {
         let mut out = Vec::new();
         let at = (Lanes::of(Kernel::Auto), NEVER);
         for k in keys(14, Symmetry::Full).into_iter().step_by(11) {
-            let all = cut.side(&mut cache, k.rows, u64::MAX, at, &mut out);
+            let side = |cache: &mut Cache, most, out: &mut Vec<Word>| {
+                let pieces = cut.pieces(cache, k.rows, NEVER);
+                cut.sized(pieces, most, at.0, out).cut(most)
+            };
+            let all = side(&mut cache, u64::MAX, &mut out);
             assert_eq!(all.chunks.len(), 1);
             cut.build_chunk(
                 &all,
@@ -614,7 +661,7 @@ mod tests {
             );
             let mut whole = out.clone();
             for most in [1, 40, 300] {
-                let side = cut.side(&mut cache, k.rows, most, at, &mut out);
+                let side = side(&mut cache, most, &mut out);
                 let mut built = Vec::new();
                 for c in 0..side.chunks.len() {
                     cut.build_chunk(
@@ -660,6 +707,30 @@ mod tests {
         assert!(all(&short).len() < all(&fresh).len());
         assert_eq!(all(&whole), all(&fresh));
         assert!(cut.pieces_bytes() > 0);
+    }
+
+    /// A thread's own pieces (the store keeps none here) are let go least recently used
+    /// first, down to the bound; those a count is using are kept whatever it.
+    #[test]
+    fn a_cache_lets_go_of_idle_pieces_past_its_bound() {
+        let store = Store::new(0);
+        let mut cache = Cache::default();
+        let a = cache.find(&store, (14, 0, 0b111_0001, 7), NEVER);
+        let b = cache.find(&store, (14, 0, 0b101_0101, 7), NEVER);
+        let c = cache.find(&store, (14, 0, 0b110_0011, 7), NEVER);
+        let (a_bytes, b_bytes, c_bytes) = (a.bytes(), b.bytes(), c.bytes());
+        assert!(a_bytes > 0 && b_bytes > 0 && c_bytes > 0);
+        assert_eq!(cache.own(), a_bytes + b_bytes + c_bytes);
+        assert_eq!(store.bytes(), 0);
+        drop(b);
+        cache.trim(0);
+        assert_eq!(cache.own(), a_bytes + c_bytes, "only b was idle");
+        drop((a, c));
+        cache.trim(c_bytes);
+        assert_eq!(cache.own(), c_bytes, "a, the older, goes first");
+        let again = cache.find(&store, (14, 0, 0b110_0011, 7), NEVER);
+        assert_eq!(again.bytes(), c_bytes, "c is still found here");
+        assert_eq!(cache.own(), c_bytes);
     }
 
     #[test]

@@ -252,13 +252,15 @@ impl Cut {
     /// [`Cut::count_until`] with chunks of at most `most` half-boards (and at most what
     /// the budget holds).
     ///
-    /// The key's pieces are found first: those the store does not keep are this thread's,
-    /// held within `budget` (a few kept for the keys after it, [`IDLE_PIECES`]), and what
-    /// they leave, less a margin for what the matching's own count leaves out
+    /// The key's pieces are found first: those the store does not keep are this thread's
+    /// and count against `budget` (idle ones kept for the keys after it, [`IDLE_PIECES`]).
+    /// What they leave, less a margin for what the matching's own count leaves out
     /// ([`UNCOUNTED`]), bounds its chunks, tables and room (the buffers kept from the keys
-    /// before are let go where they hold more). At n = 28 a row set's pieces take over 100 MB, a
-    /// key's four half a gigabyte, and eight kept with no bound and not counted took
-    /// `estimate 28 -j 2` past the 2 GiB it was given.
+    /// before are let go where they hold more); where they leave nothing, the count goes on
+    /// in the least chunks. Not counted: the enumeration's own peak while a row set is
+    /// found (its words and columns, then the sorted copy). At n = 28 a row set's pieces
+    /// take over 100 MB, a key's four half a gigabyte, and eight kept with no bound and
+    /// not counted took `estimate 28 -j 2` past the 2 GiB it was given.
     fn count_in(
         &self,
         key: Key,
@@ -522,9 +524,11 @@ impl Scratch {
     }
 }
 
-/// The share of a thread's budget (one part in this many) that the pieces it keeps on
-/// its own for the keys after this one may take (those the key uses are held anyway).
-/// Every own piece counts against the budget: the chunks, tables and room take the rest.
+/// The share of a thread's budget (one part in this many) within which the pieces it
+/// holds on its own, those a key uses included, may keep idle ones for the keys after it
+/// (the least recently used go first; at n = 27 and 28 a key's own often fill it, and
+/// none is kept). Every own piece counts against the budget: the chunks, tables and room
+/// take what they leave.
 const IDLE_PIECES: usize = 16;
 
 /// One part in this many of a thread's budget is kept for what the chunks, tables and room
@@ -731,6 +735,16 @@ mod tests {
         let again = cache.find(&store, (14, 0, 0b110_0011, 7), NEVER);
         assert_eq!(again.bytes(), c_bytes, "c is still found here");
         assert_eq!(cache.own(), c_bytes);
+        drop(again);
+        // Pieces the store keeps are not the thread's, until the store is gone.
+        let kept = Store::new(1 << 30);
+        let d = cache.find(&kept, (14, 0, 0b100_0111, 7), NEVER);
+        assert_eq!((kept.bytes(), cache.own()), (d.bytes(), c_bytes));
+        let d_bytes = d.bytes();
+        drop((d, kept));
+        assert_eq!(cache.own(), c_bytes + d_bytes);
+        cache.trim(0);
+        assert_eq!(cache.own(), 0);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! front: a process holds only the pieces of the keys it is counting.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -236,6 +237,15 @@ struct Slot {
     shared: bool,
 }
 
+impl Slot {
+    /// Whether these pieces are the thread's own: the store does not keep them, or no
+    /// longer (a thread's cache outlives the cut whose store it was: nothing but the
+    /// cache holds them then).
+    fn own(&self) -> bool {
+        !self.shared || Arc::strong_count(&self.pieces) == 1
+    }
+}
+
 /// Row sets a thread's cache keeps at most: more than one key asks for (its two sides'
 /// two quadrants, and on an odd board one right side per middle row), so that the
 /// pieces a count is using are always in it, where [`Cache::own`] counts them.
@@ -286,8 +296,18 @@ impl Cache {
                 }
                 if store.bytes.fetch_add(size, Ordering::Relaxed) + size <= store.budget {
                     let mut map = store.kept.lock().unwrap_or_else(|e| e.into_inner());
-                    map.insert((first, rows), p.clone());
-                    (p, true)
+                    match map.entry((first, rows)) {
+                        // Another thread enumerated them meanwhile: its copy is the kept
+                        // one, and this one's bytes were never the store's.
+                        Entry::Occupied(kept) => {
+                            store.bytes.fetch_sub(size, Ordering::Relaxed);
+                            (kept.get().clone(), true)
+                        }
+                        Entry::Vacant(place) => {
+                            place.insert(p.clone());
+                            (p, true)
+                        }
+                    }
                 } else {
                     store.bytes.fetch_sub(size, Ordering::Relaxed);
                     (p, false)
@@ -309,7 +329,7 @@ impl Cache {
 
     /// Bytes of the pieces this cache holds that the store does not: the thread's own.
     pub(super) fn own(&self) -> usize {
-        let own = self.slots.iter().filter(|s| !s.shared);
+        let own = self.slots.iter().filter(|s| s.own());
         own.map(|s| s.pieces.bytes()).sum()
     }
 
@@ -323,7 +343,7 @@ impl Cache {
                 .slots
                 .iter()
                 .enumerate()
-                .filter(|(_, s)| !s.shared && Arc::strong_count(&s.pieces) == 1)
+                .filter(|(_, s)| s.own() && Arc::strong_count(&s.pieces) == 1)
                 .min_by_key(|(_, s)| s.used);
             let Some((i, _)) = idle else { return };
             own -= self.slots.swap_remove(i).pieces.bytes();

@@ -280,12 +280,10 @@ impl Cut {
             let free = budget.saturating_sub(s.pieces.own() + budget / UNCOUNTED);
             s.fit(free);
             let most = most.min((budget / BYTES_PER_BOARD).max(MIN_BOARDS) as u64);
-            // An odd board's chunks, probe and room fill the budget they are given: what
-            // the pieces leave. An even board's take four fifths of the budget, at most
-            // what the pieces leave.
-            let odd_most = most.min((free / BYTES_PER_BOARD).max(MIN_BOARDS) as u64);
+            // An even board's sides take four fifths of the budget, at most what the
+            // pieces leave; an odd board's chunks, probe and room fill what they leave.
             let cap = (most.saturating_mul(EVEN_WORDS) / 5).min((free / 8).max(MIN_BOARDS) as u64);
-            let budget = free;
+            let most = most.min((free / BYTES_PER_BOARD).max(MIN_BOARDS) as u64);
             let Scratch {
                 left,
                 right,
@@ -304,14 +302,13 @@ impl Cut {
             };
             let lanes = Lanes::of(kernel);
             let within = Within {
-                bytes: budget,
+                bytes: free,
                 stop,
                 least: if odd { matching::LEVELS } else { 0 },
             };
             let none = Lines::default();
             // Sides counted where they may be cut: an even board's chunks are at least an
             // eighth of its words (`even_chunks`).
-            let most = if odd { odd_most } else { most };
             let bound = if odd { most } else { cap / 8 };
             let lefts = self.sized(left_pieces, bound, lanes, left);
             let mut found = [0u64; MAX_GROUPS];
@@ -508,15 +505,15 @@ impl Scratch {
     /// (what this key's budget leaves once its pieces are counted): they grow again to
     /// what this key's chunks, tables and room need.
     fn fit(&mut self, bytes: usize) {
-        let words = [&self.left, &self.right, &self.group, &self.kept];
+        let words = [
+            &mut self.left,
+            &mut self.right,
+            &mut self.group,
+            &mut self.kept,
+        ];
         let held = words.iter().map(|v| v.capacity()).sum::<usize>() * 8 + self.matcher.bytes();
         if held > bytes {
-            for v in [
-                &mut self.left,
-                &mut self.right,
-                &mut self.group,
-                &mut self.kept,
-            ] {
+            for v in words {
                 *v = Vec::new();
             }
             self.matcher.release();

@@ -343,7 +343,8 @@ impl Cache {
                 .slots
                 .iter()
                 .enumerate()
-                .filter(|(_, s)| s.own() && Arc::strong_count(&s.pieces) == 1)
+                // Held by nothing else: neither the store nor a count.
+                .filter(|(_, s)| Arc::strong_count(&s.pieces) == 1)
                 .min_by_key(|(_, s)| s.used);
             let Some((i, _)) = idle else { return };
             own -= self.slots.swap_remove(i).pieces.bytes();

@@ -416,8 +416,14 @@ impl Plan {
                     }
                 }
             }
-            Parts::Columns { keys, group, .. } => {
+            Parts::Columns {
+                cut, keys, group, ..
+            } => {
                 h.update(b"cut");
+                if cut.weighted() {
+                    // Each part's count is a sum of weights, not its solutions.
+                    h.update(b"quarter-turn weights 1");
+                }
                 h.update(&(*group as u64).to_le_bytes());
                 for k in keys {
                     h.update(&k.rows.to_le_bytes());

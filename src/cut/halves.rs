@@ -100,10 +100,10 @@ pub(super) struct Span {
 pub(super) struct Sizes {
     /// Every column set's north pieces (that have south pieces under them) as one span.
     sets: Vec<Span>,
-    /// Pairs of pieces: a bound on the half-boards.
-    pairs: u64,
+    /// Pairs of pieces of each set: a bound on its half-boards.
+    set_pairs: Vec<u64>,
     /// The half-boards of each north piece of `sets`, in their order (a piece's span is
-    /// implied by it): counted only where `pairs` passed the bound [`Sizes::of`] was
+    /// implied by it): counted only where their pairs passed the bound [`Sizes::of`] was
     /// given. Four bytes a piece, allocated once: at n = 28 a row set has tens of
     /// millions of north pieces, and a span with a count each (24 bytes, grown by
     /// doubling) took 805 MB of a thread's share.
@@ -123,12 +123,12 @@ impl Sizes {
         let all = (1usize << h) - 1;
         // Every column set's pieces as one span, in one pass over the sets that have some
         // (so only the south side can be empty).
-        let (mut sets, mut pairs, mut tops) = (Vec::new(), 0u64, 0usize);
+        let (mut sets, mut set_pairs, mut tops) = (Vec::new(), Vec::new(), 0usize);
         for &up in north.sets() {
             let up = up as usize;
             let (top, below) = (north.on(up).len(), south.on(all & !up).len());
             if below > 0 {
-                pairs += (top * below) as u64;
+                set_pairs.push((top * below) as u64);
                 tops += top;
                 sets.push(Span {
                     up: up as u32,
@@ -138,7 +138,7 @@ impl Sizes {
             }
         }
         let mut counts = Vec::new();
-        if pairs > bound {
+        if set_pairs.iter().sum::<u64>() > bound {
             counts.reserve_exact(tops);
             for piece in Sizes::each(&sets) {
                 // At most the south pieces on one column set: far below 2^32.
@@ -147,9 +147,29 @@ impl Sizes {
         }
         Sizes {
             sets,
-            pairs,
+            set_pairs,
             counts,
         }
+    }
+
+    /// The column set of each span (the top pieces' columns), in order.
+    pub(super) fn ups(&self) -> impl Iterator<Item = u32> + '_ {
+        self.sets.iter().map(|s| s.up)
+    }
+
+    /// The half-boards of each column set: counted where they were, else its pairs' bound.
+    pub(super) fn each_set(&self) -> Vec<u64> {
+        if self.counts.is_empty() {
+            return self.set_pairs.clone();
+        }
+        let mut counts = self.counts.iter();
+        self.sets
+            .iter()
+            .map(|set| {
+                let pieces = (set.to - set.from) as usize;
+                counts.by_ref().take(pieces).map(|&b| u64::from(b)).sum()
+            })
+            .collect()
     }
 
     /// Each north piece of `sets`, alone in its span, in order.
@@ -163,25 +183,35 @@ impl Sizes {
         })
     }
 
-    /// The side's half-boards: counted where they were, else the pairs' bound.
-    pub(super) fn boards(&self) -> u64 {
-        if self.counts.is_empty() {
-            self.pairs
-        } else {
-            self.counts.iter().map(|&b| u64::from(b)).sum()
-        }
+    /// The side's half-boards (of the column sets `keep` takes, where it is given, by their
+    /// place in [`Sizes::ups`]): counted where they were, else the pairs' bound.
+    pub(super) fn boards_of(&self, keep: Option<&[bool]>) -> u64 {
+        let each = self.each_set().into_iter().enumerate();
+        each.filter(|&(s, _)| keep.is_none_or(|k| k[s]))
+            .map(|(_, b)| b)
+            .sum()
     }
 
     /// The side cut into chunks of at most `most` half-boards (or one north piece's, where
     /// those alone are more): one where they all fit, or where they were not counted (a
     /// side is never cut where its pieces' sizes are unknown; [`Sizes::of`]'s caller gives
-    /// a bound no more than any `most` it asks for).
-    pub(super) fn chunks(&self, most: u64) -> Vec<Vec<Span>> {
-        if self.boards() <= most || self.counts.is_empty() {
-            return vec![self.sets.clone()];
+    /// a bound no more than any `most` it asks for). Only the column sets `keep` takes,
+    /// where it is given ([`Sizes::boards_of`]).
+    pub(super) fn chunks(&self, most: u64, keep: Option<&[bool]>) -> Vec<Vec<Span>> {
+        let kept = |s: usize| keep.is_none_or(|k| k[s]);
+        if self.boards_of(keep) <= most || self.counts.is_empty() {
+            let sets = self.sets.iter().enumerate().filter(|&(s, _)| kept(s));
+            return vec![sets.map(|(_, &set)| set).collect()];
         }
+        let mut start = 0;
+        let pieces = self.sets.iter().enumerate().flat_map(|(s, set)| {
+            let (from, len) = (start, (set.to - set.from) as usize);
+            start += len;
+            let counts = &self.counts[from..from + if kept(s) { len } else { 0 }];
+            Sizes::each(std::slice::from_ref(set)).zip(counts)
+        });
         let (mut out, mut chunk, mut held) = (Vec::new(), Vec::<Span>::new(), 0u64);
-        for (piece, &boards) in Sizes::each(&self.sets).zip(&self.counts) {
+        for (piece, &boards) in pieces {
             let boards = u64::from(boards);
             if held + boards > most && !chunk.is_empty() {
                 out.push(std::mem::take(&mut chunk));

@@ -237,8 +237,17 @@ impl Iterator for Bits {
 /// The solutions of the keys of `key`, each weighed by its orbit's size, counted by
 /// searching (an oracle for the join, part by part): the board turned a quarter, its first
 /// `h` rows closed outside the key's rows (and the middle row outside the middle queen's),
-/// searched with `kernel`'s loop.
+/// searched with `kernel`'s loop. Where the join weighs its solutions by the quarter turn
+/// (an even board in full mode), the same weights by a plain backtracking search of its own
+/// ([`super::weights::search`]), which weighs every solution it finds.
 pub fn search(n: u32, symmetry: Symmetry, key: Key, kernel: Kernel) -> u128 {
+    if super::weights::weighted(n, symmetry) {
+        let (_, size) = key
+            .entries(n, symmetry)
+            .next()
+            .expect("an even board's key has one entry");
+        return u128::from(size) * super::weights::search(n, key);
+    }
     let h = n as usize / 2;
     let mut forbid = [0u32; MAX_N as usize];
     for f in forbid.iter_mut().take(h) {

@@ -212,11 +212,23 @@ impl Matcher {
 /// 1.23x, 24 1.63x, 25 1.63x; n = 19 and 20 level, n = 21 0.9x (level on 2 threads by
 /// shards; results/README.md). It decides only how a key is counted, never what.
 fn table_first(a: usize, b: usize) -> bool {
-    let cost = |t: usize, p: usize| {
-        let leaves = (t as f64 / LEAF as f64).max(1.0);
-        p as f64 * leaves.powf(0.585) + leaves * FILL
-    };
-    cost(a, b) <= cost(b, a)
+    work(a as f64, b as f64) <= work(b as f64, a as f64)
+}
+
+/// The model [`table_first`] uses: the work of matching a table of `t` words with `p`
+/// probe words, in probe words matched at a leaf.
+fn work(t: f64, p: f64) -> f64 {
+    let leaves = (t / LEAF as f64).max(1.0);
+    p * leaves.powf(0.585) + leaves * FILL
+}
+
+/// The model's work for sides of `a` and `b` words, the cheaper one the table (none where
+/// a side is empty).
+pub(super) fn either_work(a: f64, b: f64) -> f64 {
+    if a == 0.0 || b == 0.0 {
+        return 0.0;
+    }
+    work(a, b).min(work(b, a))
 }
 
 /// What filling one leaf's tables costs, in probe words matched: about `2 * 256 * K`

@@ -56,6 +56,7 @@ pub mod matching;
 mod pack;
 pub mod pieces;
 pub mod symmetric;
+pub mod weights;
 
 pub use crate::types::MAX_CUT_N;
 pub use keys::{Key, cost, keys, search};
@@ -91,6 +92,8 @@ pub struct Cut {
     h: usize,
     top: usize,
     symmetry: Symmetry,
+    /// Whether each solution counts 0, 1 or 2 times by the quarter turn ([`weights`]).
+    weighted: bool,
     /// The pieces of the row sets used so far, shared by the threads.
     store: Store,
 }
@@ -111,8 +114,57 @@ impl Cut {
             h: n / 2,
             top: n / 2,
             symmetry,
+            weighted: weights::weighted(n as u32, symmetry),
             store: Store::new(pieces),
         }
+    }
+
+    /// Whether the keys count their solutions weighed by the quarter turn ([`weights`]):
+    /// each key's count is then not its solutions, but the keys' counts sum to the board's.
+    pub fn weighted(&self) -> bool {
+        self.weighted
+    }
+
+    /// The blocks of pairs an even board's key counts, each the column sets it takes of
+    /// the left side and of the right (all, where `None`) and its weight: all pairs once, or
+    /// where the key is weighed, the blocks [`weights::blocks`] picks (those with no
+    /// half-boards left out).
+    #[allow(clippy::type_complexity)]
+    fn blocks(
+        &self,
+        key: Key,
+        left: &Sizes,
+        right: &Sizes,
+    ) -> Vec<(Option<Vec<bool>>, Option<Vec<bool>>, u64)> {
+        if !self.weighted {
+            return vec![(None, None, 1)];
+        }
+        let c = weights::psi(self.n, key.rows);
+        let classes = |side: &Sizes| -> (Vec<u32>, [u64; 3]) {
+            let classes: Vec<u32> = side.ups().map(|up| weights::class(self.h, up)).collect();
+            let mut sizes = [0u64; 3];
+            for (&a, boards) in classes.iter().zip(side.each_set()) {
+                sizes[usize::from(a >= c) + usize::from(a > c)] += boards;
+            }
+            (classes, sizes)
+        };
+        let ((l_classes, l_sizes), (r_classes, r_sizes)) = (classes(left), classes(right));
+        let keep = |classes: &[u32], part: weights::Part| {
+            (part != weights::Part::All).then(|| {
+                classes
+                    .iter()
+                    .map(|&a| part.takes(a, c))
+                    .collect::<Vec<bool>>()
+            })
+        };
+        weights::blocks(l_sizes, r_sizes)
+            .into_iter()
+            .map(|(l, r, weight)| (keep(&l_classes, l), keep(&r_classes, r), weight))
+            .filter(|(l, r, _)| {
+                let any = |k: &Option<Vec<bool>>, side: &Sizes| side.boards_of(k.as_deref()) > 0;
+                any(l, left) && any(r, right)
+            })
+            .collect()
     }
 
     /// The row sets of quadrants whose pieces `keys` use: what a run that keeps them all
@@ -316,25 +368,36 @@ impl Cut {
                 let right_pieces = right_pieces.into_iter().next();
                 let right_pieces = right_pieces.expect("an even board's key has one right side");
                 let rights = self.sized(right_pieces, bound, lanes, group);
-                let (l_most, r_most) =
-                    even_chunks(lefts.sizes.boards(), rights.sizes.boards(), cap);
-                let (lefts, rights) = (lefts.cut(l_most), rights.cut(r_most));
-                let whole = lefts.chunks.len() == 1;
-                if whole {
-                    self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
-                }
-                for r in 0..rights.chunks.len() {
-                    self.build_chunk(&rights, r, none, true, (low, width), lanes, group);
-                    for l in 0..lefts.chunks.len() {
-                        if !whole {
-                            self.build_chunk(&lefts, l, none, false, wide, lanes, left);
-                        }
-                        matcher.either(left, group, &mut found[..1], within, lanes);
+                let blocks = self.blocks(key, &lefts.sizes, &rights.sizes);
+                let mut weighed = 0u128;
+                for (keep_left, keep_right, weight) in blocks {
+                    let (keep_left, keep_right) = (keep_left.as_deref(), keep_right.as_deref());
+                    let (l_most, r_most) = even_chunks(
+                        lefts.sizes.boards_of(keep_left),
+                        rights.sizes.boards_of(keep_right),
+                        cap,
+                    );
+                    let (lefts, rights) =
+                        (lefts.cut(l_most, keep_left), rights.cut(r_most, keep_right));
+                    let whole = lefts.chunks.len() == 1;
+                    if whole {
+                        self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
                     }
+                    found[0] = 0;
+                    for r in 0..rights.chunks.len() {
+                        self.build_chunk(&rights, r, none, true, (low, width), lanes, group);
+                        for l in 0..lefts.chunks.len() {
+                            if !whole {
+                                self.build_chunk(&lefts, l, none, false, wide, lanes, left);
+                            }
+                            matcher.either(left, group, &mut found[..1], within, lanes);
+                        }
+                    }
+                    weighed += u128::from(weight) * u128::from(found[0]);
                 }
-                return u128::from(entries[0].1) * u128::from(found[0]);
+                return u128::from(entries[0].1) * weighed;
             }
-            let lefts = lefts.cut(most);
+            let lefts = lefts.cut(most, None);
             let whole = lefts.chunks.len() == 1;
             if whole {
                 self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
@@ -344,7 +407,7 @@ impl Cut {
                 .zip(right_pieces)
                 .map(|(&(m, _), pieces)| {
                     let m = m.expect("an odd board's keys have a middle row");
-                    (m, self.sized(pieces, most, lanes, group).cut(most))
+                    (m, self.sized(pieces, most, lanes, group).cut(most, None))
                 })
                 .collect();
             let mask = (1u64 << width) - 1;
@@ -425,12 +488,13 @@ struct Sized {
 }
 
 impl Sized {
-    /// The side in chunks of at most `most` half-boards ([`Sizes::chunks`]).
-    fn cut(self, most: u64) -> Side {
+    /// The side in chunks of at most `most` half-boards ([`Sizes::chunks`]), of the
+    /// column sets `keep` takes where it is given.
+    fn cut(&self, most: u64, keep: Option<&[bool]>) -> Side {
         Side {
-            chunks: self.sizes.chunks(most),
-            north: self.north,
-            south: self.south,
+            chunks: self.sizes.chunks(most, keep),
+            north: Arc::clone(&self.north),
+            south: Arc::clone(&self.south),
         }
     }
 }
@@ -624,6 +688,44 @@ mod tests {
         }
     }
 
+    /// The quarter turn's weights (forced below the boards that use them): every key's
+    /// blocks, whole and in chunks, in each loop, count what the oracle's search weighs,
+    /// and the keys' weights sum to the board's solutions.
+    #[test]
+    fn weighted_keys_count_what_the_oracle_weighs() {
+        for n in [8u32, 10, 12, 14, 16] {
+            let mut cut = Cut::new(n, Symmetry::Full, 1 << 20);
+            assert!(!cut.weighted(), "n={n} is below the weighted boards");
+            cut.weighted = true;
+            // Every key up to 14 (their sum checked), a sample of 16's.
+            let (every, step) = (n <= 14, if n >= 14 { 9 } else { 1 });
+            let mut sum = 0u128;
+            let keys = keys(n, Symmetry::Full);
+            for (i, k) in keys
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| every || i % 9 == 0)
+            {
+                let (_, size) = k.entries(n, Symmetry::Full).next().unwrap();
+                let want = u128::from(size) * weights::search(n, k);
+                let got = cut.count(k, 1 << 20, Kernel::Auto);
+                assert_eq!(got, want, "n={n} {k:?}");
+                sum += got;
+                if i % step == 0 {
+                    for kernel in [Kernel::Scalar, Kernel::Auto] {
+                        for most in [1, 7, 50, 300] {
+                            let chunked = cut.count_in(k, 1 << 20, kernel, most, NEVER);
+                            assert_eq!(chunked, want, "n={n} {k:?} {kernel} {most}");
+                        }
+                    }
+                }
+            }
+            if every {
+                assert_eq!(Some(sum), published::all(n), "n={n}");
+            }
+        }
+    }
+
     /// Both sides whole where they and a partition's words fit; else the larger whole where
     /// an eighth of the words is left for the other's chunks; else both in thirds.
     #[test]
@@ -647,7 +749,7 @@ mod tests {
         for k in keys(14, Symmetry::Full).into_iter().step_by(11) {
             let side = |cache: &mut Cache, most, out: &mut Vec<Word>| {
                 let pieces = cut.pieces(cache, k.rows, NEVER);
-                cut.sized(pieces, most, at.0, out).cut(most)
+                cut.sized(pieces, most, at.0, out).cut(most, None)
             };
             let all = side(&mut cache, u64::MAX, &mut out);
             assert_eq!(all.chunks.len(), 1);

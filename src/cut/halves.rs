@@ -2,7 +2,7 @@
 //! other and whose diagonals do not meet, written as one word of the diagonals both halves
 //! reach (plain words, or eight or four bottom pieces a step with AVX-512 or AVX2).
 
-use super::pieces::Pieces;
+use super::pieces::{Pieces, TAG};
 use super::{Cut, Lanes, Word};
 
 /// A queen set's diagonals as bits: `r - c + n - 1` (down-right) and `r + c` (down-left).
@@ -317,18 +317,19 @@ impl Shape {
 }
 
 /// Appends the half-boards of top piece `p` with each bottom piece of `below` (pieces of
-/// `south`) that meets neither it nor the middle queen. Every pair is written and the
-/// clashing ones overwritten: no branch to mispredict.
+/// `south`) that meets neither it nor the middle queen, each with its bottom piece's class
+/// ([`TAG`], where it has one). Every pair is written and the clashing ones overwritten:
+/// no branch to mispredict.
 fn pairs(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
     let mut len = out.len();
     out.resize(len + below.len(), 0);
-    for &q in below {
-        let q = south.lines(q);
+    for &piece in below {
+        let q = south.lines(piece);
         let clash = p.meets(q) | q.meets(shape.forbid);
         let both = p.with(q);
         let (low, mask) = (shape.low, shape.mask);
         let word = (both.down_right >> low) & mask | ((both.down_left >> low) & mask) << 32;
-        out[len] = word.rotate_left(shape.turn);
+        out[len] = word.rotate_left(shape.turn) | piece & TAG;
         len += usize::from(clash == 0);
     }
     out.truncate(len);
@@ -344,6 +345,7 @@ fn pairs512(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
     use std::arch::x86_64::*;
     let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
     let half = _mm512_set1_epi64(0xffff_ffff);
+    let tag = _mm512_set1_epi64(TAG as i64);
     let [a, b, pdr, pdl, mask] = shape.words(p).map(|x| _mm512_set1_epi64(x as i64));
     let turn = _mm512_set1_epi64(i64::from(shape.turn));
     // Room for every pair and one full store past the last kept word.
@@ -356,12 +358,13 @@ fn pairs512(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
         // SAFETY: the masked load reads only the chunk's words.
         let q = unsafe { _mm512_maskz_loadu_epi64(live, chunk.as_ptr().cast()) };
         let qdr = _mm512_sll_epi64(_mm512_and_si512(q, half), to_dr);
-        let qdl = _mm512_sll_epi64(_mm512_srli_epi64::<32>(q), to_dl);
+        let qdl = _mm512_sll_epi64(_mm512_srli_epi64::<32>(_mm512_andnot_si512(tag, q)), to_dl);
         let clash = _mm512_or_si512(_mm512_and_si512(qdr, a), _mm512_and_si512(qdl, b));
         let kept = _mm512_testn_epi64_mask(clash, clash) & live;
         let dr = _mm512_and_si512(_mm512_srl_epi64(_mm512_or_si512(qdr, pdr), low), mask);
         let dl = _mm512_and_si512(_mm512_srl_epi64(_mm512_or_si512(qdl, pdl), low), mask);
         let word = _mm512_rolv_epi64(_mm512_or_si512(dr, _mm512_slli_epi64::<32>(dl)), turn);
+        let word = _mm512_or_si512(word, _mm512_and_si512(q, tag));
         // SAFETY: the CPU has AVX-512F (this function's feature); `len <= below.len()`
         // words are kept so far, so the eight words stored at `dst + len` lie within the
         // capacity reserved above.
@@ -382,6 +385,7 @@ fn pairs256(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
     use std::arch::x86_64::*;
     let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
     let half = _mm256_set1_epi64x(0xffff_ffff);
+    let tag = _mm256_set1_epi64x(TAG as i64);
     let [a, b, pdr, pdl, mask] = shape.words(p).map(|x| _mm256_set1_epi64x(x as i64));
     let mirrored = shape.turn != 0;
     // Room for every pair and one full store past the last kept word.
@@ -392,7 +396,7 @@ fn pairs256(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
     // One step: four bottom pieces `q`, of which the `live` lanes are real.
     let mut step = |q: __m256i, live: i32| {
         let qdr = _mm256_sll_epi64(_mm256_and_si256(q, half), to_dr);
-        let qdl = _mm256_sll_epi64(_mm256_srli_epi64::<32>(q), to_dl);
+        let qdl = _mm256_sll_epi64(_mm256_srli_epi64::<32>(_mm256_andnot_si256(tag, q)), to_dl);
         let clash = _mm256_or_si256(_mm256_and_si256(qdr, a), _mm256_and_si256(qdl, b));
         let none = _mm256_cmpeq_epi64(clash, _mm256_setzero_si256());
         let kept = _mm256_movemask_pd(_mm256_castsi256_pd(none)) & live;
@@ -400,6 +404,7 @@ fn pairs256(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
         let dl = _mm256_and_si256(_mm256_srl_epi64(_mm256_or_si256(qdl, pdl), low), mask);
         let (dr, dl) = if mirrored { (dl, dr) } else { (dr, dl) };
         let word = _mm256_or_si256(dr, _mm256_slli_epi64::<32>(dl));
+        let word = _mm256_or_si256(word, _mm256_and_si256(q, tag));
         // SAFETY: the CPU has AVX2 (this function's feature); `len <= below.len()` words
         // are kept so far, so the four words stored at `dst + len` lie within the capacity
         // reserved above.

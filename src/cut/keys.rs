@@ -242,11 +242,7 @@ impl Iterator for Bits {
 /// ([`super::weights::search`]), which weighs every solution it finds.
 pub fn search(n: u32, symmetry: Symmetry, key: Key, kernel: Kernel) -> u128 {
     if super::weights::weighted(n, symmetry) {
-        let (_, size) = key
-            .entries(n, symmetry)
-            .next()
-            .expect("an even board's key has one entry");
-        return u128::from(size) * super::weights::search(n, key);
+        return super::weights::search(n, symmetry, key);
     }
     let h = n as usize / 2;
     let mut forbid = [0u32; MAX_N as usize];

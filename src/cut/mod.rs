@@ -68,7 +68,7 @@ pub use symmetric::{fixed_by_symmetries, fixed_by_symmetries_until};
 use halves::{Lines, Sizes};
 use matching::{LEAF, MAX_GROUPS, Matcher, Within};
 
-use pieces::{Cache, Pieces, Store};
+use pieces::{Cache, Pieces, Store, TAG, TAG_SHIFT};
 
 /// A count that is never abandoned: the flag [`Cut::count`] and the whole-run counts pass
 /// where [`Cut::count_until`] takes one that `estimate` sets at its deadline. It is read at
@@ -204,8 +204,11 @@ impl Cut {
         stop: &AtomicBool,
     ) -> (Arc<Pieces>, Arc<Pieces>) {
         let (n, top, h, store) = (self.n, self.top, self.h, &self.store);
-        let north = cache.find(store, (n, 0, rows & ((1 << top) - 1), h), stop);
-        let south = cache.find(store, (n, top, rows >> top, h), stop);
+        // An odd board's bottom quadrant starts on the middle row, whose queen's class a
+        // weighed join needs.
+        let tagged = self.weighted && n % 2 == 1;
+        let north = cache.find(store, (n, (0, rows & ((1 << top) - 1), h, false)), stop);
+        let south = cache.find(store, (n, (top, rows >> top, h, tagged)), stop);
         (north, south)
     }
 
@@ -341,6 +344,7 @@ impl Cut {
                 right,
                 group,
                 kept,
+                ties,
                 ends,
                 matcher,
                 pieces: _,
@@ -411,66 +415,143 @@ impl Cut {
                 })
                 .collect();
             let mask = (1u64 << width) - 1;
+            // Where the join weighs its solutions, the side with the middle row's queen has
+            // their classes: the left one where the key has the middle row, else each middle
+            // row's right side but the middle row's own (whose solutions weigh 1).
+            let left_classes = self.weighted && key.rows >> self.h & 1 == 1;
+            let class_of = |m: u8| {
+                let m = usize::from(m);
+                (self.weighted && m != self.h).then(|| m.abs_diff(self.h) as u64)
+            };
+            // Each entry's weighed pairs.
+            let mut weighed = [0u64; MAX_GROUPS];
             let single = rights.iter().all(|(_, side)| side.chunks.len() == 1);
-            if whole && single && left.len() <= LEAF {
-                // A small left side: one table for every middle row.
+            if whole && single && left.len() <= LEAF && !left_classes {
+                // A small left side: one table for every middle row; a middle row whose right
+                // side has classes is two groups, those above its class and its ties.
                 right.clear();
                 ends.clear();
-                for (m, side) in &rights {
+                let mut groups = Vec::with_capacity(2 * rights.len());
+                for (e, (m, side)) in rights.iter().enumerate() {
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     self.build_chunk(side, 0, forbid, true, (low, width), lanes, group);
                     // The right half-board's bits in the wide layout, with the middle queen's.
                     let mid = 1u64 << m | 1 << (m + 32);
-                    right.extend(
-                        group
-                            .iter()
-                            .map(|&w| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid),
-                    );
-                    ends.push(right.len());
+                    let widen = |&w: &Word| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid;
+                    match class_of(*m) {
+                        Some(c) => {
+                            right.extend(group.iter().filter(|&&w| w >> TAG_SHIFT > c).map(widen));
+                            ends.push(right.len());
+                            right.extend(group.iter().filter(|&&w| w >> TAG_SHIFT == c).map(widen));
+                            ends.push(right.len());
+                            groups.extend([(e, 2), (e, 1)]);
+                        }
+                        None => {
+                            right.extend(group.iter().map(widen));
+                            ends.push(right.len());
+                            groups.push((e, 1));
+                        }
+                    }
                 }
                 matcher.disjoint(left, right, ends, &mut found, within, lanes);
+                for (&(e, weight), found) in groups.iter().zip(found) {
+                    weighed[e] += weight * found;
+                }
             } else {
                 // Each middle row on its own: the left half-boards its queen leaves, narrowed
                 // (most others would meet every right one), against its right half-boards.
-                for (g, (m, side)) in rights.iter().enumerate() {
+                let mut pairs = |a: &mut [Word], b: &mut [Word]| {
+                    let mut found = [0u64];
+                    matcher.either(a, b, &mut found, within, lanes);
+                    found[0]
+                };
+                for (e, (m, side)) in rights.iter().enumerate() {
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     let mid = 1u64 << m | 1 << (m + 32);
+                    let class = class_of(*m);
                     for r in 0..side.chunks.len() {
                         self.build_chunk(side, r, forbid, true, (low, width), lanes, group);
+                        let right_classes = class.filter(|_| !left_classes);
+                        if let Some(c) = right_classes {
+                            above(group, c, ties);
+                        }
                         for l in 0..lefts.chunks.len() {
                             if !whole {
                                 self.build_chunk(&lefts, l, none, false, wide, lanes, left);
                             }
-                            narrow(left, mid, mask, kept);
-                            let out = &mut found[g..g + 1];
-                            matcher.either(kept, group, out, within, lanes);
+                            weighed[e] += match (class, left_classes, right_classes) {
+                                (Some(c), true, _) => {
+                                    narrow(left, mid, mask, |t| t > c, kept);
+                                    ties.clear();
+                                    let tie = |&&w: &&Word| w & mid == 0 && w >> TAG_SHIFT == c;
+                                    ties.extend(
+                                        left.iter().filter(tie).map(|&w| narrowed(w, mask)),
+                                    );
+                                    2 * pairs(kept, group) + pairs(ties, group)
+                                }
+                                (_, _, Some(_)) => {
+                                    narrow(left, mid, mask, |_| true, kept);
+                                    2 * pairs(kept, group) + pairs(kept, ties)
+                                }
+                                _ => {
+                                    narrow(left, mid, mask, |_| true, kept);
+                                    pairs(kept, group)
+                                }
+                            };
                         }
                     }
                 }
             }
             entries
                 .iter()
-                .zip(found)
+                .zip(weighed)
                 .map(|(&(_, weight), found)| u128::from(weight) * u128::from(found))
                 .sum()
         })
     }
 }
 
-/// Sets `kept` to the left half-boards of `left` that a middle queen on `mid` leaves,
-/// narrowed to the right half's layout (`mask` wide). About half of them have a queen on
-/// the middle row, so a filter's branch is a coin toss: every word is written, and only the
-/// kept ones advance the end (no branch to mispredict).
-fn narrow(left: &[Word], mid: u64, mask: u64, kept: &mut Vec<Word>) {
+/// Sets `kept` to the left half-boards of `left` that a middle queen on `mid` leaves and
+/// whose class `keep` takes (a weighed key's: [`TAG`]), narrowed to the right half's layout
+/// (`mask` wide, the class dropped). About half of them have a queen on the middle row, so
+/// a filter's branch is a coin toss: every word is written, and only the kept ones advance
+/// the end (no branch to mispredict).
+fn narrow(left: &[Word], mid: u64, mask: u64, keep: impl Fn(u64) -> bool, kept: &mut Vec<Word>) {
     kept.clear();
     kept.resize(left.len(), 0);
     let mut end = 0;
     for &w in left {
-        kept[end] = (w >> 1) & mask | ((w >> 33) & mask) << 32;
+        kept[end] = narrowed(w, mask);
         // At most the words seen so far: the next write is in bounds.
-        end += usize::from(w & mid == 0);
+        end += usize::from((w & mid == 0) & keep(w >> TAG_SHIFT));
     }
     kept.truncate(end);
+}
+
+/// A left half-board's word in the right half's layout (`mask` wide), its class dropped.
+fn narrowed(w: Word, mask: u64) -> Word {
+    (w >> 1) & mask | ((w >> 33) & mask) << 32
+}
+
+/// Keeps the half-boards of `words` whose class is above `c`, in place, and puts those of
+/// class `c` in `ties`, both without their classes (a weighed key's right side, where it has
+/// the middle row's queen: the others weigh 0).
+fn above(words: &mut Vec<Word>, c: u64, ties: &mut Vec<Word>) {
+    ties.clear();
+    ties.extend(
+        words
+            .iter()
+            .filter(|&&w| w >> TAG_SHIFT == c)
+            .map(|&w| w & !TAG),
+    );
+    let mut end = 0;
+    for j in 0..words.len() {
+        let w = words[j];
+        words[end] = w & !TAG;
+        // At most `j`: in bounds, and never past a word still to be read.
+        end += usize::from(w >> TAG_SHIFT > c);
+    }
+    words.truncate(end);
 }
 
 /// A side of a key: the pieces of its rows in each quadrant, and its chunks.
@@ -557,6 +638,8 @@ struct Scratch {
     group: Vec<Word>,
     /// The left half-boards one middle queen leaves.
     kept: Vec<Word>,
+    /// A weighed key's half-boards of its class (weight 1), on the side that has them.
+    ties: Vec<Word>,
     /// Where each group of `right` ends.
     ends: Vec<usize>,
     matcher: Matcher,
@@ -574,6 +657,7 @@ impl Scratch {
             &mut self.right,
             &mut self.group,
             &mut self.kept,
+            &mut self.ties,
         ];
         let held = words.iter().map(|v| v.capacity()).sum::<usize>() * 8 + self.matcher.bytes();
         if held > bytes {
@@ -693,12 +777,12 @@ mod tests {
     /// and the keys' weights sum to the board's solutions.
     #[test]
     fn weighted_keys_count_what_the_oracle_weighs() {
-        for n in [8u32, 10, 12, 14, 16] {
+        for n in [7u32, 8, 9, 10, 11, 12, 13, 14, 15, 16] {
             let mut cut = Cut::new(n, Symmetry::Full, 1 << 20);
             assert!(!cut.weighted(), "n={n} is below the weighted boards");
             cut.weighted = true;
-            // Every key up to 14 (their sum checked), a sample of 16's.
-            let (every, step) = (n <= 14, if n >= 14 { 9 } else { 1 });
+            // Every key up to 14 (their sum checked), a sample of 15's and 16's.
+            let (every, step) = (n <= 14, if n >= 13 { 9 } else { 1 });
             let mut sum = 0u128;
             let keys = keys(n, Symmetry::Full);
             for (i, k) in keys
@@ -706,8 +790,7 @@ mod tests {
                 .enumerate()
                 .filter(|(i, _)| every || i % 9 == 0)
             {
-                let (_, size) = k.entries(n, Symmetry::Full).next().unwrap();
-                let want = u128::from(size) * weights::search(n, k);
+                let want = weights::search(n, Symmetry::Full, k);
                 let got = cut.count(k, 1 << 20, Kernel::Auto);
                 assert_eq!(got, want, "n={n} {k:?}");
                 sum += got;
@@ -795,11 +878,11 @@ mod tests {
         let mut cache = Cache::default();
         let stop = AtomicBool::new(true);
         let rows = 0b111_1111_0001;
-        let short = cache.find(&cut.store, (22, 0, rows, 11), &stop);
-        let whole = cache.find(&cut.store, (22, 0, rows, 11), NEVER);
+        let short = cache.find(&cut.store, (22, (0, rows, 11, false)), &stop);
+        let whole = cache.find(&cut.store, (22, (0, rows, 11, false)), NEVER);
         let fresh = {
             let mut p = Pieces::default();
-            assert!(p.fill(22, 0, rows, 11, NEVER));
+            assert!(p.fill(22, (0, rows, 11, false), NEVER));
             p
         };
         let all = |p: &Pieces| {
@@ -818,9 +901,9 @@ mod tests {
     fn a_cache_lets_go_of_idle_pieces_past_its_bound() {
         let store = Store::new(0);
         let mut cache = Cache::default();
-        let a = cache.find(&store, (14, 0, 0b111_0001, 7), NEVER);
-        let b = cache.find(&store, (14, 0, 0b101_0101, 7), NEVER);
-        let c = cache.find(&store, (14, 0, 0b110_0011, 7), NEVER);
+        let a = cache.find(&store, (14, (0, 0b111_0001, 7, false)), NEVER);
+        let b = cache.find(&store, (14, (0, 0b101_0101, 7, false)), NEVER);
+        let c = cache.find(&store, (14, (0, 0b110_0011, 7, false)), NEVER);
         let (a_bytes, b_bytes, c_bytes) = (a.bytes(), b.bytes(), c.bytes());
         assert!(a_bytes > 0 && b_bytes > 0 && c_bytes > 0);
         assert_eq!(cache.own(), a_bytes + b_bytes + c_bytes);
@@ -831,13 +914,13 @@ mod tests {
         drop((a, c));
         cache.trim(c_bytes);
         assert_eq!(cache.own(), c_bytes, "a, the older, goes first");
-        let again = cache.find(&store, (14, 0, 0b110_0011, 7), NEVER);
+        let again = cache.find(&store, (14, (0, 0b110_0011, 7, false)), NEVER);
         assert_eq!(again.bytes(), c_bytes, "c is still found here");
         assert_eq!(cache.own(), c_bytes);
         drop(again);
         // Pieces the store keeps are not the thread's, until the store is gone.
         let kept = Store::new(1 << 30);
-        let d = cache.find(&kept, (14, 0, 0b100_0111, 7), NEVER);
+        let d = cache.find(&kept, (14, (0, 0b100_0111, 7, false)), NEVER);
         assert_eq!((kept.bytes(), cache.own()), (d.bytes(), c_bytes));
         let d_bytes = d.bytes();
         drop((d, kept));

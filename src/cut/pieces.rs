@@ -25,6 +25,8 @@ pub(super) struct Pieces {
     first: usize,
     rows: u32,
     width: usize,
+    /// Whether each piece on the quadrant's first row carries that queen's class ([`TAG`]).
+    tagged: bool,
     /// Down-right and down-left index of bit 0 of each half.
     pub(super) low: (usize, usize),
     offsets: Vec<u32>,
@@ -39,19 +41,23 @@ impl Pieces {
     /// before the end, none, and returns false: they must be neither kept nor used
     /// for a count that stands (at n = 27 a row set takes seconds, which ran `estimate`
     /// 24 s past `--seconds 900`).
+    ///
+    /// Where `tagged` (an odd board's bottom quadrant, whose first row is the middle one, in
+    /// a join that weighs its solutions), a piece with a queen on that row carries its
+    /// class in its top bits ([`TAG`]): `width` less its column, the queen's distance from
+    /// the middle column.
     pub(super) fn fill(
         &mut self,
         n: usize,
-        first: usize,
-        rows: u32,
-        width: usize,
+        (first, rows, width, tagged): (usize, u32, usize, bool),
         stop: &AtomicBool,
     ) -> bool {
-        debug_assert!(width <= 16 && rows < 1 << 16);
+        debug_assert!(width < 1 << TAG_BITS && rows < 1 << 16);
         self.n = n;
         self.first = first;
         self.rows = rows;
         self.width = width;
+        self.tagged = tagged;
         self.low = ((first + n).saturating_sub(width), first);
         let low = self.low;
         // Each piece's word, and beside it its columns (`width <= 16`), as enumerated: ten
@@ -61,9 +67,10 @@ impl Pieces {
         let on: Vec<usize> = (0..16).filter(|i| rows >> i & 1 == 1).collect();
         // Depth first over the rows of the set: a queen on a free column of each, its
         // diagonals clear of the queens above.
-        let mut stack = vec![(0usize, 0u32, Lines::default())];
+        let tag_first = tagged && rows & 1 == 1;
+        let mut stack = vec![(0usize, 0u32, Lines::default(), 0u64)];
         let mut steps = 0u32;
-        while let Some((i, cols, lines)) = stack.pop() {
+        while let Some((i, cols, lines, tag)) = stack.pop() {
             steps = steps.wrapping_add(1);
             if steps.is_multiple_of(STOP_STEPS) && stop.load(Ordering::Relaxed) {
                 // None at all, on every column set.
@@ -75,7 +82,8 @@ impl Pieces {
             }
             let Some(&row) = on.get(i) else {
                 let word = lines.down_right >> low.0 | (lines.down_left >> low.1) << 32;
-                words.push(word);
+                debug_assert_eq!(word & TAG, 0);
+                words.push(word | tag);
                 columns.push(cols as u16);
                 continue;
             };
@@ -92,7 +100,12 @@ impl Pieces {
                 free &= free - 1;
                 let queen = Lines::of(n, r, c);
                 debug_assert_eq!(lines.meets(queen), 0);
-                stack.push((i + 1, cols | 1 << c, lines.with(queen)));
+                let tag = if i == 0 && tag_first {
+                    ((width - c) as u64) << TAG_SHIFT
+                } else {
+                    tag
+                };
+                stack.push((i + 1, cols | 1 << c, lines.with(queen), tag));
             }
         }
         // Grouped by columns: a counting sort, each column set's pieces in the order found
@@ -119,9 +132,9 @@ impl Pieces {
 
     /// Whether these are the pieces of an `n`-board on `rows` of the quadrant starting at
     /// `first`, in columns `0..width`.
-    fn covers(&self, n: usize, first: usize, rows: u32, width: usize) -> bool {
-        let what = (self.n, self.first, self.rows, self.width);
-        !self.offsets.is_empty() && what == (n, first, rows, width)
+    fn covers(&self, n: usize, set: (usize, u32, usize, bool)) -> bool {
+        let what = (self.first, self.rows, self.width, self.tagged);
+        !self.offsets.is_empty() && self.n == n && what == set
     }
 
     /// The pieces on column set `cols`.
@@ -129,12 +142,12 @@ impl Pieces {
         &self.pieces[self.offsets[cols] as usize..self.offsets[cols + 1] as usize]
     }
 
-    /// A stored piece's lines on the board.
+    /// A stored piece's lines on the board (its tag left out).
     #[inline(always)]
     pub(super) fn lines(&self, piece: u64) -> Lines {
         Lines {
             down_right: (piece & 0xffff_ffff) << self.low.0,
-            down_left: (piece >> 32) << self.low.1,
+            down_left: ((piece & !TAG) >> 32) << self.low.1,
         }
     }
 
@@ -149,6 +162,17 @@ impl Pieces {
         (self.offsets.capacity() + self.sets.capacity()) * 4 + self.pieces.capacity() * 8
     }
 }
+
+/// Where a piece's class is ([`Pieces::fill`]), and a half-board's built from it: the top
+/// bits of the word, above every diagonal a quadrant or half-board of up to 28 rows
+/// reaches (26 of each direction at most). 0 where there is none.
+pub(super) const TAG_SHIFT: u32 = 60;
+
+/// Bits of a class: up to 14 columns from the middle one.
+const TAG_BITS: u32 = 4;
+
+/// The bits a class takes in a word.
+pub(super) const TAG: u64 = ((1 << TAG_BITS) - 1) << TAG_SHIFT;
 
 /// Steps of the enumeration between two reads of its stop flag (microseconds' worth).
 const STOP_STEPS: u32 = 1 << 12;
@@ -253,21 +277,19 @@ const SLOTS: usize = 40;
 
 impl Cache {
     /// The pieces of an `n`-board on `rows` of the quadrant starting at `first`, in columns
-    /// `0..width`: from this cache, else from `store`, else enumerated (and kept in the
-    /// store where its budget allows). Where `stop` cut the enumeration short, none of
-    /// them, kept nowhere: the count they go into is dropped.
+    /// `0..width` (`tagged` as [`Pieces::fill`] says): from this cache, else from `store`,
+    /// else enumerated (and kept in the store where its budget allows). Where `stop` cut
+    /// the enumeration short, none of them, kept nowhere: the count they go into is
+    /// dropped.
     pub(super) fn find(
         &mut self,
         store: &Store,
-        (n, first, rows, width): (usize, usize, u32, usize),
+        (n, set): (usize, (usize, u32, usize, bool)),
         stop: &AtomicBool,
     ) -> Arc<Pieces> {
+        let (first, rows, _, _) = set;
         self.clock += 1;
-        if let Some(slot) = self
-            .slots
-            .iter_mut()
-            .find(|s| s.pieces.covers(n, first, rows, width))
-        {
+        if let Some(slot) = self.slots.iter_mut().find(|s| s.pieces.covers(n, set)) {
             slot.used = self.clock;
             return slot.pieces.clone();
         }
@@ -280,7 +302,7 @@ impl Cache {
             None => {
                 let start = Instant::now();
                 let mut p = Pieces::default();
-                let whole = p.fill(n, first, rows, width, stop);
+                let whole = p.fill(n, set, stop);
                 let p = Arc::new(p);
                 let size = p.bytes();
                 ENUMERATED.with(|e| {

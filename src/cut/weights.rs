@@ -1,36 +1,44 @@
-//! The quarter turn's weights: on an even board in full mode, the join counts each solution
-//! 0, 1 or 2 times, so that the weights over the whole board sum to its solutions while a
-//! key's pairs of weight 0 are never matched (about 40% of its pairs).
+//! The quarter turn's weights: in full mode from n = 21 ([`WEIGHTED_FROM`]), the join counts
+//! each solution 0, 1 or 2 times, so that the weights over the whole board sum to its
+//! solutions while the pairs of weight 0 (about half of them) are never matched.
 //!
 //! The keys stand for their orbits under the mirror and the upside-down image; the quarter
-//! turn maps a solution of key `E` (the rows of the left columns' queens) to a solution of
-//! key `F`, the columns of the bottom rows' queens, and a solution of `F` back to one of an
-//! image of `E`. So with `psi` any function of a key that those images keep, weighting
-//! each solution `1 + sign(psi(F) - psi(E))` pairs a weight of 2 with one of 0 and a 1 with
-//! a 1 along every orbit of the quarter turn: the weights sum to the solutions, for every
-//! such `psi`. (The fifth and sixth rounds' `psi` was a sum over the queens, which gave
-//! each key dozens of groups of half-boards and cost more matching than it skipped:
-//! results/README.md.)
+//! turn maps a solution of key `E` (the rows of the left columns' queens, with the middle
+//! column's queen's row `m` on an odd board) to a solution of key `F` (the columns of the
+//! bottom rows' queens, with the middle row's queen's column `f`), and a solution of `F`
+//! back to one of an image of `E`. So with `psi` any function of a key that those images
+//! keep, weighting each solution `1 + sign(psi(F) - psi(E))` pairs a weight of 2 with one
+//! of 0 and a 1 with a 1 along every orbit of the quarter turn: the weights sum to the
+//! solutions, for every such `psi`. What makes one `psi` better than another is how the
+//! matching can leave the pairs of weight 0 out. (The fifth round's `psi`, a sum over the
+//! queens, gave each key dozens of groups of half-boards, and cost more matching than it
+//! skipped: results/README.md.)
 //!
-//! Here `psi(X) = max(class(X's low half), class(X's high half, reversed))`, where
-//! `class` is a hash of a half's `h`-bit set that its complement keeps: the mirror swaps a
-//! key with its complement, the upside-down image reverses it, and `psi` is kept by both.
-//! For a solution's `F`, the low half is the left columns holding a bottom queen: the
-//! complement of the columns of its left half-board's top piece; the high half, reversed,
-//! is the same of its right half-board (built as a mirrored left one). So each half-board
-//! has a class of its own, `a` on the left and `b` on the right, fixed by the column set of
-//! its top piece (a span of the build), and a solution's weight is that of
-//! `max(a, b)` against the key's `c = psi(E)`: with `L>` the left half-boards whose class
-//! is above `c` (and so on), the key counts
+//! **Even boards.** `psi(X) = max(class(X's low half), class(X's high half, reversed))`,
+//! `class` a hash of a half's `h`-bit set that its complement keeps (the mirror swaps a key
+//! with its complement, the upside-down image reverses it). For a solution's `F`, the low
+//! half is the left columns holding a bottom queen: the complement of the columns of its
+//! left half-board's top piece; the high half, reversed, is the same of its right
+//! half-board (built as a mirrored left one). So each half-board has a class fixed by its
+//! top piece's column set (a span of the build), `a` on the left and `b` on the right, and
+//! a solution weighs by `max(a, b)` against the key's `c = psi(E)`: with `L>` the left
+//! half-boards whose class is above `c` (and so on), a key counts
 //!
 //! ```text
 //! 2 (L> x R  +  L<= x R>)  +  (L= x R<=  +  L< x R=)
 //! ```
 //!
-//! (or the same with the sides' roles swapped, whichever a model of the matching's work
-//! finds cheaper), and never matches `L< x R<`. An odd board's middle row puts the middle
-//! row's queen in neither half, so its classes depend on more than a top piece's columns:
-//! odd boards are not weighted (every key of a board must be, or none).
+//! (or the same with the sides' roles swapped, whichever the matching's model of its work
+//! finds cheaper), and never matches `L< x R<`.
+//!
+//! **Odd boards.** `psi(X, m) = |m - h|`, the middle queen's distance from the middle row:
+//! a solution weighs by how far its middle row's queen is from the middle column against
+//! how far its middle column's queen is from the middle row. The middle row's queen is on
+//! the left half-board where the key has the middle row, else on the right one (or it is
+//! the middle queen, and every solution weighs 1); its bottom piece starts on that row and
+//! carries the queen's class in the top bits of its word (`pieces::TAG`), and so does every
+//! half-board built from it. So a middle row whose side has the classes counts that side's
+//! half-boards above its class twice and its ties once, and the rest not at all.
 //!
 //! [`search`] is the oracle: every solution of the key found by a plain backtracking search
 //! of the board turned a quarter, and weighed on its own.
@@ -43,15 +51,15 @@ use super::matching::either_work;
 
 /// The least board whose join weighs its solutions. Below it a key's sides are so small
 /// that the blocks' own costs (each block a matching of its own, its tables filled, the
-/// blocks of ties matching many probe words against a few) outweigh the pairs skipped:
-/// 1,000 random keys of n = 20 took 1.1x the time unweighted, 300 of n = 22 0.87x, 40 of
-/// n = 24 0.72x (one thread, Zen 3, AVX2; results/README.md).
-pub const WEIGHTED_FROM: u32 = 22;
+/// blocks of ties matching many probe words against a few) outweigh the pairs skipped.
+/// Random keys on one thread, Zen 3, AVX2, the weights against none (results/README.md):
+/// n = 19 1.0x, 20 1.03-1.1x, 21 0.74x, 22 0.87x, 23 0.66x, 24 0.72x.
+pub const WEIGHTED_FROM: u32 = 21;
 
-/// Whether the join of an `n`-board in `symmetry` weighs its solutions: full mode on an
-/// even board of at least [`WEIGHTED_FROM`]. A property of the board alone, so of the plan.
+/// Whether the join of an `n`-board in `symmetry` weighs its solutions: full mode on a
+/// board of at least [`WEIGHTED_FROM`]. A property of the board alone, so of the plan.
 pub fn weighted(n: u32, symmetry: Symmetry) -> bool {
-    symmetry == Symmetry::Full && n.is_multiple_of(2) && n >= WEIGHTED_FROM
+    symmetry == Symmetry::Full && n >= WEIGHTED_FROM
 }
 
 /// The class of an `h`-bit set `x`: a hash of the smaller of `x` and its complement, the
@@ -141,63 +149,83 @@ pub(super) fn blocks(left: [u64; 3], right: [u64; 3]) -> [(Part, Part, u64); 4] 
     }
 }
 
-/// The weighted solutions of key `key` of an even `n`-board (one key, not its orbit), by
-/// a backtracking search of the board turned a quarter: its rows the board's columns, the
-/// first `n / 2` taking their queens on the key's rows, the others on the rest. Each
-/// solution is weighed by the columns of its top queens on each side (the classes of its
-/// half-boards) against the key's class: the oracle the join's blocks are checked against.
-pub fn search(n: u32, key: Key) -> u128 {
+/// The weighed solutions of key `key` of an `n`-board, each entry (middle row) with its
+/// orbit's size, by a backtracking search of the board turned a quarter: its rows the
+/// board's columns, the left ones taking their queens on the key's rows, the middle one on
+/// the entry's middle row, the right ones on the rest. Each solution found is weighed on
+/// its own, by the columns of its top queens on each side (an even board) or its middle
+/// row's queen's (an odd one) against the key's: the oracle the join's blocks are checked
+/// against, and what `cut::search` counts where the join weighs.
+pub fn search(n: u32, symmetry: Symmetry, key: Key) -> u128 {
     let (n, h) = (n as usize, n as usize / 2);
     let all = mask_of(n as u32);
-    let top = mask_of(h as u32);
-    let c = psi(n, key.rows);
-    let mut walk = Walk {
-        n,
-        h,
-        c,
-        top,
-        sides: [key.rows, all & !key.rows],
-        total: 0,
-    };
-    walk.column(0, 0, 0, 0, [0, 0]);
-    walk.total
+    key.entries(n as u32, symmetry)
+        .map(|(m, size)| {
+            let middle = m.map_or(0, |m| 1u32 << m);
+            let mut walk = Walk {
+                n,
+                h,
+                c: match m {
+                    None => psi(n, key.rows),
+                    Some(m) => usize::from(m).abs_diff(h) as u32,
+                },
+                sides: [key.rows, all & !key.rows & !middle, middle],
+                total: 0,
+            };
+            walk.column(0, 0, 0, 0, [0, 0], h);
+            u128::from(size) * walk.total
+        })
+        .sum()
 }
 
 /// The oracle's search: one queen per column, left to right.
 struct Walk {
     n: usize,
     h: usize,
+    /// The key's class.
     c: u32,
-    top: u32,
-    /// The rows the left columns' queens take, and the right columns'.
-    sides: [u32; 2],
+    /// The rows the left columns' queens take, the right columns', the middle column's.
+    sides: [u32; 3],
     total: u128,
 }
 
 impl Walk {
     /// Places the queen of column `col`, `rows` taken and the diagonals `down` (row - col)
-    /// and `up` (row + col) taken, `ups[s]` the columns of side `s` whose queen is a top
-    /// one (a right column `n - 1 - j` as bit `j`, as its mirrored half-board has it).
-    fn column(&mut self, col: usize, rows: u32, down: u64, up: u64, ups: [u32; 2]) {
-        if col == self.n {
-            let (a, b) = (class(self.h, ups[0]), class(self.h, ups[1]));
-            self.total += u128::from(weight(a, b, self.c));
+    /// and `up` (row + col) taken; `ups[s]` the columns of side `s` whose queen is a top one
+    /// (a right column `n - 1 - j` as bit `j`, as its mirrored half-board has it) and
+    /// `middle` the column of the middle row's queen (odd boards).
+    fn column(&mut self, col: usize, rows: u32, down: u64, up: u64, ups: [u32; 2], middle: usize) {
+        let (n, h) = (self.n, self.h);
+        if col == n {
+            let w = if n % 2 == 0 {
+                weight(class(h, ups[0]), class(h, ups[1]), self.c)
+            } else {
+                weight(middle.abs_diff(h) as u32, 0, self.c)
+            };
+            self.total += u128::from(w);
             return;
         }
-        let side = usize::from(col >= self.h);
+        let side = if col < h {
+            0
+        } else if n % 2 == 1 && col == h {
+            2
+        } else {
+            1
+        };
         let mut free = self.sides[side] & !rows;
         while free != 0 {
             let r = free.trailing_zeros() as usize;
             free &= free - 1;
-            let (d, u) = (1u64 << (r + self.n - col), 1u64 << (r + col));
+            let (d, u) = (1u64 << (r + n - col), 1u64 << (r + col));
             if down & d != 0 || up & u != 0 {
                 continue;
             }
             let mut ups = ups;
-            if self.top >> r & 1 == 1 {
-                ups[side] |= 1 << if side == 0 { col } else { self.n - 1 - col };
+            if r < h && side < 2 {
+                ups[side] |= 1 << if side == 0 { col } else { n - 1 - col };
             }
-            self.column(col + 1, rows | 1 << r, down | d, up | u, ups);
+            let middle = if n % 2 == 1 && r == h { col } else { middle };
+            self.column(col + 1, rows | 1 << r, down | d, up | u, ups, middle);
         }
     }
 }
@@ -235,14 +263,25 @@ mod tests {
     /// solutions, and its weighted keys are not their solutions (else nothing is skipped).
     #[test]
     fn the_oracles_weights_sum_to_the_solutions() {
-        for (n, solutions) in [(4u32, 2u128), (6, 4), (8, 92), (10, 724), (12, 14_200)] {
+        let boards = [
+            (4u32, 2u128),
+            (5, 10),
+            (6, 4),
+            (7, 40),
+            (8, 92),
+            (9, 352),
+            (10, 724),
+        ];
+        for (n, solutions) in boards
+            .into_iter()
+            .chain([(11, 2680), (12, 14_200), (13, 73_712)])
+        {
             let (mut sum, mut differ) = (0u128, 0);
             for key in keys(n, Symmetry::Full) {
-                let (_, size) = key.entries(n, Symmetry::Full).next().unwrap();
-                let w = search(n, key);
-                let plain = crate::cut::search(n, Symmetry::None, key, crate::Kernel::Scalar);
+                let w = search(n, Symmetry::Full, key);
+                let plain = crate::cut::search(n, Symmetry::Full, key, crate::Kernel::Scalar);
                 differ += usize::from(w != plain);
-                sum += u128::from(size) * w;
+                sum += w;
             }
             assert_eq!(sum, solutions, "n={n}");
             if n >= 8 {

@@ -59,71 +59,44 @@ impl Pieces {
         self.width = width;
         self.tagged = tagged;
         self.low = ((first + n).saturating_sub(width), first);
-        let low = self.low;
-        // Each piece's word, and beside it its columns (`width <= 16`), as enumerated: ten
-        // bytes a piece where a pair of columns and word took sixteen (at n = 28 a row set
-        // has over ten million pieces).
-        let (mut words, mut columns) = (Vec::<u64>::new(), Vec::<u16>::new());
         let on: Vec<usize> = (0..16).filter(|i| rows >> i & 1 == 1).collect();
-        // Depth first over the rows of the set: a queen on a free column of each, its
-        // diagonals clear of the queens above.
-        let tag_first = tagged && rows & 1 == 1;
-        let mut stack = vec![(0usize, 0u32, Lines::default(), 0u64)];
-        let mut steps = 0u32;
-        while let Some((i, cols, lines, tag)) = stack.pop() {
-            steps = steps.wrapping_add(1);
-            if steps.is_multiple_of(STOP_STEPS) && stop.load(Ordering::Relaxed) {
-                // None at all, on every column set.
-                self.pieces = Vec::new();
-                self.offsets.clear();
-                self.offsets.resize((1 << width) + 1, 0);
-                self.sets.clear();
-                return false;
-            }
-            let Some(&row) = on.get(i) else {
-                let word = lines.down_right >> low.0 | (lines.down_left >> low.1) << 32;
-                debug_assert_eq!(word & TAG, 0);
-                words.push(word | tag);
-                columns.push(cols as u16);
-                continue;
-            };
-            // The columns free of the queens above: a queen on column `c` of row `r` is on
-            // down-left diagonal `r + c` and down-right diagonal `r + n - 1 - c` (bit
-            // `width - 1 - c` of the lines shifted down by `r + n - width`, reversed).
-            let r = first + row;
-            let all = (1u64 << width) - 1;
-            let left = lines.down_left >> r;
-            let right = (lines.down_right >> (r + n - width) & all).reverse_bits() >> (64 - width);
-            let mut free = all & !u64::from(cols) & !left & !right;
-            while free != 0 {
-                let c = free.trailing_zeros() as usize;
-                free &= free - 1;
-                let queen = Lines::of(n, r, c);
-                debug_assert_eq!(lines.meets(queen), 0);
-                let tag = if i == 0 && tag_first {
-                    ((width - c) as u64) << TAG_SHIFT
-                } else {
-                    tag
-                };
-                stack.push((i + 1, cols | 1 << c, lines.with(queen), tag));
-            }
-        }
-        // Grouped by columns: a counting sort, each column set's pieces in the order found
-        // (sorting in place, by swaps, took 1.1x the time of random keys of n = 22).
+        let walk = Walk {
+            n,
+            first,
+            width,
+            low: self.low,
+            on: &on,
+            tag_first: tagged && rows & 1 == 1,
+            stop,
+        };
+        // Twice: the pieces on each column set counted, then each put in its place (a
+        // counting sort, each column set's pieces in the order found). Found once, they
+        // took a word and a column set each grown by doubling, then the sorted copy: at
+        // n = 28 about 500 MB for a row set of 21 million pieces, which no budget counted.
+        // Now they take what they are kept in; the walk is 0.4% of n = 27's time.
         self.offsets.clear();
         self.offsets.resize((1 << width) + 1, 0);
-        for &cols in &columns {
-            self.offsets[cols as usize + 1] += 1;
+        let offsets = &mut self.offsets;
+        let counted = walk.each(|cols, _| offsets[cols + 1] += 1);
+        for i in 1..offsets.len() {
+            offsets[i] += offsets[i - 1];
         }
-        for i in 1..self.offsets.len() {
-            self.offsets[i] += self.offsets[i - 1];
+        let mut pieces = vec![0; offsets[offsets.len() - 1] as usize];
+        let mut at = offsets.clone();
+        let placed = counted
+            && walk.each(|cols, word| {
+                pieces[at[cols] as usize] = word;
+                at[cols] += 1;
+            });
+        if !placed {
+            // None at all, on every column set.
+            self.pieces = Vec::new();
+            self.offsets.clear();
+            self.offsets.resize((1 << width) + 1, 0);
+            self.sets.clear();
+            return false;
         }
-        self.pieces = vec![0; words.len()];
-        let mut at = self.offsets.clone();
-        for (&cols, &word) in columns.iter().zip(&words) {
-            self.pieces[at[cols as usize] as usize] = word;
-            at[cols as usize] += 1;
-        }
+        self.pieces = pieces;
         self.sets = (0..1u32 << width)
             .filter(|&c| self.offsets[c as usize + 1] > self.offsets[c as usize])
             .collect();
@@ -173,6 +146,63 @@ const TAG_BITS: u32 = 4;
 
 /// The bits a class takes in a word.
 pub(super) const TAG: u64 = ((1 << TAG_BITS) - 1) << TAG_SHIFT;
+
+/// The walk [`Pieces::fill`] takes over a row set's placements.
+struct Walk<'a> {
+    n: usize,
+    first: usize,
+    width: usize,
+    low: (usize, usize),
+    /// The rows of the set, relative to `first`.
+    on: &'a [usize],
+    /// Whether a piece with a queen on the first row carries its class.
+    tag_first: bool,
+    stop: &'a AtomicBool,
+}
+
+impl Walk<'_> {
+    /// Calls `found` with each piece's column set and word, depth first over the rows of
+    /// the set (a queen on a free column of each, its diagonals clear of the queens above),
+    /// in the same order every time; false where `stop` cut it short.
+    fn each(&self, mut found: impl FnMut(usize, u64)) -> bool {
+        let (n, width, low) = (self.n, self.width, self.low);
+        let mut stack = vec![(0usize, 0u32, Lines::default(), 0u64)];
+        let mut steps = 0u32;
+        while let Some((i, cols, lines, tag)) = stack.pop() {
+            steps = steps.wrapping_add(1);
+            if steps.is_multiple_of(STOP_STEPS) && self.stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            let Some(&row) = self.on.get(i) else {
+                let word = lines.down_right >> low.0 | (lines.down_left >> low.1) << 32;
+                debug_assert_eq!(word & TAG, 0);
+                found(cols as usize, word | tag);
+                continue;
+            };
+            // The columns free of the queens above: a queen on column `c` of row `r` is on
+            // down-left diagonal `r + c` and down-right diagonal `r + n - 1 - c` (bit
+            // `width - 1 - c` of the lines shifted down by `r + n - width`, reversed).
+            let r = self.first + row;
+            let all = (1u64 << width) - 1;
+            let left = lines.down_left >> r;
+            let right = (lines.down_right >> (r + n - width) & all).reverse_bits() >> (64 - width);
+            let mut free = all & !u64::from(cols) & !left & !right;
+            while free != 0 {
+                let c = free.trailing_zeros() as usize;
+                free &= free - 1;
+                let queen = Lines::of(n, r, c);
+                debug_assert_eq!(lines.meets(queen), 0);
+                let tag = if i == 0 && self.tag_first {
+                    ((width - c) as u64) << TAG_SHIFT
+                } else {
+                    tag
+                };
+                stack.push((i + 1, cols | 1 << c, lines.with(queen), tag));
+            }
+        }
+        true
+    }
+}
 
 /// Steps of the enumeration between two reads of its stop flag (microseconds' worth).
 const STOP_STEPS: u32 = 1 << 12;

@@ -238,10 +238,29 @@ impl Iterator for Bits {
 /// searching (an oracle for the join, part by part): the board turned a quarter, its first
 /// `h` rows closed outside the key's rows (and the middle row outside the middle queen's),
 /// searched with `kernel`'s loop. Where the join weighs its solutions by the quarter turn
-/// (an even board in full mode), the same weights by a plain backtracking search of its own
-/// ([`super::weights::search`]), which weighs every solution it finds.
+/// ([`super::weights`]), the same weights: on an odd board, the middle row's queen put on
+/// each column of its side in turn ([`super::weights::by_middle_row`]); on an even board,
+/// by a plain backtracking search that weighs every solution it finds
+/// ([`super::weights::search`]).
 pub fn search(n: u32, symmetry: Symmetry, key: Key, kernel: Kernel) -> u128 {
-    if super::weights::weighted(n, symmetry) {
+    search_weighed(
+        n,
+        symmetry,
+        key,
+        kernel,
+        super::weights::weighted(n, symmetry),
+    )
+}
+
+/// [`search`], weighing the solutions where `weighed`.
+pub(super) fn search_weighed(
+    n: u32,
+    symmetry: Symmetry,
+    key: Key,
+    kernel: Kernel,
+    weighed: bool,
+) -> u128 {
+    if weighed && n.is_multiple_of(2) {
         return super::weights::search(n, symmetry, key);
     }
     let h = n as usize / 2;
@@ -249,13 +268,20 @@ pub fn search(n: u32, symmetry: Symmetry, key: Key, kernel: Kernel) -> u128 {
     for f in forbid.iter_mut().take(h) {
         *f = mask_of(n) & !key.rows;
     }
+    let count = |forbid: &[u32; MAX_N as usize]| {
+        let s = Schedule::new(n, &[], forbid);
+        kernel.count(&s, s.start())
+    };
     key.entries(n, symmetry)
-        .map(|(m, weight)| {
+        .map(|(m, size)| {
             if let Some(m) = m {
                 forbid[h] = mask_of(n) & !(1 << m);
             }
-            let s = Schedule::new(n, &[], &forbid);
-            u128::from(weight) * kernel.count(&s, s.start())
+            let found = match m {
+                Some(m) if weighed => super::weights::by_middle_row(n, key.rows, m, &forbid, count),
+                _ => count(&forbid),
+            };
+            u128::from(size) * found
         })
         .sum()
 }

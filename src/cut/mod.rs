@@ -150,12 +150,7 @@ impl Cut {
         };
         let ((l_classes, l_sizes), (r_classes, r_sizes)) = (classes(left), classes(right));
         let keep = |classes: &[u32], part: weights::Part| {
-            (part != weights::Part::All).then(|| {
-                classes
-                    .iter()
-                    .map(|&a| part.takes(a, c))
-                    .collect::<Vec<bool>>()
-            })
+            Some(classes.iter().map(|&a| part.takes(a, c)).collect())
         };
         weights::blocks(l_sizes, r_sizes)
             .into_iter()

@@ -307,8 +307,9 @@ impl Cut {
     /// What they leave, less a margin for what the matching's own count leaves out
     /// ([`UNCOUNTED`]), bounds its chunks, tables and room (the buffers kept from the keys
     /// before are let go where they hold more); where they leave nothing, the count goes on
-    /// in the least chunks. Not counted: the enumeration's own peak while a row set is
-    /// found (its words and columns, then the sorted copy). At n = 28 a row set's pieces
+    /// in the least chunks. A row set being found holds only the pieces it keeps (it is
+    /// walked twice: [`Pieces::fill`]), but the buffers of the key before are still held
+    /// while it is. At n = 28 a row set's pieces
     /// take over 100 MB, a key's four half a gigabyte, and eight kept with no bound and
     /// not counted took `estimate 28 -j 2` past the 2 GiB it was given.
     fn count_in(

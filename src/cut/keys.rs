@@ -239,7 +239,7 @@ impl Iterator for Bits {
 /// `h` rows closed outside the key's rows (and the middle row outside the middle queen's),
 /// searched with `kernel`'s loop. Where the join weighs its solutions by the quarter turn
 /// ([`super::weights`]), the same weights: on an odd board, the middle row's queen put on
-/// each column of its side in turn ([`super::weights::by_middle_row`]); on an even board,
+/// each column of its side in turn (`weights::by_middle_row`); on an even board,
 /// by a plain backtracking search that weighs every solution it finds
 /// ([`super::weights::search`]).
 pub fn search(n: u32, symmetry: Symmetry, key: Key, kernel: Kernel) -> u128 {

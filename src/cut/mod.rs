@@ -777,14 +777,15 @@ mod tests {
             let mut cut = Cut::new(n, Symmetry::Full, 1 << 20);
             assert!(!cut.weighted(), "n={n} is below the weighted boards");
             cut.weighted = true;
-            // Every key up to 14 (their sum checked), a sample of 15's and 16's.
-            let (every, step) = (n <= 14, if n >= 13 { 9 } else { 1 });
+            // Every key up to 13 (their sum checked), a sample of the larger boards'; the
+            // chunked counts on a sample of those.
+            let (every, step) = (n <= 13, if n >= 12 { 7 } else { 1 });
             let mut sum = 0u128;
             let keys = keys(n, Symmetry::Full);
             for (i, k) in keys
                 .into_iter()
                 .enumerate()
-                .filter(|(i, _)| every || i % 9 == 0)
+                .filter(|(i, _)| every || i % 23 == 0)
             {
                 let want = weights::search(n, Symmetry::Full, k);
                 let got = cut.count(k, 1 << 20, Kernel::Auto);

@@ -144,7 +144,7 @@ impl Cut {
             let classes: Vec<u32> = side.ups().map(|up| weights::class(self.h, up)).collect();
             let mut sizes = [0u64; 3];
             for (&a, boards) in classes.iter().zip(side.each_set()) {
-                sizes[usize::from(a >= c) + usize::from(a > c)] += boards;
+                sizes[weights::weigh(a, c) as usize] += boards;
             }
             (classes, sizes)
         };
@@ -417,7 +417,7 @@ impl Cut {
             let left_classes = self.weighted && key.rows >> self.h & 1 == 1;
             let class_of = |m: u8| {
                 let m = usize::from(m);
-                (self.weighted && m != self.h).then(|| m.abs_diff(self.h) as u64)
+                (self.weighted && m != self.h).then(|| u64::from(weights::from_middle(self.h, m)))
             };
             // Each entry's weighed pairs.
             let mut weighed = [0u64; MAX_GROUPS];

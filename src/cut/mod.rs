@@ -340,7 +340,6 @@ impl Cut {
                 right,
                 group,
                 kept,
-                ties,
                 ends,
                 matcher,
                 pieces: _,
@@ -413,7 +412,11 @@ impl Cut {
             let mask = (1u64 << width) - 1;
             // Where the join weighs its solutions, the side with the middle row's queen has
             // their classes: the left one where the key has the middle row, else each middle
-            // row's right side but the middle row's own (whose solutions weigh 1).
+            // row's right side but the middle row's own (whose solutions weigh 1). A
+            // half-board of the key's own class has no solution: its middle row's queen is
+            // as far from the middle column as the middle column's is from the middle row,
+            // on one diagonal with it (the build's `forbid`, `narrow`'s `mid`). So a side
+            // with classes keeps those above the key's, each pair weighing 2, and no ties.
             let left_classes = self.weighted && key.rows >> self.h & 1 == 1;
             let class_of = |m: u8| {
                 let m = usize::from(m);
@@ -423,11 +426,11 @@ impl Cut {
             let mut weighed = [0u64; MAX_GROUPS];
             let single = rights.iter().all(|(_, side)| side.chunks.len() == 1);
             if whole && single && left.len() <= LEAF && !left_classes {
-                // A small left side: one table for every middle row; a middle row whose right
-                // side has classes is two groups, those above its class and its ties.
+                // A small left side: one table for every middle row, each middle row's right
+                // side a group (of those above its class, where it has classes).
                 right.clear();
                 ends.clear();
-                let mut groups = Vec::with_capacity(2 * rights.len());
+                let mut groups = Vec::with_capacity(rights.len());
                 for (e, (m, side)) in rights.iter().enumerate() {
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     self.build_chunk(side, 0, forbid, true, (low, width), lanes, group);
@@ -437,17 +440,14 @@ impl Cut {
                     match class_of(*m) {
                         Some(c) => {
                             right.extend(group.iter().filter(|&&w| w >> TAG_SHIFT > c).map(widen));
-                            ends.push(right.len());
-                            right.extend(group.iter().filter(|&&w| w >> TAG_SHIFT == c).map(widen));
-                            ends.push(right.len());
-                            groups.extend([(e, 2), (e, 1)]);
+                            groups.push((e, 2));
                         }
                         None => {
                             right.extend(group.iter().map(widen));
-                            ends.push(right.len());
                             groups.push((e, 1));
                         }
                     }
+                    ends.push(right.len());
                 }
                 matcher.disjoint(left, right, ends, &mut found, within, lanes);
                 for (&(e, weight), found) in groups.iter().zip(found) {
@@ -465,35 +465,23 @@ impl Cut {
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     let mid = 1u64 << m | 1 << (m + 32);
                     let class = class_of(*m);
+                    // Every pair of a side with classes weighs 2, else 1.
+                    let weight = if class.is_some() { 2 } else { 1 };
                     for r in 0..side.chunks.len() {
                         self.build_chunk(side, r, forbid, true, (low, width), lanes, group);
                         let right_classes = class.filter(|_| !left_classes);
                         if let Some(c) = right_classes {
-                            above(group, c, ties);
+                            above(group, c);
                         }
                         for l in 0..lefts.chunks.len() {
                             if !whole {
                                 self.build_chunk(&lefts, l, none, false, wide, lanes, left);
                             }
-                            weighed[e] += match (class, left_classes, right_classes) {
-                                (Some(c), true, _) => {
-                                    narrow(left, mid, mask, |t| t > c, kept);
-                                    ties.clear();
-                                    let tie = |&&w: &&Word| w & mid == 0 && w >> TAG_SHIFT == c;
-                                    ties.extend(
-                                        left.iter().filter(tie).map(|&w| narrowed(w, mask)),
-                                    );
-                                    2 * pairs(kept, group) + pairs(ties, group)
-                                }
-                                (_, _, Some(_)) => {
-                                    narrow(left, mid, mask, |_| true, kept);
-                                    2 * pairs(kept, group) + pairs(kept, ties)
-                                }
-                                _ => {
-                                    narrow(left, mid, mask, |_| true, kept);
-                                    pairs(kept, group)
-                                }
-                            };
+                            match class.filter(|_| left_classes) {
+                                Some(c) => narrow(left, mid, mask, |t| t > c, kept),
+                                None => narrow(left, mid, mask, |_| true, kept),
+                            }
+                            weighed[e] += weight * pairs(kept, group);
                         }
                     }
                 }
@@ -529,20 +517,18 @@ fn narrowed(w: Word, mask: u64) -> Word {
     (w >> 1) & mask | ((w >> 33) & mask) << 32
 }
 
-/// Keeps the half-boards of `words` whose class is above `c`, in place, and puts those of
-/// class `c` in `ties`, both without their classes (a weighed key's right side, where it has
-/// the middle row's queen: the others weigh 0).
-fn above(words: &mut Vec<Word>, c: u64, ties: &mut Vec<Word>) {
-    ties.clear();
-    ties.extend(
-        words
-            .iter()
-            .filter(|&&w| w >> TAG_SHIFT == c)
-            .map(|&w| w & !TAG),
-    );
+/// Keeps the half-boards of `words` whose class is above `c`, in place, without their
+/// classes (a weighed key's right side, where it has the middle row's queen: the others
+/// weigh 0, and none is of class `c`).
+fn above(words: &mut Vec<Word>, c: u64) {
     let mut end = 0;
     for j in 0..words.len() {
         let w = words[j];
+        debug_assert_ne!(
+            w >> TAG_SHIFT,
+            c,
+            "a half-board of the key's class is on a diagonal with its middle queen"
+        );
         words[end] = w & !TAG;
         // At most `j`: in bounds, and never past a word still to be read.
         end += usize::from(w >> TAG_SHIFT > c);
@@ -634,8 +620,6 @@ struct Scratch {
     group: Vec<Word>,
     /// The left half-boards one middle queen leaves.
     kept: Vec<Word>,
-    /// A weighed key's half-boards of its class (weight 1), on the side that has them.
-    ties: Vec<Word>,
     /// Where each group of `right` ends.
     ends: Vec<usize>,
     matcher: Matcher,
@@ -653,7 +637,6 @@ impl Scratch {
             &mut self.right,
             &mut self.group,
             &mut self.kept,
-            &mut self.ties,
         ];
         let held = words.iter().map(|v| v.capacity()).sum::<usize>() * 8 + self.matcher.bytes();
         if held > bytes {

@@ -40,7 +40,10 @@
 //! the middle queen, and every solution weighs 1); its bottom piece starts on that row and
 //! carries the queen's class in the top bits of its word (`pieces::TAG`), and so does every
 //! half-board built from it. So a middle row whose side has the classes counts that side's
-//! half-boards above its class twice and its ties once, and the rest not at all.
+//! half-boards above its class twice and the rest not at all. No solution weighs 1 there:
+//! two queens as far from the middle, one on the middle row and one on the middle column,
+//! share a diagonal, so the middle row's queen is never at the middle column's queen's
+//! distance, and the join matches no ties on an odd board.
 //!
 //! [`search`] is the oracle: every solution of the key found by a plain backtracking search
 //! of the board turned a quarter, and weighed on its own.
@@ -52,10 +55,11 @@ use super::keys::Key;
 use super::matching::either_work;
 
 /// The least board whose join weighs its solutions. Below it a key's sides are so small
-/// that the blocks' own costs (each block a matching of its own, its tables filled, the
-/// blocks of ties matching many probe words against a few) outweigh the pairs skipped.
-/// Random keys on one thread, Zen 3, AVX2, the weights against none (results/README.md):
-/// n = 19 1.0x, 20 1.03-1.1x, 21 0.74x, 22 0.87x, 23 0.66x, 24 0.72x.
+/// that the blocks' own costs (each block a matching of its own, its tables filled, an
+/// even board's blocks of ties matching many probe words against a few) outweigh the pairs
+/// skipped. Random keys on one thread, Zen 3, AVX2, the weights against none
+/// (results/README.md): n = 19 1.0x, 20 1.03-1.1x, 21 0.74x, 22 0.87x, 23 0.66x, 24 0.72x
+/// (the odd boards then also matched ties, which are always empty).
 pub const WEIGHTED_FROM: u32 = 21;
 
 /// Whether the join of an `n`-board in `symmetry` weighs its solutions: full mode on a

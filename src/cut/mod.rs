@@ -276,7 +276,8 @@ impl Cut {
     /// Each side's half-boards are built a chunk at a time where they would not fit the
     /// budget (`halves::Sizes` counts them where their pairs of pieces might not fit; on an
     /// even board the larger side stays whole where it fits beside chunks of the other,
-    /// `even_chunks`): every chunk of one side is matched with every chunk of the other, as
+    /// `even_chunks`, and on an odd board a middle row's larger right side, `odd_chunks`):
+    /// every chunk of one side is matched with every chunk of the other, as
     /// the table the side `matching::Matcher::either` picks. On an odd board the middle
     /// queen joins the right half: the left half-boards are built once for all the part's middle rows (where
     /// they fit one chunk), with one more diagonal each side (indices `n - h - 1` to
@@ -396,17 +397,29 @@ impl Cut {
                 }
                 return u128::from(entries[0].1) * weighed;
             }
-            let lefts = lefts.cut(most, None);
+            let sized = lefts;
+            let l_boards = sized.sizes.boards_of(None);
+            let lefts = sized.cut(most, None);
             let whole = lefts.chunks.len() == 1;
             if whole {
                 self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
             }
-            let rights: Vec<(u8, Side)> = entries
+            // Each middle row's right side, and where it is kept whole past `most` (the
+            // table, `odd_chunks`), the left side's chunks for it (none where it is whole).
+            let rights: Vec<(u8, Side, Option<Option<Side>>)> = entries
                 .iter()
                 .zip(right_pieces)
                 .map(|(&(m, _), pieces)| {
                     let m = m.expect("an odd board's keys have a middle row");
-                    (m, self.sized(pieces, most, lanes, group).cut(most, None))
+                    let right = self.sized(pieces, most, lanes, group);
+                    // (A left side built whole for every middle row stays as it is.)
+                    match odd_chunks(l_boards, right.sizes.boards_of(None), most) {
+                        Some(rest) if !whole || rest >= l_boards => {
+                            let own = (!whole).then(|| sized.cut(rest, None));
+                            (m, right.cut(u64::MAX, None), Some(own))
+                        }
+                        _ => (m, right.cut(most, None), None),
+                    }
                 })
                 .collect();
             let mask = (1u64 << width) - 1;
@@ -424,14 +437,16 @@ impl Cut {
             };
             // Each entry's weighed pairs.
             let mut weighed = [0u64; MAX_GROUPS];
-            let single = rights.iter().all(|(_, side)| side.chunks.len() == 1);
+            let single = rights
+                .iter()
+                .all(|(_, side, own)| side.chunks.len() == 1 && own.is_none());
             if whole && single && left.len() <= LEAF && !left_classes {
                 // A small left side: one table for every middle row, each middle row's right
                 // side a group (of those above its class, where it has classes).
                 right.clear();
                 ends.clear();
                 let mut groups = Vec::with_capacity(rights.len());
-                for (e, (m, side)) in rights.iter().enumerate() {
+                for (e, (m, side, _)) in rights.iter().enumerate() {
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     self.build_chunk(side, 0, forbid, true, (low, width), lanes, group);
                     // The right half-board's bits in the wide layout, with the middle queen's.
@@ -456,12 +471,22 @@ impl Cut {
             } else {
                 // Each middle row on its own: the left half-boards its queen leaves, narrowed
                 // (most others would meet every right one), against its right half-boards.
-                let mut pairs = |a: &mut [Word], b: &mut [Word]| {
+                // A right side kept whole past `most` is the table: its room is the left's.
+                let mut pairs = |a: &mut [Word], b: &mut [Word], table_b: bool| {
                     let mut found = [0u64];
-                    matcher.either(a, b, &mut found, within, lanes);
+                    if table_b {
+                        let ends = [a.len()];
+                        matcher.disjoint(b, a, &ends, &mut found, within, lanes);
+                    } else {
+                        matcher.either(a, b, &mut found, within, lanes);
+                    }
                     found[0]
                 };
-                for (e, (m, side)) in rights.iter().enumerate() {
+                for (e, (m, side, own)) in rights.iter().enumerate() {
+                    let (lefts, whole) = match own {
+                        Some(Some(own)) => (own, false),
+                        _ => (&lefts, whole),
+                    };
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     let mid = 1u64 << m | 1 << (m + 32);
                     let class = class_of(*m);
@@ -475,13 +500,13 @@ impl Cut {
                         }
                         for l in 0..lefts.chunks.len() {
                             if !whole {
-                                self.build_chunk(&lefts, l, none, false, wide, lanes, left);
+                                self.build_chunk(lefts, l, none, false, wide, lanes, left);
                             }
                             match class.filter(|_| left_classes) {
                                 Some(c) => narrow(left, mid, mask, |t| t > c, kept),
                                 None => narrow(left, mid, mask, |_| true, kept),
                             }
-                            weighed[e] += weight * pairs(kept, group);
+                            weighed[e] += weight * pairs(kept, group, own.is_some());
                         }
                     }
                 }
@@ -598,6 +623,28 @@ fn even_chunks(left: u64, right: u64, cap: u64) -> (u64, u64) {
         };
     }
     (cap / 3, cap / 3)
+}
+
+/// The left side's chunks, in half-boards, where an odd board's middle row keeps its right
+/// side of `right` half-boards whole, past the `most` each side's chunks take otherwise
+/// (`None` where it does not): where the right side is the larger and more than `most`, its
+/// word and the words a partition moves aside (it is the table) take two words a
+/// half-board of the six that `most` half-boards have (`BYTES_PER_BOARD`), and the left
+/// side's chunks take what is left at four: their word, the narrowed copy and two probe
+/// sides of room. Only where that leaves a quarter of `most` at least, and the `left`
+/// half-boards whole or already in chunks (a side of at most `most` was not counted, and
+/// cannot be cut). Cut at `most`, a table in `k` chunks costs about `k^0.415` times the
+/// whole one (the split's model: a probe word meets `(t / LEAF)^0.585` leaves of `t`
+/// words), and each chunk of one side is built again for each chunk of the other.
+fn odd_chunks(left: u64, right: u64, most: u64) -> Option<u64> {
+    if right <= most || right < left {
+        return None;
+    }
+    let rest = most
+        .saturating_mul(6)
+        .saturating_sub(right.saturating_mul(2))
+        / 4;
+    (rest >= most / 4 && (rest >= left || left > most)).then_some(rest)
 }
 
 /// The fewest half-boards a chunk may hold, whatever the budget (3 MB of words).

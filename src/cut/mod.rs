@@ -404,9 +404,9 @@ impl Cut {
             if whole {
                 self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
             }
-            // Each middle row's right side, and where it is kept whole past `most` (the
-            // table, `odd_chunks`), the left side's chunks for it (none where it is whole).
-            let rights: Vec<(u8, Side, Option<Option<Side>>)> = entries
+            // Each middle row's right side; whether it is kept whole past `most` as the table
+            // (`odd_chunks`); and then, unless the left side is whole, its chunks for it.
+            let rights: Vec<(u8, Side, bool, Option<Side>)> = entries
                 .iter()
                 .zip(right_pieces)
                 .map(|(&(m, _), pieces)| {
@@ -416,9 +416,9 @@ impl Cut {
                     match odd_chunks(l_boards, right.sizes.boards_of(None), most) {
                         Some(rest) if !whole || rest >= l_boards => {
                             let own = (!whole).then(|| sized.cut(rest, None));
-                            (m, right.cut(u64::MAX, None), Some(own))
+                            (m, right.cut(u64::MAX, None), true, own)
                         }
-                        _ => (m, right.cut(most, None), None),
+                        _ => (m, right.cut(most, None), false, None),
                     }
                 })
                 .collect();
@@ -439,14 +439,14 @@ impl Cut {
             let mut weighed = [0u64; MAX_GROUPS];
             let single = rights
                 .iter()
-                .all(|(_, side, own)| side.chunks.len() == 1 && own.is_none());
+                .all(|(_, side, table, _)| side.chunks.len() == 1 && !table);
             if whole && single && left.len() <= LEAF && !left_classes {
                 // A small left side: one table for every middle row, each middle row's right
                 // side a group (of those above its class, where it has classes).
                 right.clear();
                 ends.clear();
                 let mut groups = Vec::with_capacity(rights.len());
-                for (e, (m, side, _)) in rights.iter().enumerate() {
+                for (e, (m, side, _, _)) in rights.iter().enumerate() {
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     self.build_chunk(side, 0, forbid, true, (low, width), lanes, group);
                     // The right half-board's bits in the wide layout, with the middle queen's.
@@ -482,10 +482,10 @@ impl Cut {
                     }
                     found[0]
                 };
-                for (e, (m, side, own)) in rights.iter().enumerate() {
+                for (e, (m, side, table, own)) in rights.iter().enumerate() {
                     let (lefts, whole) = match own {
-                        Some(Some(own)) => (own, false),
-                        _ => (&lefts, whole),
+                        Some(own) => (own, false),
+                        None => (&lefts, whole),
                     };
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     let mid = 1u64 << m | 1 << (m + 32);
@@ -506,7 +506,7 @@ impl Cut {
                                 Some(c) => narrow(left, mid, mask, |t| t > c, kept),
                                 None => narrow(left, mid, mask, |_| true, kept),
                             }
-                            weighed[e] += weight * pairs(kept, group, own.is_some());
+                            weighed[e] += weight * pairs(kept, group, *table);
                         }
                     }
                 }

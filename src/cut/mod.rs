@@ -208,11 +208,12 @@ impl Cut {
     }
 
     /// The side `north` and `south` make, and its sizes: each north piece's half-boards
-    /// counted where their pairs pass `bound`, by building them into `out` (`lanes`; the
-    /// middle queen's squares left free, a bound for the right sides it forbids them to).
+    /// that do not meet `forbid` (a middle queen's lines, or none) counted where their
+    /// pairs pass `bound`, by building them into `out` (`lanes`).
     fn sized(
         &self,
         (north, south): (Arc<Pieces>, Arc<Pieces>),
+        forbid: Lines,
         bound: u64,
         lanes: Lanes,
         out: &mut Vec<Word>,
@@ -220,15 +221,7 @@ impl Cut {
         let shared = self.shared();
         let sizes = Sizes::of(&north, &south, self.h, bound, |piece| {
             let pieces = (&*north, &*south);
-            self.build(
-                pieces,
-                &[piece],
-                Lines::default(),
-                false,
-                shared,
-                lanes,
-                out,
-            );
+            self.build(pieces, &[piece], forbid, false, shared, lanes, out);
             out.len() as u64
         });
         Sized {
@@ -286,7 +279,12 @@ impl Cut {
     /// once, each middle row's right half-boards (with the middle queen's bits) a group of
     /// probe words; otherwise each middle row is matched on its own, against the left
     /// half-boards its queen leaves (at n = 21, 1/32 of the keys on one thread, Zen 4: 29.7 s
-    /// against 37.4 s with one table for every middle row).
+    /// against 37.4 s with one table for every middle row). Both sides of a middle row are
+    /// counted by the half-boards its queen leaves (about two in five); where the left side
+    /// does not fit one chunk whole, each middle row builds those of its own, in the right
+    /// half's layout and in chunks of their own (at n = 27, a key whose left side of 26
+    /// million half-boards was built in two chunks took 0.68x the time in a thread's share of
+    /// 2 GiB, and 496 MB against 721).
     pub fn count(&self, key: Key, budget: usize, kernel: Kernel) -> u128 {
         self.count_until(key, budget, kernel, NEVER)
     }
@@ -362,12 +360,12 @@ impl Cut {
             // Sides counted where they may be cut: an even board's chunks are at least an
             // eighth of its words (`even_chunks`).
             let bound = if odd { most } else { cap / 8 };
-            let lefts = self.sized(left_pieces, bound, lanes, left);
+            let lefts = self.sized(left_pieces, none, bound, lanes, left);
             let mut found = [0u64; MAX_GROUPS];
             if !odd {
                 let right_pieces = right_pieces.into_iter().next();
                 let right_pieces = right_pieces.expect("an even board's key has one right side");
-                let rights = self.sized(right_pieces, bound, lanes, group);
+                let rights = self.sized(right_pieces, none, bound, lanes, group);
                 let blocks = self.blocks(key, &lefts.sizes, &rights.sizes);
                 let mut weighed = 0u128;
                 for (keep_left, keep_right, weight) in blocks {
@@ -404,21 +402,38 @@ impl Cut {
             if whole {
                 self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
             }
-            // Each middle row's right side; whether it is kept whole past `most` as the table
-            // (`odd_chunks`); and then, unless the left side is whole, its chunks for it.
+            // Each middle row's right side, the half-boards its queen leaves; whether it is
+            // kept whole past `most` as the table (`odd_chunks`); and, unless the left side
+            // is whole, the left half-boards that queen leaves, in chunks of their own: about
+            // two in five of the side's, built in the right half's layout, so one word each.
             let rights: Vec<(u8, Side, bool, Option<Side>)> = entries
                 .iter()
                 .zip(right_pieces)
                 .map(|(&(m, _), pieces)| {
                     let m = m.expect("an odd board's keys have a middle row");
-                    let right = self.sized(pieces, most, lanes, group);
-                    // (A left side built whole for every middle row stays as it is.)
-                    match odd_chunks(l_boards, right.sizes.boards_of(None), most) {
-                        Some(rest) if !whole || rest >= l_boards => {
-                            let own = (!whole).then(|| sized.cut(rest, None));
-                            (m, right.cut(u64::MAX, None), true, own)
-                        }
-                        _ => (m, right.cut(most, None), false, None),
+                    let forbid = Lines::of(self.n, m as usize, self.h);
+                    let right = self.sized(pieces, forbid, most, lanes, group);
+                    let r_boards = right.sizes.boards_of(None);
+                    if whole {
+                        // A left side built whole for every middle row stays as it is.
+                        return match odd_chunks(l_boards, r_boards, most, WIDE_LEFT) {
+                            Some(rest) if rest >= l_boards => {
+                                (m, right.cut(u64::MAX, None), true, None)
+                            }
+                            _ => (m, right.cut(most, None), false, None),
+                        };
+                    }
+                    let pieces = (Arc::clone(&sized.north), Arc::clone(&sized.south));
+                    // Counted wherever a quarter of `most` might not hold them.
+                    let own = self.sized(pieces, forbid, most / 4, lanes, kept);
+                    match odd_chunks(own.sizes.boards_of(None), r_boards, most, NARROW_LEFT) {
+                        Some(rest) => (
+                            m,
+                            right.cut(u64::MAX, None),
+                            true,
+                            Some(own.cut(rest, None)),
+                        ),
+                        None => (m, right.cut(most, None), false, Some(own.cut(most, None))),
                     }
                 })
                 .collect();
@@ -483,28 +498,31 @@ impl Cut {
                     found[0]
                 };
                 for (e, (m, side, table, own)) in rights.iter().enumerate() {
-                    let (lefts, whole) = match own {
-                        Some(own) => (own, false),
-                        None => (&lefts, whole),
-                    };
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     let mid = 1u64 << m | 1 << (m + 32);
                     let class = class_of(*m);
                     // Every pair of a side with classes weighs 2, else 1.
                     let weight = if class.is_some() { 2 } else { 1 };
+                    let left_class = class.filter(|_| left_classes);
                     for r in 0..side.chunks.len() {
                         self.build_chunk(side, r, forbid, true, (low, width), lanes, group);
                         let right_classes = class.filter(|_| !left_classes);
                         if let Some(c) = right_classes {
                             above(group, c);
                         }
-                        for l in 0..lefts.chunks.len() {
-                            if !whole {
-                                self.build_chunk(lefts, l, none, false, wide, lanes, left);
-                            }
-                            match class.filter(|_| left_classes) {
+                        let Some(own) = own else {
+                            // The whole left side, built once: the half-boards the queen leaves.
+                            match left_class {
                                 Some(c) => narrow(left, mid, mask, |t| t > c, kept),
                                 None => narrow(left, mid, mask, |_| true, kept),
+                            }
+                            weighed[e] += weight * pairs(kept, group, *table);
+                            continue;
+                        };
+                        for l in 0..own.chunks.len() {
+                            self.build_chunk(own, l, forbid, false, (low, width), lanes, kept);
+                            if let Some(c) = left_class {
+                                above(kept, c);
                             }
                             weighed[e] += weight * pairs(kept, group, *table);
                         }
@@ -629,23 +647,32 @@ fn even_chunks(left: u64, right: u64, cap: u64) -> (u64, u64) {
 /// side of `right` half-boards whole, past the `most` each side's chunks take otherwise
 /// (`None` where it does not): where the right side is the larger and more than `most`, its
 /// word and the words a partition moves aside (it is the table) take two words a
-/// half-board of the six that `most` half-boards have (`BYTES_PER_BOARD`), and the left
-/// side's chunks take what is left at four: their word, the narrowed copy and two probe
-/// sides of room. Only where that leaves a quarter of `most` at least, and the `left`
-/// half-boards whole or already in chunks (a side of at most `most` was not counted, and
-/// cannot be cut). Cut at `most`, a table in `k` chunks costs about `k^0.415` times the
-/// whole one (the split's model: a probe word meets `(t / LEAF)^0.585` leaves of `t`
-/// words), and each chunk of one side is built again for each chunk of the other.
-fn odd_chunks(left: u64, right: u64, most: u64) -> Option<u64> {
+/// half-board of the six that `most` half-boards have (`BYTES_PER_BOARD`), and the `left`
+/// side's chunks take what is left at `words` a half-board ([`WIDE_LEFT`] or
+/// [`NARROW_LEFT`]); only where that leaves a quarter of `most` at least. Cut at `most`, a
+/// table in `k` chunks costs about `k^0.415` times the whole one (the split's model: a
+/// probe word meets `(t / LEAF)^0.585` leaves of `t` words), and each chunk of one side is
+/// built again for each chunk of the other.
+fn odd_chunks(left: u64, right: u64, most: u64, words: u64) -> Option<u64> {
     if right <= most || right < left {
         return None;
     }
     let rest = most
         .saturating_mul(6)
         .saturating_sub(right.saturating_mul(2))
-        / 4;
-    (rest >= most / 4 && (rest >= left || left > most)).then_some(rest)
+        / words;
+    (rest >= most / 4).then_some(rest)
 }
+
+/// The words a left half-board takes, as the probe, on an odd board whose left side is
+/// built whole for every middle row: its word in the wide layout, a middle queen's narrowed
+/// copy and two probe sides of room.
+const WIDE_LEFT: u64 = 4;
+
+/// The words a left half-board takes, as the probe, on an odd board whose left side is
+/// built for each middle row: the half-boards its queen leaves, in the right half's layout,
+/// and two probe sides of room.
+const NARROW_LEFT: u64 = 3;
 
 /// The fewest half-boards a chunk may hold, whatever the budget (3 MB of words).
 const MIN_BOARDS: usize = 1 << 16;
@@ -849,50 +876,46 @@ mod tests {
     }
 
     /// A chunk holds at most `most` half-boards (or one north piece's, where those alone
-    /// are more), and the chunks together hold every half-board of the side once.
+    /// are more), and the chunks together hold every half-board of the side once: with no
+    /// middle queen, and counting only those a middle queen leaves (an odd board's sides
+    /// for one middle row).
     #[test]
     fn chunks_hold_at_most_their_half_boards() {
-        let cut = Cut::new(14, Symmetry::Full, 1 << 20);
-        let mut cache = Cache::default();
-        let mut out = Vec::new();
-        let at = (Lanes::of(Kernel::Auto), NEVER);
-        for k in keys(14, Symmetry::Full).into_iter().step_by(11) {
-            let side = |cache: &mut Cache, most, out: &mut Vec<Word>| {
-                let pieces = cut.pieces(cache, k.rows, NEVER);
-                cut.sized(pieces, most, at.0, out).cut(most, None)
+        for n in [14, 15] {
+            let cut = Cut::new(n, Symmetry::Full, 1 << 20);
+            let mut cache = Cache::default();
+            let mut out = Vec::new();
+            let lanes = Lanes::of(Kernel::Auto);
+            let middle = (0..n as usize).map(|m| Lines::of(n as usize, m, n as usize / 2));
+            let forbids: Vec<Lines> = if n % 2 == 1 {
+                middle.collect()
+            } else {
+                vec![Lines::default()]
             };
-            let all = side(&mut cache, u64::MAX, &mut out);
-            assert_eq!(all.chunks.len(), 1);
-            cut.build_chunk(
-                &all,
-                0,
-                Lines::default(),
-                false,
-                cut.shared(),
-                at.0,
-                &mut out,
-            );
-            let mut whole = out.clone();
-            for most in [1, 40, 300] {
-                let side = side(&mut cache, most, &mut out);
-                let mut built = Vec::new();
-                for c in 0..side.chunks.len() {
-                    cut.build_chunk(
-                        &side,
-                        c,
-                        Lines::default(),
-                        false,
-                        cut.shared(),
-                        at.0,
-                        &mut out,
-                    );
-                    let piece = side.chunks[c].iter().map(|s| s.to - s.from).sum::<u32>() == 1;
-                    assert!(out.len() as u64 <= most || piece, "{k:?} {most}");
-                    built.extend_from_slice(&out);
+            for k in keys(n, Symmetry::Full).into_iter().step_by(11) {
+                for &forbid in &forbids {
+                    let side = |cache: &mut Cache, most, out: &mut Vec<Word>| {
+                        let pieces = cut.pieces(cache, k.rows, NEVER);
+                        cut.sized(pieces, forbid, most, lanes, out).cut(most, None)
+                    };
+                    let all = side(&mut cache, u64::MAX, &mut out);
+                    assert_eq!(all.chunks.len(), 1);
+                    cut.build_chunk(&all, 0, forbid, false, cut.shared(), lanes, &mut out);
+                    let mut whole = out.clone();
+                    whole.sort_unstable();
+                    for most in [1, 40, 300] {
+                        let side = side(&mut cache, most, &mut out);
+                        let mut built = Vec::new();
+                        for c in 0..side.chunks.len() {
+                            cut.build_chunk(&side, c, forbid, false, cut.shared(), lanes, &mut out);
+                            let pieces = side.chunks[c].iter().map(|s| s.to - s.from).sum::<u32>();
+                            assert!(out.len() as u64 <= most || pieces == 1, "{k:?} {most}");
+                            built.extend_from_slice(&out);
+                        }
+                        built.sort_unstable();
+                        assert_eq!(built, whole, "n={n} {k:?} {forbid:?} {most}");
+                    }
                 }
-                built.sort_unstable();
-                whole.sort_unstable();
-                assert_eq!(built, whole, "{k:?} {most}");
             }
         }
     }

@@ -1,6 +1,8 @@
 //! The join against the search, part by part, at boards too large for the tests:
-//! `cargo run --release --example audit_keys -- N PARTS [SEED]` counts PARTS random parts
-//! (keys) of the join's plan of N both ways, on every thread, and exits 1 on a difference.
+//! `cargo run --release --example audit_keys -- N PARTS [SEED] [MIB]` counts PARTS random
+//! parts (keys) of the join's plan of N both ways, on every thread, and exits 1 on a
+//! difference. `MIB` (2048 unless given) is the join's memory: a small one makes it cut
+//! the keys' sides in chunks, as the largest boards' keys are.
 //! This is what `merge --audit` does for a shard's parts; issue 21 asks for it at n = 23
 //! and 24 (results/README.md has the run).
 
@@ -11,12 +13,13 @@ use nqueens::{Kernel, Method, Plan, Symmetry};
 fn main() {
     let arg = |i: usize| std::env::args().nth(i).and_then(|a| a.parse::<u64>().ok());
     let (Some(n), Some(parts)) = (arg(1), arg(2)) else {
-        eprintln!("usage: audit_keys N PARTS [SEED]");
+        eprintln!("usage: audit_keys N PARTS [SEED] [MIB]");
         std::process::exit(2);
     };
     let mut state = arg(3).unwrap_or(0x5eed) | 1;
+    let memory = arg(4).unwrap_or(2048) as usize * (1 << 20);
     let plan =
-        Plan::build(n as u32, Symmetry::Full, 2, Method::Join, 2 << 30, 1).unwrap_or_else(|e| {
+        Plan::build(n as u32, Symmetry::Full, 2, Method::Join, memory, 1).unwrap_or_else(|e| {
             eprintln!("error: {e}");
             std::process::exit(2);
         });

@@ -875,6 +875,25 @@ mod tests {
         assert_eq!(even_chunks(5, 7, u64::MAX), (5, 7));
     }
 
+    /// An odd board's right side is kept whole as the table where it is the larger and past
+    /// `most`, and its two words a half-board leave a quarter of `most` at least for the left
+    /// side's chunks, at four words a half-board where the left side is built whole for every
+    /// middle row, at three where it is built per middle row.
+    #[test]
+    fn odd_sides_keep_the_larger_right_side_whole_where_the_left_chunks_fit() {
+        assert_eq!(odd_chunks(10, 100, 100, WIDE_LEFT), None, "not past most");
+        assert_eq!(odd_chunks(200, 150, 100, WIDE_LEFT), None, "not the larger");
+        assert_eq!(odd_chunks(100, 150, 100, WIDE_LEFT), Some(75));
+        assert_eq!(odd_chunks(100, 150, 100, NARROW_LEFT), Some(100));
+        assert_eq!(odd_chunks(100, 260, 100, NARROW_LEFT), Some(26));
+        assert_eq!(
+            odd_chunks(100, 260, 100, WIDE_LEFT),
+            None,
+            "20 left: under a quarter"
+        );
+        assert_eq!(odd_chunks(5, u64::MAX, 100, WIDE_LEFT), None);
+    }
+
     /// A chunk holds at most `most` half-boards (or one north piece's, where those alone
     /// are more), and the chunks together hold every half-board of the side once: with no
     /// middle queen, and counting only those a middle queen leaves (an odd board's sides

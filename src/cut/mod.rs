@@ -406,7 +406,7 @@ impl Cut {
             // kept whole past `most` as the table (`odd_chunks`); and, unless the left side
             // is whole, the left half-boards that queen leaves, in chunks of their own: about
             // two in five of the side's, built in the right half's layout, so one word each.
-            let rights: Vec<(u8, Side, bool, Option<Side>)> = entries
+            let rights: Vec<MiddleRow> = entries
                 .iter()
                 .zip(right_pieces)
                 .map(|(&(m, _), pieces)| {
@@ -417,23 +417,36 @@ impl Cut {
                     if whole {
                         // A left side built whole for every middle row stays as it is.
                         return match odd_chunks(l_boards, r_boards, most, WIDE_LEFT) {
-                            Some(rest) if rest >= l_boards => {
-                                (m, right.cut(u64::MAX, None), true, None)
-                            }
-                            _ => (m, right.cut(most, None), false, None),
+                            Some(rest) if rest >= l_boards => MiddleRow {
+                                m,
+                                right: right.cut(u64::MAX, None),
+                                table: true,
+                                own: None,
+                            },
+                            _ => MiddleRow {
+                                m,
+                                right: right.cut(most, None),
+                                table: false,
+                                own: None,
+                            },
                         };
                     }
                     let pieces = (Arc::clone(&sized.north), Arc::clone(&sized.south));
                     // Counted wherever a quarter of `most` might not hold them.
                     let own = self.sized(pieces, forbid, most / 4, lanes, kept);
                     match odd_chunks(own.sizes.boards_of(None), r_boards, most, NARROW_LEFT) {
-                        Some(rest) => (
+                        Some(rest) => MiddleRow {
                             m,
-                            right.cut(u64::MAX, None),
-                            true,
-                            Some(own.cut(rest, None)),
-                        ),
-                        None => (m, right.cut(most, None), false, Some(own.cut(most, None))),
+                            right: right.cut(u64::MAX, None),
+                            table: true,
+                            own: Some(own.cut(rest, None)),
+                        },
+                        None => MiddleRow {
+                            m,
+                            right: right.cut(most, None),
+                            table: false,
+                            own: Some(own.cut(most, None)),
+                        },
                     }
                 })
                 .collect();
@@ -454,14 +467,14 @@ impl Cut {
             let mut weighed = [0u64; MAX_GROUPS];
             let single = rights
                 .iter()
-                .all(|(_, side, table, _)| side.chunks.len() == 1 && !table);
+                .all(|row| row.right.chunks.len() == 1 && !row.table);
             if whole && single && left.len() <= LEAF && !left_classes {
                 // A small left side: one table for every middle row, each middle row's right
                 // side a group (of those above its class, where it has classes).
                 right.clear();
                 ends.clear();
                 let mut groups = Vec::with_capacity(rights.len());
-                for (e, (m, side, _, _)) in rights.iter().enumerate() {
+                for (e, MiddleRow { m, right: side, .. }) in rights.iter().enumerate() {
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     self.build_chunk(side, 0, forbid, true, (low, width), lanes, group);
                     // The right half-board's bits in the wide layout, with the middle queen's.
@@ -497,7 +510,13 @@ impl Cut {
                     }
                     found[0]
                 };
-                for (e, (m, side, table, own)) in rights.iter().enumerate() {
+                for (e, row) in rights.iter().enumerate() {
+                    let MiddleRow {
+                        m,
+                        right: side,
+                        table,
+                        own,
+                    } = row;
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     let mid = 1u64 << m | 1 << (m + 32);
                     let class = class_of(*m);
@@ -584,6 +603,17 @@ struct Side {
     north: Arc<Pieces>,
     south: Arc<Pieces>,
     chunks: Vec<Vec<halves::Span>>,
+}
+
+/// How an odd board's key counts one middle row: its right side (the half-boards the middle
+/// queen leaves, in chunks), whether that side is kept whole as the table (`odd_chunks`),
+/// and the left half-boards the queen leaves, in chunks of their own, where the left side
+/// is not built whole for every middle row.
+struct MiddleRow {
+    m: u8,
+    right: Side,
+    table: bool,
+    own: Option<Side>,
 }
 
 /// A side of a key before it is cut: its pieces and their sizes.
@@ -905,9 +935,11 @@ mod tests {
             let mut cache = Cache::default();
             let mut out = Vec::new();
             let lanes = Lanes::of(Kernel::Auto);
-            let middle = (0..n as usize).map(|m| Lines::of(n as usize, m, n as usize / 2));
             let forbids: Vec<Lines> = if n % 2 == 1 {
-                middle.collect()
+                let h = n as usize / 2;
+                (0..n as usize)
+                    .map(|m| Lines::of(n as usize, m, h))
+                    .collect()
             } else {
                 vec![Lines::default()]
             };

@@ -7,12 +7,14 @@
 //! and counting the bits.
 //!
 //! The two loops, the fill and the match, are written once over [`Entry`]: an ISA's form of
-//! eight words of an entry and of the steps the loops take (ranking a word, transposing a
-//! block, ORing entries, counting their bits). [`Wide`] is AVX-512 (one vector an entry,
-//! counted by `vpopcntq`), [`Narrow`] AVX2 (two vectors an entry, sixteen of them added up by
-//! carry-save adders before a nibble table counts one: Harley and Seal), [`Words`] plain
-//! words on any CPU. Each has one `#[target_feature]` entry point ([`Bitsets::disjoint`]
-//! picks it); a NEON form is one more `impl`.
+//! eight words of an entry (four for [`Half`]) and of the steps the loops take (ranking a
+//! word, transposing a block, ORing entries, counting their bits). [`Wide`] is AVX-512 (one
+//! vector an entry, counted by `vpopcntq`), [`Narrow`] AVX2 (two vectors an entry, sixteen
+//! of them added up by carry-save adders before a nibble table counts one: Harley and Seal),
+//! [`Half`] AVX2 for slices of at most 256 half-boards (one vector an entry: a leaf's work
+//! is its entries' loads), [`Words`] plain words on any CPU. Each has one
+//! `#[target_feature]` entry point ([`Bitsets::disjoint`] picks it); a NEON form is one more
+//! `impl`.
 
 use super::matching::Span;
 #[cfg(target_arch = "x86_64")]
@@ -91,9 +93,16 @@ impl Bitsets {
         let mut met = [0u64; super::matching::MAX_GROUPS];
         let most = (budget / table_bytes(1)).clamp(8, SLICE_WORDS) / 8 * 8;
         for slice in table.chunks(64 * most) {
+            // AVX2 loads an entry a vector (four words) at a time: a slice of at most 256
+            // half-boards takes entries of one vector ([`Half`]), others of eight words.
+            let half = matches!(lanes, Lanes::Avx2) && slice.len() <= 64 * Half::WORDS;
             let mut t = Tables {
                 union,
-                words: slice.len().div_ceil(64).next_multiple_of(8),
+                words: if half {
+                    Half::WORDS
+                } else {
+                    slice.len().div_ceil(64).next_multiple_of(8)
+                },
                 sets: &mut self.sets,
                 entries: &mut self.tables,
             };
@@ -102,6 +111,8 @@ impl Bitsets {
                 // SAFETY: `Lanes::of` picked these only where the CPU has their features.
                 #[cfg(target_arch = "x86_64")]
                 Lanes::Avx512 => unsafe { t.met512(leaf, &mut met) },
+                #[cfg(target_arch = "x86_64")]
+                Lanes::Avx2 if half => unsafe { t.met256_half(leaf, &mut met) },
                 #[cfg(target_arch = "x86_64")]
                 Lanes::Avx2 => unsafe { t.met256(leaf, &mut met) },
                 // SAFETY: `Words` needs no feature.
@@ -123,7 +134,9 @@ impl Bitsets {
 /// implementation reads only the eight words `load` is given and writes only `out` in
 /// `columns`: the loops' bounds (the `SAFETY` notes in [`Tables`]) count on it.
 pub(super) unsafe trait Entry {
-    /// Eight words of an entry.
+    /// The words of an entry that [`Entry::E`] holds: eight, or four ([`Half`]'s).
+    const WORDS: usize = 8;
+    /// [`Entry::WORDS`] words of an entry.
     type E: Copy;
     /// A running count of the bits of entries.
     type Sum: Copy;
@@ -133,7 +146,7 @@ pub(super) unsafe trait Entry {
     /// Each rank's bits of a block of 64 ranked words, as one word per rank (the first
     /// `ranks` of `out`; the others may be written too): a bit matrix transposed.
     unsafe fn columns(block: &[u64; 64], ranks: usize, out: &mut [u64; 64]);
-    /// The eight words at `from`.
+    /// The [`Entry::WORDS`] words at `from`.
     ///
     /// # Safety
     ///
@@ -145,7 +158,7 @@ pub(super) unsafe trait Entry {
     unsafe fn zero() -> Self::Sum;
     /// `sum` with the bits of `e`.
     unsafe fn add(sum: Self::Sum, e: Self::E) -> Self::Sum;
-    /// `sum` with the bits of eight entries.
+    /// `sum` with the bits of eight `E`s.
     #[inline(always)]
     unsafe fn add8(sum: Self::Sum, e: [Self::E; 8]) -> Self::Sum {
         let mut sum = sum;
@@ -242,6 +255,7 @@ impl Tables<'_> {
             tables.resize(bytes * ENTRIES * words, 0);
         }
         match words {
+            4 => double::<4>(tables, sets, bytes),
             8 => double::<8>(tables, sets, bytes),
             16 => double::<16>(tables, sets, bytes),
             24 => double::<24>(tables, sets, bytes),
@@ -260,7 +274,9 @@ impl Tables<'_> {
     unsafe fn matched<I: Entry, const K: usize>(&self, probe: &[Word]) -> u64 {
         // SAFETY: the caller's.
         unsafe {
-            if self.words == 8 {
+            if I::WORDS == 4 {
+                self.matched_in::<I, K, 4>(probe)
+            } else if self.words == 8 {
                 self.matched_in::<I, K, 8>(probe)
             } else {
                 self.matched_in::<I, K, 0>(probe)
@@ -279,12 +295,13 @@ impl Tables<'_> {
     unsafe fn matched_in<I: Entry, const K: usize, const W: usize>(&self, probe: &[Word]) -> u64 {
         let words = if W == 0 { self.words } else { W };
         debug_assert!(words == self.words && K * ENTRIES * words <= self.entries.len());
+        debug_assert!(words % I::WORDS == 0);
         let steps = probe.chunks_exact(8);
         let rest = steps.remainder();
         // SAFETY: the caller's; `ored`'s below.
         unsafe {
             let mut sum = I::zero();
-            for c in (0..words).step_by(8) {
+            for c in (0..words).step_by(I::WORDS) {
                 for s in steps.clone() {
                     let e = [
                         self.ored::<I, K>(s[0], c, words),
@@ -306,13 +323,14 @@ impl Tables<'_> {
         }
     }
 
-    /// Words `c..c + 8` of the OR of the `K` entries probe word `p` selects, one per byte of
+    /// Words `c..c + I::WORDS` of the OR of the `K` entries probe word `p` selects, one per byte of
     /// its ranks (a zero byte selects entry 0 of its eight ranks, the empty union), so that
     /// every step runs the same loads.
     ///
     /// # Safety
     ///
-    /// The CPU has `I`'s ISA; `words` is the tables' and `K` their bytes; `c + 8 <= words`.
+    /// The CPU has `I`'s ISA; `words` is the tables' and `K` their bytes;
+    /// `c + I::WORDS <= words`.
     #[inline(always)]
     unsafe fn ored<I: Entry, const K: usize>(&self, p: u64, c: usize, words: usize) -> I::E {
         // SAFETY: the caller's.
@@ -321,7 +339,7 @@ impl Tables<'_> {
             (j * ENTRIES + ((ranked >> (CHUNK * j)) as usize & (ENTRIES - 1))) * words
         });
         let entries = self.entries.as_ptr();
-        // SAFETY: `o + c + 8 <= o + words <= entries.len()` for every `o` of `at`: a ranked
+        // SAFETY: `o + c + I::WORDS <= o + words <= entries.len()` for every `o` of `at`: a ranked
         // word has bits below the union's count only, and `K` is the tables' count of bytes.
         unsafe {
             let mut acc = I::load(entries.add(at[0] + c));
@@ -347,6 +365,13 @@ impl Tables<'_> {
     fn met256(&mut self, leaf: Leaf, met: &mut [u64]) {
         // SAFETY: the features `Narrow` needs are enabled here.
         unsafe { self.met::<Narrow>(leaf, met) }
+    }
+
+    /// [`Tables::met`] in AVX2 for a slice of at most 256 half-boards: one vector an entry.
+    #[target_feature(enable = "avx2,bmi2,popcnt")]
+    fn met256_half(&mut self, leaf: Leaf, met: &mut [u64]) {
+        // SAFETY: the features `Half` needs are enabled here.
+        unsafe { self.met::<Half>(leaf, met) }
     }
 }
 
@@ -673,6 +698,97 @@ unsafe impl Entry for Narrow {
     }
 }
 
+/// AVX2 with one vector an entry: a table slice of at most 256 half-boards, whose entries
+/// need four words, not [`Narrow`]'s eight. A leaf's cost is its entries' loads: with eight
+/// words for every slice, a quarter of the words a leaf loaded at n = 25 were past its
+/// table's half-boards, and most of them in slices of at most 256.
+#[cfg(target_arch = "x86_64")]
+pub(super) struct Half;
+
+// SAFETY: AVX2 and BMI2 alone, as `Narrow`'s; the trait's contract puts them on the caller.
+#[cfg(target_arch = "x86_64")]
+unsafe impl Entry for Half {
+    const WORDS: usize = 4;
+    type E = std::arch::x86_64::__m256i;
+    type Sum = Seal;
+
+    #[inline(always)]
+    unsafe fn rank(word: u64, union: u64) -> u64 {
+        // SAFETY: the trait's contract: the CPU has this ISA.
+        unsafe { Narrow::rank(word, union) }
+    }
+    #[inline(always)]
+    unsafe fn columns(block: &[u64; 64], ranks: usize, out: &mut [u64; 64]) {
+        // SAFETY: the trait's contract.
+        unsafe { Narrow::columns(block, ranks, out) }
+    }
+    #[inline(always)]
+    unsafe fn load(from: *const u64) -> Self::E {
+        // SAFETY: the caller's; unaligned.
+        unsafe { std::arch::x86_64::_mm256_loadu_si256(from.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn or(a: Self::E, b: Self::E) -> Self::E {
+        // SAFETY: the trait's contract: the CPU has this ISA.
+        unsafe { std::arch::x86_64::_mm256_or_si256(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn zero() -> Seal {
+        // SAFETY: the trait's contract.
+        unsafe { Narrow::zero() }
+    }
+    #[inline(always)]
+    unsafe fn add(sum: Seal, e: Self::E) -> Seal {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's.
+        unsafe {
+            Seal {
+                plain: _mm256_add_epi64(sum.plain, lane_counts(e)),
+                ..sum
+            }
+        }
+    }
+    /// Narrow's carry-save adders over eight vectors a step: the step's one vector of
+    /// eights is added to the running eights by a half adder, whose carry (the sixteens) is
+    /// counted.
+    #[inline(always)]
+    unsafe fn add8(sum: Seal, e: [Self::E; 8]) -> Seal {
+        use std::arch::x86_64::*;
+        let Seal {
+            ones,
+            twos,
+            fours,
+            eights,
+            sixteens,
+            plain,
+        } = sum;
+        // SAFETY: the caller's.
+        unsafe {
+            let (twos_a, ones) = csa(ones, e[0], e[1]);
+            let (twos_b, ones) = csa(ones, e[2], e[3]);
+            let (fours_a, twos) = csa(twos, twos_a, twos_b);
+            let (twos_a, ones) = csa(ones, e[4], e[5]);
+            let (twos_b, ones) = csa(ones, e[6], e[7]);
+            let (fours_b, twos) = csa(twos, twos_a, twos_b);
+            let (eights_a, fours) = csa(fours, fours_a, fours_b);
+            let sixteen = _mm256_and_si256(eights, eights_a);
+            Seal {
+                ones,
+                twos,
+                fours,
+                eights: _mm256_xor_si256(eights, eights_a),
+                sixteens: _mm256_add_epi64(sixteens, lane_counts(sixteen)),
+                plain,
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn total(sum: Seal) -> u64 {
+        // SAFETY: the trait's contract.
+        unsafe { Narrow::total(sum) }
+    }
+}
+
 /// A carry-save adder: of three vectors' bits in each position, the carry and the sum.
 ///
 /// # Safety
@@ -743,4 +859,57 @@ fn ranked(word: u64, union: u64) -> u64 {
 #[target_feature(enable = "bmi2")]
 fn pext(word: u64, union: u64) -> u64 {
     std::arch::x86_64::_pext_u64(word, union)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Lanes;
+    use super::*;
+    use crate::types::Kernel;
+
+    /// Random words of about `bits` set bits among the low `width`: half-boards' diagonals.
+    fn words(count: usize, bits: u32, width: u32, state: &mut u64) -> Vec<Word> {
+        let mut next = move || {
+            *state ^= *state << 13;
+            *state ^= *state >> 7;
+            *state ^= *state << 17;
+            *state
+        };
+        (0..count)
+            .map(|_| (0..bits).fold(0, |w, _| w | 1 << (next() % u64::from(width))))
+            .collect()
+    }
+
+    /// Each loop counts a leaf as testing every pair does, on each side of the widths its
+    /// entries change at (one vector of AVX2 up to 256 half-boards, eight words up to 512,
+    /// then slices), with probe groups whose words do not fill the last step of eight.
+    #[test]
+    fn every_entry_width_counts_what_every_pair_counts() {
+        let mut state = 0x5851_f42d_4c95_7f2d;
+        for tables in [1, 63, 64, 65, 200, 255, 256, 257, 300, 511, 512, 513, 2100] {
+            // Enough probe words that the tables are filled, not every pair tested.
+            let probes = (ENTRIES * 8 * 6 / tables).max(301) + 5;
+            let table = words(tables, 12, 48, &mut state);
+            let probe = words(probes, 12, 48, &mut state);
+            let spans = [0..probes / 3, probes / 3..probes];
+            let every: Vec<u64> = spans
+                .iter()
+                .map(|g| {
+                    let met = |&t: &Word| probe[g.clone()].iter().filter(|&&p| p & t == 0).count();
+                    table.iter().map(met).sum::<usize>() as u64
+                })
+                .collect();
+            assert!(every.iter().all(|&e| e > 0), "the case matches nothing");
+            for kernel in [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512] {
+                if kernel.resolve().is_err() {
+                    continue;
+                }
+                let mut out = [0, 0];
+                let leaf = (&table[..], &probe[..], &spans[..]);
+                let within = (64 << 20, Lanes::of(kernel));
+                Bitsets::default().disjoint(leaf, !0, within, &mut out);
+                assert_eq!(out[..], every[..], "{tables} {kernel:?}");
+            }
+        }
+    }
 }

@@ -23,7 +23,8 @@
 //! everything it meets by ORing one entry per eight of its diagonals (at most six at
 //! n = 22) and counting the bits: with AVX-512, eight words a step and `vpopcntq`; with
 //! AVX2 four, sixteen vectors summed by carry-save adders before a nibble table counts
-//! them (Harley-Seal); a plain loop elsewhere. The table is built and matched a
+//! them (Harley-Seal), and an entry of one vector where the slice has at most 256
+//! half-boards; a plain loop elsewhere. The table is built and matched a
 //! slice of at most 2048 half-boards at a time (so that a slice stays in L2 cache), fewer
 //! where the memory budget asks. On an odd board the left half-boards of one row set go
 //! into one table for all its middle rows (see [`Cut::count`]).

@@ -131,7 +131,7 @@ impl Bitsets {
 /// # Safety
 ///
 /// Every method may be called only on a CPU with the ISA the implementing type names. An
-/// implementation reads only the eight words `load` is given and writes only `out` in
+/// implementation reads only the [`Entry::WORDS`] words `load` is given and writes only `out` in
 /// `columns`: the loops' bounds (the `SAFETY` notes in [`Tables`]) count on it.
 pub(super) unsafe trait Entry {
     /// The words of an entry that [`Entry::E`] holds: eight, or four ([`Half`]'s).

@@ -594,22 +594,16 @@ unsafe impl Entry for Narrow {
             }
         }
     }
+    /// Two of [`Half`]'s entries.
     #[inline(always)]
     unsafe fn load(from: *const u64) -> Self::E {
-        use std::arch::x86_64::*;
-        // SAFETY: the caller's; unaligned.
-        unsafe {
-            (
-                _mm256_loadu_si256(from.cast()),
-                _mm256_loadu_si256(from.add(4).cast()),
-            )
-        }
+        // SAFETY: the caller's: eight words at `from`, four for each.
+        unsafe { (Half::load(from), Half::load(from.add(4))) }
     }
     #[inline(always)]
     unsafe fn or(a: Self::E, b: Self::E) -> Self::E {
-        use std::arch::x86_64::*;
         // SAFETY: the trait's contract: the CPU has this ISA.
-        unsafe { (_mm256_or_si256(a.0, b.0), _mm256_or_si256(a.1, b.1)) }
+        unsafe { (Half::or(a.0, b.0), Half::or(a.1, b.1)) }
     }
     #[inline(always)]
     unsafe fn zero() -> Seal {
@@ -864,21 +858,9 @@ fn pext(word: u64, union: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::super::Lanes;
+    use super::super::matching::tests::words;
     use super::*;
     use crate::types::Kernel;
-
-    /// Random words of about `bits` set bits among the low `width`: half-boards' diagonals.
-    fn words(count: usize, bits: u32, width: u32, state: &mut u64) -> Vec<Word> {
-        let mut next = move || {
-            *state ^= *state << 13;
-            *state ^= *state >> 7;
-            *state ^= *state << 17;
-            *state
-        };
-        (0..count)
-            .map(|_| (0..bits).fold(0, |w, _| w | 1 << (next() % u64::from(width))))
-            .collect()
-    }
 
     /// Each loop counts a leaf as testing every pair does, on each side of the widths its
     /// entries change at (one vector of AVX2 up to 256 half-boards, eight words up to 512,

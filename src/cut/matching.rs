@@ -433,13 +433,13 @@ pub(super) fn tally_leaf(pairs: usize) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::leaf::MIN_BYTES;
     use super::*;
     use crate::types::Kernel;
 
     /// Random words of `bits` set bits among the low `width`: half-boards' diagonals.
-    fn words(count: usize, bits: u32, width: u32, state: &mut u64) -> Vec<Word> {
+    pub(in crate::cut) fn words(count: usize, bits: u32, width: u32, state: &mut u64) -> Vec<Word> {
         let mut next = move || {
             *state ^= *state << 13;
             *state ^= *state >> 7;

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# One lease of a lent machine (16 cores, usually AVX-512), in one call: nqueens against Kluev
+# side by side on 2 threads (n = 18, then a thread sweep, then shards 0, 128, 300 of 512 of n = 22
+# and n = 20), with the AVX-512 loop and with --kernel avx2 forced, then (if time is left) n = 22
+# whole on every thread. Every line goes to $OUT/device.csv as it is measured, so a run cut off at
+# its deadline still brings back what it finished.
+#
+# Usage: OUT=DIR [DEADLINE_S=540] scripts/device-sweep.sh NQUEENS_BIN KLUEV_SRC KLUEV_FALLBACK
+#   NQUEENS_BIN: a release build (runtime dispatch, no -C target-cpu: it runs on any x86-64)
+#   KLUEV_SRC: an unpacked copy of github.com/EvgenyKluev/N-Queens-Count-Sol, built here with
+#     ../shared/anchors/kluev.sh's per-size settings and -march=native where g++ is found
+#   KLUEV_FALLBACK: kluev-N binaries built elsewhere (-march=x86-64-v3), used where g++ is missing
+# Needs bash 5 (EPOCHREALTIME); nothing else beyond coreutils and awk.
+set -uo pipefail
+bin=${1:?NQUEENS_BIN} ksrc=${2:?KLUEV_SRC} kfall=${3:?KLUEV_FALLBACK}
+out=${OUT:?OUT=DIR}
+deadline=${DEADLINE_S:-540}
+t0=$EPOCHREALTIME
+elapsed() { awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%d", b - a}'; }
+left() { echo $((deadline - $(elapsed))); }
+
+lscpu >"$out/lscpu.txt" 2>&1
+model=$(sed -n 's/^Model name: *//p' "$out/lscpu.txt" | head -1)
+isa=$(grep -qw avx512f /proc/cpuinfo && echo avx512 || echo avx2)
+echo "cpu: $model ($isa), $(nproc) CPUs, g++: $(command -v g++ || echo none)"
+
+# Kluev's counter, one binary per n, with the anchor script's settings (kept in step with it).
+kdir=/tmp/kluev
+mkdir -p "$kdir"
+build_kluev() {
+  local n=$1 bmi pf cuts mms d
+  case $n in
+    18) bmi=false pf=true cuts=0 mms=40 ;;
+    20) bmi=true pf=true cuts=3 mms=60 ;;
+    22) bmi=true pf=true cuts=6 mms=80 ;;
+  esac
+  d=$kdir/src-$n
+  rm -rf "$d" && cp -r "$ksrc" "$d"
+  sed -i -e "s/inline constexpr int size = [0-9]*;/inline constexpr int size = $n;/" \
+    -e "s/\.sieveCuts = [0-9]*,/.sieveCuts = $cuts,/" -e "s/\.matchMinSize = [0-9]*,/.matchMinSize = $mms,/" \
+    -e "s/\.bmiIntrin = [a-z]*,/.bmiIntrin = $bmi,/" -e "s/\.prefetch = [a-z]*,/.prefetch = $pf,/" "$d/solcounter.h"
+  [ $pf = true ] && sed -i 's|^//#include "prefetchx86.h"|#include "prefetchx86.h"|' "$d/prefetch.h"
+  [ $bmi = true ] && sed -i 's|^//#include "bmi2.h"|#include "bmi2.h"|' "$d/bmintrin.h"
+  g++ -std=c++20 -O3 -march=native -pthread -o "$kdir/kluev-$n" "$d/main.cpp"
+}
+kbuild=native
+if command -v g++ >/dev/null; then
+  for n in 18 20 22; do build_kluev $n & done
+  wait
+fi
+for n in 18 20 22; do
+  if [ ! -x "$kdir/kluev-$n" ]; then cp "$kfall/kluev-$n" "$kdir/" && kbuild=x86-64-v3; fi
+done
+echo "kluev build: $kbuild ($(elapsed) s)"
+
+csv=$out/device.csv
+echo "cpu_model,what,n,shard,threads,kernel,run,seconds,solutions" >"$csv"
+# Times one command; appends a CSV row. $1 what, $2 n, $3 shard, $4 threads, $5 kernel, $6 run.
+timed() {
+  local what=$1 n=$2 shard=$3 threads=$4 kernel=$5 run=$6 s e sol
+  shift 6
+  rm -f /tmp/shard.json
+  [ "$(left)" -gt 5 ] || { echo "skipped (deadline): $*"; return 1; }
+  s=$EPOCHREALTIME
+  timeout "$(left)" "$@" >/tmp/o 2>/tmp/e || { echo "failed: $* ($(tail -1 /tmp/e))"; return 1; }
+  e=$EPOCHREALTIME
+  sol=$(cat /tmp/o /tmp/shard.json 2>/dev/null | grep -o '"solutions":[0-9]*' | head -1 | cut -d: -f2)
+  [ -n "$sol" ] || sol=$(sed -n 's/^Result: //p' /tmp/o)
+  printf '"%s",%s,%s,%s,%s,%s,%s,%s,%s\n' "$model" "$what" "$n" "$shard" "$threads" "$kernel" "$run" \
+    "$(awk -v a="$s" -v b="$e" 'BEGIN {printf "%.3f", b - a}')" "$sol" | tee -a "$csv"
+}
+ours() { # n shard threads kernel run
+  local extra=()
+  [ -n "$2" ] && extra=(--shard "$2" --output /tmp/shard.json)
+  timed nqueens "$1" "$2" "$3" "$4" "$5" "$bin" count "$1" -j "$3" --method join --kernel "$4" --format json "${extra[@]}"
+}
+kluev() { # n shard threads run
+  local args=("$3")
+  [ -n "$2" ] && args=("$3" "${2#*/}" "${2%/*}")
+  timed kluev-$kbuild "$1" "$2" "$3" - "$4" "$kdir/kluev-$1" "${args[@]}"
+}
+
+# 1. n = 18, three alternated rounds.
+for r in 1 2 3; do
+  ours 18 "" 2 auto $r
+  ours 18 "" 2 avx2 $r
+  kluev 18 "" 2 $r
+done
+# 2. Threads: n = 19 and n = 20 on 1 to 16 threads (the join, auto kernel).
+for j in 1 2 4 8 12 16; do ours 19 "" $j auto 1; done
+for j in 4 8 16; do ours 20 "" $j auto 1; done
+# 3. n = 22's shards and n = 20, one round each (Kluev's n = 20 takes about 4 minutes).
+for s in 0/512 128/512 300/512; do
+  ours 22 "$s" 2 auto 1
+  ours 22 "$s" 2 avx2 1
+  kluev 22 "$s" 2 1
+done
+ours 20 "" 2 auto 1
+ours 20 "" 2 avx2 1
+kluev 20 "" 2 1
+# 4. n = 22 whole on every CPU, if the deadline leaves room (about 4 minutes on 16 threads).
+if [ "$(left)" -gt 200 ]; then
+  timeout "$(left)" "$bin" count 22 -j "$(nproc)" --format json >"$out/n22-whole.json" 2>"$out/n22-whole.err"
+  echo "n22 whole rc=$? $(cat "$out/n22-whole.json")"
+fi
+echo "done in $(elapsed) s"
+{ column -s, -t <"$csv" 2>/dev/null || cat "$csv"; } | cut -c1-160 | tail -40

@@ -4,7 +4,7 @@
 //! per-part counts are reduced, exactly, into totals. Two methods cut and count the parts
 //! ([`Method`]; [`Method::Auto`] picks per board, from `n` alone):
 //!
-//! - the **join** ([`cut`]; the default from n = 10 to 27): the board is cut down the middle.
+//! - the **join** ([`cut`]; the default from n = 10 to 28): the board is cut down the middle.
 //!   Each part is a *key*, the rows the queens of the left columns take; its left and right
 //!   half-boards are built from pieces (the placements inside each quarter), and a left and
 //!   a right half-board make a solution exactly when no diagonal holds a queen of each. The

@@ -22,9 +22,11 @@ use crate::types::{
 /// join's best of five took 0.24 ms against 0.46 searching at n = 10, 1.2 against 3.4 at
 /// n = 12, 16 against 33 at n = 14 and 148 against 410 at n = 16 (and grows slower than the
 /// search from there: n = 20 took 153 s against 1515 s); below 10 both take 0.2 ms or
-/// less. Up to n = 27, the published range, where it was measured; n = 28 is joined only
-/// when asked (`--method join`, up to [`cut::MAX_CUT_N`]).
-pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 10..=27;
+/// less. Up to [`cut::MAX_CUT_N`], n = 28: the join's lead grew at every n measured, and
+/// at 28 the search cannot even be sampled (its deepest split leaves parts that `--seconds`
+/// cannot cut short: `estimate 28` with the search was still in its first parts 38 minutes
+/// on, while the join's projects n = 28 within its bound).
+pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 10..=cut::MAX_CUT_N;
 
 /// A thread's share of a join's memory below which the pieces get the most of it
 /// ([`Plan::split_memory`]).

@@ -110,11 +110,11 @@ impl Estimate {
 /// as it finishes, and predicts the cost of counting them all.
 ///
 /// `settings.seconds` is a bound on the whole of it, the parts' costs included: at that
-/// moment no part starts, and the join's parts still counting (keys, and the symmetric
-/// solutions' search) are abandoned through [`Plan::count_until`] and left out of the
-/// sample. A search's subproblems cannot be abandoned; they are small (a search plan whose
-/// sample could not end is refused first) and kept whole. The parts abandoned are likelier the long ones (at most one per thread),
-/// so a sample of few parts leans low. Where no part of some stratum (after strata short
+/// moment no part starts, and the parts still counting (a join's keys and its symmetric
+/// solutions' search, a search's subproblems between their subtrees of at most
+/// [`plan::ABANDON_ROWS`](crate::plan::ABANDON_ROWS) free rows) are abandoned through
+/// [`Plan::count_until`] and left out of the sample. The parts abandoned are likelier the
+/// long ones (at most one per thread), so a sample of few parts leans low. Where no part of some stratum (after strata short
 /// of samples merge) finished in time, nothing can be predicted: [`Error::TooFewSamples`].
 pub fn estimate(
     engine: &Engine,
@@ -153,20 +153,31 @@ pub fn estimate(
         }
         let _ended = Ended(&finished, clock.thread());
         sample(engine, plan, settings, &over, seen)
-    });
+    })
+    .ok_or_else(|| Error::TooFewSamples {
+        n: plan.n,
+        seconds: settings.seconds.to_string(),
+        sampled: 0,
+    })?;
     predict(plan, &costs, &strata, samples, settings.seconds)
 }
 
+/// What [`sample`] returns: the samples, the strata and the parts' costs.
+type Sampled = (Vec<Sample>, Vec<Vec<usize>>, Vec<u64>);
+
 /// The sampling of [`estimate`]: the samples (sorted by stratum) that finished before
-/// `over` was set, the strata and the parts' costs.
+/// `over` was set, the strata and the parts' costs; `None` where `over` was set before the
+/// parts were costed (a search's costs at n = 26 take 40 s on 2 threads).
 fn sample(
     engine: &Engine,
     plan: &Plan,
     settings: &Settings,
     over: &AtomicBool,
     seen: &(dyn Fn(&Sample) + Sync),
-) -> (Vec<Sample>, Vec<Vec<usize>>, Vec<u64>) {
-    let costs = engine.pool().install(|| plan.costs().to_vec());
+) -> Option<Sampled> {
+    let costs = engine
+        .pool()
+        .install(|| plan.costs_until(over).map(<[u64]>::to_vec))?;
     // A join's last part in full mode (the symmetric solutions) is a search of its own,
     // whose cost is not on the keys' scale: a stratum of its own, counted first.
     let keyed = plan.len_of_keys();
@@ -181,11 +192,10 @@ fn sample(
     // One of each stratum whatever `samples` says: a stratum left out would be left out of
     // the total.
     let queue = picks(&strata, settings.samples.max(strata.len()), settings.seed);
-    // Only a join's parts can be abandoned; a search's subproblems are counted whole.
-    let abandonable = matches!(plan.parts, Parts::Columns { .. });
+    // A part that ended after the bound may have been abandoned: left out.
     let counted = |part: usize| {
         plan.count_until(part, engine.kernel(), over);
-        !(over.load(Ordering::Relaxed) && abandonable)
+        !over.load(Ordering::Relaxed)
     };
 
     let next = AtomicUsize::new(0);
@@ -225,7 +235,7 @@ fn sample(
     });
     let mut samples = samples.into_inner().unwrap_or_else(|e| e.into_inner());
     samples.sort_by_key(|s| (s.stratum, s.part));
-    (samples, strata, costs)
+    Some((samples, strata, costs))
 }
 
 /// Whether `plan` is a full-mode join, whose last part (the symmetric solutions) is a

@@ -4,8 +4,9 @@
 //! A part's index in the plan's [`Parts`] is its identity in checkpoints and shard
 //! results; [`Plan::fingerprint`] guards against a list that changed between runs.
 
+use std::ops::ControlFlow;
 use std::sync::OnceLock;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -477,20 +478,22 @@ impl Plan {
         self.count_with(i, method, kernel, cut::NEVER)
     }
 
-    /// [`Plan::count`], abandoned once `stop` is set where the part can be (a join's keys
-    /// and its symmetric solutions' part: [`Cut::count_until`]); a search's subproblems run
-    /// to their end. A count that ended after `stop` was set may be too small: the caller
-    /// drops it (`estimate`, whose `--seconds` is a bound so).
+    /// [`Plan::count`], abandoned once `stop` is set: a join's keys and its symmetric
+    /// solutions' part ([`Cut::count_until`]), and a search's subproblem between the subtrees
+    /// of at most [`ABANDON_ROWS`] free rows it is counted by ([`search_until`]). A count
+    /// that ended after `stop` was set may be too small: the caller drops it (`estimate`,
+    /// whose `--seconds` is a bound so).
     pub fn count_until(&self, i: usize, kernel: Kernel, stop: &AtomicBool) -> Tally {
         self.count_with(i, self.method, kernel, stop)
     }
 
-    /// [`Plan::count_by`] with a flag that abandons a join's part.
+    /// [`Plan::count_by`] with a flag that abandons the part.
     fn count_with(&self, i: usize, method: Method, kernel: Kernel, stop: &AtomicBool) -> Tally {
         let (cut, keys) = match &self.parts {
             Parts::Rows { roots, subproblems } => {
                 let sub = &subproblems[i];
-                return search(self.n, &roots[sub.root as usize], sub, kernel);
+                let part = (&roots[sub.root as usize], sub);
+                return search_until(self.n, part, kernel, stop, ABANDON_ROWS);
             }
             Parts::Columns {
                 cut, keys, group, ..
@@ -522,20 +525,32 @@ impl Plan {
     /// magnitude; this tracks them well enough to order the parts, weight an ETA and balance
     /// shards. Computed once per plan (a join's when the plan is built).
     pub fn costs(&self) -> &[u64] {
+        // Never `None`: the flag is never set.
+        self.costs_until(cut::NEVER).unwrap_or_default()
+    }
+
+    /// [`Plan::costs`], given up once `stop` is set (`None`, and nothing kept): a search's
+    /// costs walk four levels below each subproblem, 40 s on 2 threads at n = 26 (Zen 3),
+    /// which `estimate`'s bound must cover too.
+    pub fn costs_until(&self, stop: &AtomicBool) -> Option<&[u64]> {
         let (roots, subproblems) = match &self.parts {
             Parts::Rows { roots, subproblems } => (roots, subproblems),
-            Parts::Columns { costs, .. } => return costs,
+            Parts::Columns { costs, .. } => return Some(costs),
         };
-        self.costs.get_or_init(|| {
-            let schedules: Vec<Schedule> = roots.iter().map(|r| r.schedule(self.n)).collect();
-            subproblems
-                .par_iter()
-                .map(|t| {
-                    let s = &schedules[t.root as usize];
-                    1 + s.nodes_below(t.state, (t.state.level + 4).min(s.levels))
-                })
-                .collect()
-        })
+        if let Some(costs) = self.costs.get() {
+            return Some(costs);
+        }
+        let schedules: Vec<Schedule> = roots.iter().map(|r| r.schedule(self.n)).collect();
+        let costs: Option<Vec<u64>> = subproblems
+            .par_iter()
+            .map(|t| {
+                let s = &schedules[t.root as usize];
+                let depth = (t.state.level + 4).min(s.levels);
+                (!stop.load(Ordering::Relaxed)).then(|| 1 + s.nodes_below(t.state, depth))
+            })
+            .collect();
+        let costs = costs?;
+        Some(self.costs.get_or_init(|| costs))
     }
 
     /// The counts of the whole board from the sum over all its subproblems, counted with
@@ -573,6 +588,56 @@ fn binomial(n: u32, k: u32) -> u64 {
     (0..u64::from(k)).fold(1, |c, i| c * (u64::from(n) - i) / (i + 1))
 }
 
+/// Free rows a subtree has at most when [`search_until`] counts it whole. A subproblem of
+/// the default depth has about `n - 4` (hours on a thread at n = 24 and more: `estimate
+/// --method search` ran on past its bound there), and `estimate 24 --method search
+/// --seconds 30` now ends 2 s past its bound. A subproblem of at most 18 free rows (every
+/// one up to n = 20) is searched whole, as before. (Cut in subtrees of 12 rows, n = 19's count took
+/// 241 s against 214, one pair: likely each search's last lanes running part empty.)
+pub const ABANDON_ROWS: usize = 18;
+
+/// [`search`], abandoned once `stop` is set: the subproblem's nodes that leave at most
+/// `rows` free rows ([`ABANDON_ROWS`]) are each counted whole, and `stop` is read between them (a
+/// root that classifies its solutions reads it at each solution). What it returns after
+/// `stop` was set may be too small. The same total as [`search`] otherwise.
+fn search_until(
+    n: u32,
+    (root, sub): (&Root, &Subproblem),
+    kernel: Kernel,
+    stop: &AtomicBool,
+    rows: usize,
+) -> Tally {
+    let s = root.schedule(n);
+    let floor = s.levels.saturating_sub(rows);
+    if root.classifies() {
+        let mut tally = Tally::default();
+        kernel.walk(&s, sub.state, &sub.prefix, &mut |board| {
+            if let Some((weight, fixed)) = symmetry::classify(board) {
+                tally.solutions += u128::from(weight);
+                tally.unique8 += u128::from(weight * fixed);
+            }
+            !stop.load(Ordering::Relaxed)
+        });
+        return tally;
+    }
+    if floor <= sub.state.level {
+        return search(n, root, sub, kernel);
+    }
+    let mut found = 0u128;
+    let mut board = [0; crate::MAX_N as usize];
+    let _ = s.down_to(sub.state, floor, &mut board, &mut |state, _| {
+        if stop.load(Ordering::Relaxed) {
+            return ControlFlow::Break(());
+        }
+        found += kernel.count(&s, state);
+        ControlFlow::Continue(())
+    });
+    Tally {
+        solutions: u128::from(root.weight) * found,
+        unique8: 8 * found,
+    }
+}
+
 /// Counts one subproblem of the search. Subproblems whose boards are classified one by one
 /// weigh each completion by its own constellation's symmetry.
 fn search(n: u32, root: &Root, sub: &Subproblem, kernel: Kernel) -> Tally {
@@ -593,4 +658,40 @@ fn search(n: u32, root: &Root, sub: &Subproblem, kernel: Kernel) -> Tally {
         true
     });
     tally
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cut into subtrees of a few free rows, every subproblem of n = 12 counts what its
+    /// plain search counts, in each mode and loop; with the flag set before it starts, a
+    /// subproblem cut so counts nothing (it stops before its first subtree).
+    #[test]
+    fn a_search_cut_into_subtrees_counts_what_it_counts_whole() {
+        for symmetry in [Symmetry::None, Symmetry::Mirror, Symmetry::Full] {
+            let plan = Plan::new(12, symmetry, 2).unwrap();
+            let Parts::Rows { roots, subproblems } = &plan.parts else {
+                panic!("a search was asked for");
+            };
+            let set = AtomicBool::new(true);
+            let mut cut_short = 0;
+            for kernel in [Kernel::Scalar, Kernel::Auto] {
+                for sub in subproblems {
+                    let root = &roots[sub.root as usize];
+                    let whole = search(12, root, sub, kernel);
+                    for rows in [1, 3, 6] {
+                        let cut = search_until(12, (root, sub), kernel, cut::NEVER, rows);
+                        assert_eq!(cut, whole, "{symmetry:?} {kernel:?} {rows}");
+                    }
+                    let stopped = search_until(12, (root, sub), kernel, &set, 3);
+                    if !root.classifies() && whole.solutions > 0 {
+                        assert_eq!(stopped, Tally::default());
+                        cut_short += 1;
+                    }
+                }
+            }
+            assert!(cut_short > 0, "{symmetry:?}: no subproblem was cut short");
+        }
+    }
 }

@@ -250,7 +250,7 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "S", default_value_t = nqueens::estimate::Settings::default().samples, value_parser = parse_samples, allow_negative_numbers = true)]
     pub samples: usize,
     /// Sample for at most this many seconds, the parts' costs included: then no part starts
-    /// and the join's parts still counting are abandoned and left out. Sampling over a
+    /// and the parts still counting are abandoned and left out. Sampling over a
     /// minute evens out the machine's changes of speed, which a second's sample takes for
     /// the whole run's; at n = 26 and 27 a part takes minutes on one thread
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds, allow_negative_numbers = true)]

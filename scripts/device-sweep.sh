@@ -14,6 +14,7 @@
 set -uo pipefail
 bin=${1:?NQUEENS_BIN} ksrc=${2:?KLUEV_SRC} kfall=${3:?KLUEV_FALLBACK}
 out=${OUT:?OUT=DIR}
+mkdir -p "$out"
 deadline=${DEADLINE_S:-540}
 t0=$EPOCHREALTIME
 elapsed() { awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%d", b - a}'; }
@@ -41,17 +42,24 @@ build_kluev() {
     -e "s/\.bmiIntrin = [a-z]*,/.bmiIntrin = $bmi,/" -e "s/\.prefetch = [a-z]*,/.prefetch = $pf,/" "$d/solcounter.h"
   [ $pf = true ] && sed -i 's|^//#include "prefetchx86.h"|#include "prefetchx86.h"|' "$d/prefetch.h"
   [ $bmi = true ] && sed -i 's|^//#include "bmi2.h"|#include "bmi2.h"|' "$d/bmintrin.h"
+  # A source whose settings moved would build with others, silently: refuse it.
+  grep -q "inline constexpr int size = $n;" "$d/solcounter.h" &&
+    grep -q "\.sieveCuts = $cuts," "$d/solcounter.h" &&
+    grep -q "\.matchMinSize = $mms," "$d/solcounter.h" || { echo "kluev-$n: settings not applied"; return 1; }
   g++ -std=c++20 -O3 -march=native -pthread -o "$kdir/kluev-$n" "$d/main.cpp"
 }
-kbuild=native
+# Each binary's build, for its rows' label: native here, or the fallback's.
+declare -A kbuild
+rm -f "$kdir"/kluev-*
 if command -v g++ >/dev/null; then
   for n in 18 20 22; do build_kluev $n & done
   wait
 fi
 for n in 18 20 22; do
-  if [ ! -x "$kdir/kluev-$n" ]; then cp "$kfall/kluev-$n" "$kdir/" && kbuild=x86-64-v3; fi
+  kbuild[$n]=native
+  if [ ! -x "$kdir/kluev-$n" ]; then cp "$kfall/kluev-$n" "$kdir/" && kbuild[$n]=x86-64-v3; fi
 done
-echo "kluev build: $kbuild ($(elapsed) s)"
+echo "kluev builds: 18 ${kbuild[18]}, 20 ${kbuild[20]}, 22 ${kbuild[22]} ($(elapsed) s)"
 
 csv=$out/device.csv
 echo "cpu_model,what,n,shard,threads,kernel,run,seconds,solutions" >"$csv"
@@ -77,7 +85,7 @@ ours() { # n shard threads kernel run
 kluev() { # n shard threads run
   local args=("$3")
   [ -n "$2" ] && args=("$3" "${2#*/}" "${2%/*}")
-  timed kluev-$kbuild "$1" "$2" "$3" - "$4" "$kdir/kluev-$1" "${args[@]}"
+  timed "kluev-${kbuild[$1]}" "$1" "$2" "$3" - "$4" "$kdir/kluev-$1" "${args[@]}"
 }
 
 # 1. n = 18, three alternated rounds.
@@ -100,7 +108,7 @@ ours 20 "" 2 avx2 1
 kluev 20 "" 2 1
 # 4. n = 22 whole on every CPU, if the deadline leaves room (about 4 minutes on 16 threads).
 if [ "$(left)" -gt 200 ]; then
-  timeout "$(left)" "$bin" count 22 -j "$(nproc)" --format json >"$out/n22-whole.json" 2>"$out/n22-whole.err"
+  timeout "$(left)" "$bin" count 22 -j "$(nproc)" --method join --format json >"$out/n22-whole.json" 2>"$out/n22-whole.err"
   echo "n22 whole rc=$? $(cat "$out/n22-whole.json")"
 fi
 echo "done in $(elapsed) s"

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::cut::{self, Cut, Key};
-use crate::schedule::Schedule;
+use crate::schedule::{Schedule, State};
 use crate::split::{self, Root, Subproblem};
 use crate::symmetry;
 use crate::types::{
@@ -480,7 +480,7 @@ impl Plan {
 
     /// [`Plan::count`], abandoned once `stop` is set: a join's keys and its symmetric
     /// solutions' part ([`Cut::count_until`]), and a search's subproblem between the subtrees
-    /// of at most [`ABANDON_ROWS`] free rows it is counted by ([`search_until`]). A count
+    /// of at most [`ABANDON_ROWS`] free rows it is counted by (`search_until`). A count
     /// that ended after `stop` was set may be too small: the caller drops it (`estimate`,
     /// whose `--seconds` is a bound so).
     pub fn count_until(&self, i: usize, kernel: Kernel, stop: &AtomicBool) -> Tally {
@@ -588,18 +588,19 @@ fn binomial(n: u32, k: u32) -> u64 {
     (0..u64::from(k)).fold(1, |c, i| c * (u64::from(n) - i) / (i + 1))
 }
 
-/// Free rows a subtree has at most when [`search_until`] counts it whole. A subproblem of
-/// the default depth has about `n - 4` (hours on a thread at n = 24 and more: `estimate
-/// --method search` ran on past its bound there), and `estimate 24 --method search
-/// --seconds 30` now ends 2 s past its bound. A subproblem of at most 18 free rows (every
-/// one up to n = 20) is searched whole, as before. (Cut in subtrees of 12 rows, n = 19's count took
-/// 241 s against 214, one pair: likely each search's last lanes running part empty.)
+/// Free rows a subtree has at most when `search_until` cuts a subproblem for a stop flag.
+/// A subproblem of the default depth has `n - 2` to `n - 5` free rows by its root's kind
+/// (hours on a thread at n = 24 and more: `estimate --method search` ran on past its bound
+/// there); cut so, `estimate 24 --method search --seconds 30` ends 2 s past its bound. Up to
+/// n = 20 at the default depth no subproblem has more. (In subtrees of 12 rows, n = 19's
+/// count took 241 s against 214, one pair: likely each search's last lanes running part
+/// empty; so counts, with no flag to read, never cut.)
 pub const ABANDON_ROWS: usize = 18;
 
-/// [`search`], abandoned once `stop` is set: the subproblem's nodes that leave at most
-/// `rows` free rows ([`ABANDON_ROWS`]) are each counted whole, and `stop` is read between them (a
-/// root that classifies its solutions reads it at each solution). What it returns after
-/// `stop` was set may be too small. The same total as [`search`] otherwise.
+/// Counts one subproblem of the search, abandoned once `stop` is set: with a flag that can
+/// be set ([`cut::NEVER`] cannot), a subproblem of more than `rows` free rows is counted as
+/// the subtrees of its nodes that leave `rows`, and `stop` is read before each. What it
+/// returns after `stop` was set may be too small; the same total as one search otherwise.
 fn search_until(
     n: u32,
     (root, sub): (&Root, &Subproblem),
@@ -609,48 +610,56 @@ fn search_until(
 ) -> Tally {
     let s = root.schedule(n);
     let floor = s.levels.saturating_sub(rows);
-    if root.classifies() {
-        let mut tally = Tally::default();
-        kernel.walk(&s, sub.state, &sub.prefix, &mut |board| {
-            if let Some((weight, fixed)) = symmetry::classify(board) {
-                tally.solutions += u128::from(weight);
-                tally.unique8 += u128::from(weight * fixed);
-            }
-            !stop.load(Ordering::Relaxed)
-        });
-        return tally;
+    if std::ptr::eq(stop, cut::NEVER) || floor <= sub.state.level {
+        return subtree(&s, root, (sub.state, &sub.prefix), kernel);
     }
-    if floor <= sub.state.level {
-        return search(n, root, sub, kernel);
-    }
-    let mut found = 0u128;
-    let mut board = [0; crate::MAX_N as usize];
-    let _ = s.down_to(sub.state, floor, &mut board, &mut |state, _| {
+    let mut tally = Tally::default();
+    let mut prefix = sub.prefix;
+    let _ = below(&s, sub.state, floor, &mut prefix, &mut |node| {
         if stop.load(Ordering::Relaxed) {
             return ControlFlow::Break(());
         }
-        found += kernel.count(&s, state);
+        tally = tally + subtree(&s, root, node, kernel);
         ControlFlow::Continue(())
     });
-    Tally {
-        solutions: u128::from(root.weight) * found,
-        unique8: 8 * found,
-    }
+    tally
 }
 
-/// Counts one subproblem of the search. Subproblems whose boards are classified one by one
-/// weigh each completion by its own constellation's symmetry.
-fn search(n: u32, root: &Root, sub: &Subproblem, kernel: Kernel) -> Tally {
-    let s = root.schedule(n);
+/// Calls `visit` with each node of level `floor` below `state`, in order, and the columns
+/// of the queens above it (`prefix`, by level, filled in on the way), until it breaks.
+fn below(
+    s: &Schedule,
+    state: State,
+    floor: usize,
+    prefix: &mut [u8; crate::MAX_N as usize],
+    visit: &mut impl FnMut((State, &[u8])) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    if state.level >= floor {
+        return visit((state, &prefix[..]));
+    }
+    let mut open = s.open(&state);
+    while open != 0 {
+        let bit = open & open.wrapping_neg();
+        open ^= bit;
+        prefix[state.level] = bit.trailing_zeros() as u8;
+        below(s, s.place(&state, bit), floor, prefix, visit)?;
+    }
+    ControlFlow::Continue(())
+}
+
+/// Counts the subtree below `state` of `root`'s schedule `s` (`prefix`: the columns of the
+/// queens above it, by level). Roots whose boards are classified one by one weigh each
+/// completion by its own constellation's symmetry.
+fn subtree(s: &Schedule, root: &Root, (state, prefix): (State, &[u8]), kernel: Kernel) -> Tally {
     if !root.classifies() {
-        let c = kernel.count(&s, sub.state);
+        let c = kernel.count(s, state);
         return Tally {
             solutions: u128::from(root.weight) * c,
             unique8: 8 * c,
         };
     }
     let mut tally = Tally::default();
-    kernel.walk(&s, sub.state, &sub.prefix, &mut |board| {
+    kernel.walk(s, state, prefix, &mut |board| {
         if let Some((weight, fixed)) = symmetry::classify(board) {
             tally.solutions += u128::from(weight);
             tally.unique8 += u128::from(weight * fixed);
@@ -665,33 +674,62 @@ mod tests {
     use super::*;
 
     /// Cut into subtrees of a few free rows, every subproblem of n = 12 counts what its
-    /// plain search counts, in each mode and loop; with the flag set before it starts, a
-    /// subproblem cut so counts nothing (it stops before its first subtree).
+    /// one search counts, in each mode and loop (roots that classify their solutions
+    /// included); with the flag set before it starts, a subproblem cut so counts nothing.
     #[test]
     fn a_search_cut_into_subtrees_counts_what_it_counts_whole() {
+        let (unset, set) = (AtomicBool::new(false), AtomicBool::new(true));
         for symmetry in [Symmetry::None, Symmetry::Mirror, Symmetry::Full] {
             let plan = Plan::new(12, symmetry, 2).unwrap();
             let Parts::Rows { roots, subproblems } = &plan.parts else {
                 panic!("a search was asked for");
             };
-            let set = AtomicBool::new(true);
-            let mut cut_short = 0;
+            let mut cut = [0, 0];
             for kernel in [Kernel::Scalar, Kernel::Auto] {
                 for sub in subproblems {
-                    let root = &roots[sub.root as usize];
-                    let whole = search(12, root, sub, kernel);
+                    let part = (&roots[sub.root as usize], sub);
+                    let whole = search_until(12, part, kernel, cut::NEVER, 1);
                     for rows in [1, 3, 6] {
-                        let cut = search_until(12, (root, sub), kernel, cut::NEVER, rows);
-                        assert_eq!(cut, whole, "{symmetry:?} {kernel:?} {rows}");
+                        let counted = search_until(12, part, kernel, &unset, rows);
+                        assert_eq!(counted, whole, "{symmetry:?} {kernel:?} {rows}");
                     }
-                    let stopped = search_until(12, (root, sub), kernel, &set, 3);
-                    if !root.classifies() && whole.solutions > 0 {
-                        assert_eq!(stopped, Tally::default());
-                        cut_short += 1;
+                    let s = part.0.schedule(12);
+                    if s.levels > sub.state.level + 3 && whole.solutions > 0 {
+                        let stopped = search_until(12, part, kernel, &set, 3);
+                        assert_eq!(stopped, Tally::default(), "{symmetry:?} {kernel:?}");
+                        cut[usize::from(part.0.classifies())] += 1;
                     }
                 }
             }
-            assert!(cut_short > 0, "{symmetry:?}: no subproblem was cut short");
+            assert!(cut[0] > 0, "{symmetry:?}: no subproblem was cut short");
+            if symmetry == Symmetry::Full {
+                assert!(cut[1] > 0, "no classifying subproblem was cut short");
+            }
         }
+    }
+
+    /// A subproblem of hours (n = 24, the most free rows) stops within seconds of its flag.
+    #[test]
+    fn a_long_search_stops_soon_after_its_flag() {
+        let plan = Plan::new(24, Symmetry::Full, 2).unwrap();
+        let Parts::Rows { roots, subproblems } = &plan.parts else {
+            panic!("a search was asked for");
+        };
+        let free =
+            |sub: &Subproblem| roots[sub.root as usize].schedule(24).levels - sub.state.level;
+        let sub = subproblems.iter().max_by_key(|s| free(s)).unwrap();
+        assert!(free(sub) > ABANDON_ROWS + 2, "{} free rows", free(sub));
+        let stop = AtomicBool::new(false);
+        let start = std::time::Instant::now();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                stop.store(true, Ordering::Relaxed);
+            });
+            let part = (&roots[sub.root as usize], sub);
+            search_until(24, part, Kernel::Auto, &stop, ABANDON_ROWS);
+        });
+        let took = start.elapsed().as_secs_f64();
+        assert!(took < 10.0, "took {took} s");
     }
 }

@@ -114,8 +114,10 @@ impl Estimate {
 /// solutions' search, a search's subproblems between their subtrees of at most
 /// [`plan::ABANDON_ROWS`](crate::plan::ABANDON_ROWS) free rows) are abandoned through
 /// [`Plan::count_until`] and left out of the sample. The parts abandoned are likelier the
-/// long ones (at most one per thread), so a sample of few parts leans low. Where no part of some stratum (after strata short
-/// of samples merge) finished in time, nothing can be predicted: [`Error::TooFewSamples`].
+/// long ones (at most one per thread), so a sample of few parts leans low. Where no part of
+/// some stratum (after strata short of samples merge) finished in time, nothing can be
+/// predicted: [`Error::TooFewSamples`]; where the bound came before a search's parts were
+/// costed, [`Error::Uncosted`].
 pub fn estimate(
     engine: &Engine,
     plan: &Plan,
@@ -154,10 +156,10 @@ pub fn estimate(
         let _ended = Ended(&finished, clock.thread());
         sample(engine, plan, settings, &over, seen)
     })
-    .ok_or_else(|| Error::TooFewSamples {
+    .ok_or_else(|| Error::Uncosted {
         n: plan.n,
         seconds: settings.seconds.to_string(),
-        sampled: 0,
+        parts: plan.len(),
     })?;
     predict(plan, &costs, &strata, samples, settings.seconds)
 }

@@ -400,6 +400,18 @@ pub enum Error {
         /// Parts that finished within it.
         sampled: usize,
     },
+    /// A search's parts were not all costed within `estimate --seconds`, so none was sampled.
+    #[error(
+        "n = {n}: the search's {parts} parts could not be costed within --seconds {seconds} (four levels below each: 40 s on 2 threads at n = 26): give a larger --seconds"
+    )]
+    Uncosted {
+        /// Board size.
+        n: u32,
+        /// The bound the sampling had, as given.
+        seconds: String,
+        /// The plan's parts.
+        parts: usize,
+    },
     /// More shards were asked for than the plan has subproblems.
     #[error(
         "--shard {index}/{count}: the plan has {subproblems} subproblems, so at most {subproblems} parts (or use a deeper --split-depth)"

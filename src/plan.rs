@@ -24,9 +24,9 @@ use crate::types::{
 /// n = 12, 16 against 33 at n = 14 and 148 against 410 at n = 16 (and grows slower than the
 /// search from there: n = 20 took 153 s against 1515 s); below 10 both take 0.2 ms or
 /// less. Up to [`cut::MAX_CUT_N`], n = 28: the join's lead grew at every n measured, and
-/// at 28 the search cannot even be sampled (its deepest split leaves parts that `--seconds`
-/// cannot cut short: `estimate 28` with the search was still in its first parts 38 minutes
-/// on, while the join's projects n = 28 within its bound).
+/// at 28 the search cannot finish (its parts at the deepest split allowed take hours each:
+/// `estimate 28` with the search was still in its first parts 38 minutes on, while the
+/// join's projects n = 28 within its bound).
 pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 10..=cut::MAX_CUT_N;
 
 /// A thread's share of a join's memory below which the pieces get the most of it
@@ -479,8 +479,8 @@ impl Plan {
     }
 
     /// [`Plan::count`], abandoned once `stop` is set: a join's keys and its symmetric
-    /// solutions' part ([`Cut::count_until`]), and a search's subproblem between the subtrees
-    /// of at most [`ABANDON_ROWS`] free rows it is counted by (`search_until`). A count
+    /// solutions' part ([`Cut::count_until`]), and a search's subproblem of more than
+    /// [`ABANDON_ROWS`] free rows between the subtrees it is then counted by. A count
     /// that ended after `stop` was set may be too small: the caller drops it (`estimate`,
     /// whose `--seconds` is a bound so).
     pub fn count_until(&self, i: usize, kernel: Kernel, stop: &AtomicBool) -> Tally {

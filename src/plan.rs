@@ -614,37 +614,16 @@ fn search_until(
         return subtree(&s, root, (sub.state, &sub.prefix), kernel);
     }
     let mut tally = Tally::default();
-    let mut prefix = sub.prefix;
-    let _ = below(&s, sub.state, floor, &mut prefix, &mut |node| {
+    let mut board = s.board_above(sub.state.level, &sub.prefix);
+    let _ = s.down_to(sub.state, floor, &mut board, &mut |state, board| {
         if stop.load(Ordering::Relaxed) {
             return ControlFlow::Break(());
         }
-        tally = tally + subtree(&s, root, node, kernel);
+        let prefix = s.prefix_above(board, state.level);
+        tally = tally + subtree(&s, root, (state, &prefix), kernel);
         ControlFlow::Continue(())
     });
     tally
-}
-
-/// Calls `visit` with each node of level `floor` below `state`, in order, and the columns
-/// of the queens above it (`prefix`, by level, filled in on the way), until it breaks.
-fn below(
-    s: &Schedule,
-    state: State,
-    floor: usize,
-    prefix: &mut [u8; crate::MAX_N as usize],
-    visit: &mut impl FnMut((State, &[u8])) -> ControlFlow<()>,
-) -> ControlFlow<()> {
-    if state.level >= floor {
-        return visit((state, &prefix[..]));
-    }
-    let mut open = s.open(&state);
-    while open != 0 {
-        let bit = open & open.wrapping_neg();
-        open ^= bit;
-        prefix[state.level] = bit.trailing_zeros() as u8;
-        below(s, s.place(&state, bit), floor, prefix, visit)?;
-    }
-    ControlFlow::Continue(())
 }
 
 /// Counts the subtree below `state` of `root`'s schedule `s` (`prefix`: the columns of the

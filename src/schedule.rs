@@ -95,6 +95,16 @@ impl Schedule {
         board
     }
 
+    /// The columns of `board`'s queens on the first `level` free rows, by level: the prefix
+    /// [`Schedule::board_above`] takes (the other entries 0).
+    pub fn prefix_above(&self, board: &Board, level: usize) -> [u8; MAX_N as usize] {
+        let mut prefix = [0; MAX_N as usize];
+        for (p, &row) in prefix.iter_mut().zip(&self.rows[..level]) {
+            *p = board[row as usize];
+        }
+        prefix
+    }
+
     /// The search state before any free row is filled.
     pub fn start(&self) -> State {
         State {

@@ -5,14 +5,16 @@
 # whole on every thread. Every line goes to $OUT/device.csv as it is measured, so a run cut off at
 # its deadline still brings back what it finished.
 #
-# Usage: OUT=DIR [DEADLINE_S=540] scripts/device-sweep.sh NQUEENS_BIN KLUEV_SRC KLUEV_FALLBACK
+# Usage: OUT=DIR [DEADLINE_S=540] [KLUEV_SH=FILE] scripts/device-sweep.sh NQUEENS_BIN KLUEV_GIT_DIR KLUEV_FALLBACK
 #   NQUEENS_BIN: a release build (runtime dispatch, no -C target-cpu: it runs on any x86-64)
-#   KLUEV_SRC: an unpacked copy of github.com/EvgenyKluev/N-Queens-Count-Sol, built here with
-#     ../shared/anchors/kluev.sh's per-size settings and -march=native where g++ is found
-#   KLUEV_FALLBACK: kluev-N binaries built elsewhere (-march=x86-64-v3), used where g++ is missing
+#   KLUEV_GIT_DIR: a bare clone of github.com/EvgenyKluev/N-Queens-Count-Sol (the `fetch` tool's),
+#     built here by KLUEV_SH (default ../shared/anchors/kluev.sh: its per-size settings and
+#     -march=native; the lent machine has no ../shared, so carry a copy and name it)
+#   KLUEV_FALLBACK: kluev-N binaries built elsewhere (-march=x86-64-v3), used where that fails
 # Needs bash 5 (EPOCHREALTIME); nothing else beyond coreutils and awk.
 set -uo pipefail
-bin=${1:?NQUEENS_BIN} ksrc=${2:?KLUEV_SRC} kfall=${3:?KLUEV_FALLBACK}
+bin=${1:?NQUEENS_BIN} kgit=${2:?KLUEV_GIT_DIR} kfall=${3:?KLUEV_FALLBACK}
+ksh=${KLUEV_SH:-$(dirname "$0")/../../shared/anchors/kluev.sh}
 out=${OUT:?OUT=DIR}
 mkdir -p "$out"
 deadline=${DEADLINE_S:-540}
@@ -25,36 +27,13 @@ model=$(sed -n 's/^Model name: *//p' "$out/lscpu.txt" | head -1)
 isa=$(grep -qw avx512f /proc/cpuinfo && echo avx512 || echo avx2)
 echo "cpu: $model ($isa), $(nproc) CPUs, g++: $(command -v g++ || echo none)"
 
-# Kluev's counter, one binary per n, with the anchor script's settings (kept in step with it).
+# Kluev's counter, one binary per n, built by the anchor script.
 kdir=/tmp/kluev
 mkdir -p "$kdir"
-build_kluev() {
-  local n=$1 bmi pf cuts mms d
-  case $n in
-    18) bmi=false pf=true cuts=0 mms=40 ;;
-    20) bmi=true pf=true cuts=3 mms=60 ;;
-    22) bmi=true pf=true cuts=6 mms=80 ;;
-  esac
-  d=$kdir/src-$n
-  rm -rf "$d" && cp -r "$ksrc" "$d"
-  sed -i -e "s/inline constexpr int size = [0-9]*;/inline constexpr int size = $n;/" \
-    -e "s/\.sieveCuts = [0-9]*,/.sieveCuts = $cuts,/" -e "s/\.matchMinSize = [0-9]*,/.matchMinSize = $mms,/" \
-    -e "s/\.bmiIntrin = [a-z]*,/.bmiIntrin = $bmi,/" -e "s/\.prefetch = [a-z]*,/.prefetch = $pf,/" "$d/solcounter.h"
-  [ $pf = true ] && sed -i 's|^//#include "prefetchx86.h"|#include "prefetchx86.h"|' "$d/prefetch.h"
-  [ $bmi = true ] && sed -i 's|^//#include "bmi2.h"|#include "bmi2.h"|' "$d/bmintrin.h"
-  # A source whose settings moved would build with others, silently: refuse it.
-  grep -q "inline constexpr int size = $n;" "$d/solcounter.h" &&
-    grep -q "\.sieveCuts = $cuts," "$d/solcounter.h" &&
-    grep -q "\.matchMinSize = $mms," "$d/solcounter.h" || { echo "kluev-$n: settings not applied"; return 1; }
-  g++ -std=c++20 -O3 -march=native -pthread -o "$kdir/kluev-$n" "$d/main.cpp"
-}
 # Each binary's build, for its rows' label: native here, or the fallback's.
 declare -A kbuild
 rm -f "$kdir"/kluev-*
-if command -v g++ >/dev/null; then
-  for n in 18 20 22; do build_kluev $n & done
-  wait
-fi
+bash "$ksh" "$kgit" "$kdir" 18 20 22 || echo "kluev.sh failed: the fallback's binaries stand in"
 for n in 18 20 22; do
   kbuild[$n]=native
   if [ ! -x "$kdir/kluev-$n" ]; then cp "$kfall/kluev-$n" "$kdir/" && kbuild[$n]=x86-64-v3; fi

@@ -96,15 +96,17 @@ impl Bitsets {
             // AVX2 loads an entry a vector (four words) at a time: a slice of at most 256
             // half-boards takes entries of one vector ([`Half`]), others of eight words.
             let half = matches!(lanes, Lanes::Avx2) && slice.len() <= 64 * Half::WORDS;
+            let words = if half {
+                Half::WORDS
+            } else {
+                slice.len().div_ceil(64).next_multiple_of(8)
+            };
+            let need = ranks.div_ceil(CHUNK) * ENTRIES * words;
             let mut t = Tables {
                 union,
-                words: if half {
-                    Half::WORDS
-                } else {
-                    slice.len().div_ceil(64).next_multiple_of(8)
-                },
+                words,
                 sets: &mut self.sets,
-                entries: &mut self.tables,
+                entries: aligned(&mut self.tables, need),
             };
             let leaf = (slice, probe, spans);
             match lanes {
@@ -179,7 +181,19 @@ struct Tables<'a> {
     sets: &'a mut Vec<u64>,
     /// `entries[(j * 256 + v) * words..][..words]`: the union of the sets of ranks
     /// `8j + (the bits of v)`.
-    entries: &'a mut Vec<u64>,
+    entries: &'a mut [u64],
+}
+
+/// The first `need` words of `buffer` from its first cache line's start (64 bytes), grown
+/// to hold them: an entry of eight words is then one line, never two, and none of its
+/// vectors' loads crosses a line.
+fn aligned(buffer: &mut Vec<u64>, need: usize) -> &mut [u64] {
+    const LINE: usize = 64 / 8;
+    if buffer.len() < need + LINE {
+        buffer.resize(need + LINE, 0);
+    }
+    let from = buffer.as_ptr().align_offset(64).min(LINE);
+    &mut buffer[from..from + need]
 }
 
 /// A leaf's slice of table words, its probe words and where each probe group's lie.
@@ -251,9 +265,6 @@ impl Tables<'_> {
         // entry is written, so the buffer only grows and is never cleared.
         let bytes = ranks.div_ceil(CHUNK);
         let tables = &mut *self.entries;
-        if tables.len() < bytes * ENTRIES * words {
-            tables.resize(bytes * ENTRIES * words, 0);
-        }
         match words {
             4 => double::<4>(tables, sets, bytes),
             8 => double::<8>(tables, sets, bytes),

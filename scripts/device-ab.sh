@@ -41,14 +41,9 @@ for spec in "$@"; do
 done
 
 # Kluev's counter for both sizes, built by the anchor script on every core, before any timing.
+. "$(dirname "$0")/kluev-lib.sh"
 kdir=/tmp/kluev
-declare -A kbuild
-rm -rf "$kdir" && mkdir -p "$kdir"
-bash "$ksh" "$kgit" "$kdir" "$small" "$large" >"$out/kluev-build.txt" 2>&1 || echo "kluev.sh failed"
-for n in "$small" "$large"; do
-  kbuild[$n]=native
-  if [ ! -x "$kdir/kluev-$n" ]; then cp "$kfall/kluev-$n" "$kdir/" && kbuild[$n]=x86-64-v3; fi
-done
+kluev_build "$ksh" "$kgit" "$kfall" "$kdir" "$small" "$large" 2>"$out/kluev-build.txt"
 echo "kluev builds: $small ${kbuild[$small]}, $large ${kbuild[$large]} ($(elapsed) s)"
 
 csv=$out/ab.csv
@@ -80,9 +75,11 @@ kluev() { # n cores run
   timed "kluev-${kbuild[$1]}" "$1" "$2" - "$3" "$kdir/kluev-$1" 2
 }
 
-# 1. The small board: every build and Kluev in turn, on cores 0-1, ROUNDS rounds.
+# 1. The small board: every build and Kluev in turn, on cores 0-1, ROUNDS rounds, each round
+# starting one build later than the one before, so that no build always runs right after Kluev's.
+builds=${#labels[@]}
 for r in $(seq "$rounds"); do
-  for i in "${!labels[@]}"; do ours "$i" "$small" 0-1 "$r"; done
+  for k in $(seq 0 $((builds - 1))); do ours $(((r - 1 + k) % builds)) "$small" 0-1 "$r"; done
   kluev "$small" 0-1 "$r"
 done
 # 2. The large board: all at once, each on a pair of cores of its own (Kluev on the last pair).

@@ -28,16 +28,9 @@ isa=$(grep -qw avx512f /proc/cpuinfo && echo avx512 || echo avx2)
 echo "cpu: $model ($isa), $(nproc) CPUs, g++: $(command -v g++ || echo none)"
 
 # Kluev's counter, one binary per n, built by the anchor script.
+. "$(dirname "$0")/kluev-lib.sh"
 kdir=/tmp/kluev
-mkdir -p "$kdir"
-# Each binary's build, for its rows' label: native here, or the fallback's.
-declare -A kbuild
-rm -f "$kdir"/kluev-*
-bash "$ksh" "$kgit" "$kdir" 18 20 22 || echo "kluev.sh failed: the fallback's binaries stand in"
-for n in 18 20 22; do
-  kbuild[$n]=native
-  if [ ! -x "$kdir/kluev-$n" ]; then cp "$kfall/kluev-$n" "$kdir/" && kbuild[$n]=x86-64-v3; fi
-done
+kluev_build "$ksh" "$kgit" "$kfall" "$kdir" 18 20 22
 echo "kluev builds: 18 ${kbuild[18]}, 20 ${kbuild[20]}, 22 ${kbuild[22]} ($(elapsed) s)"
 
 csv=$out/device.csv

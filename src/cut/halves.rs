@@ -266,7 +266,7 @@ impl Halves<'_> {
 
     /// [`Cut::build`] compiled for AVX-512, eight bottom pieces a step ([`pairs512`]).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,popcnt")]
     fn build512(&self, shape: &Shape, out: &mut Vec<Word>) {
         // The closure inherits this function's AVX-512F, which `pairs512` needs.
         self.build_with(shape, out, |s, p, below, shape, out| {
@@ -276,7 +276,7 @@ impl Halves<'_> {
 
     /// [`Cut::build`] compiled for AVX2, four bottom pieces a step ([`pairs256`]).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,popcnt")]
     fn build256(&self, shape: &Shape, out: &mut Vec<Word>) {
         // The closure inherits this function's AVX2, which `pairs256` needs.
         self.build_with(shape, out, |s, p, below, shape, out| {
@@ -339,7 +339,7 @@ fn pairs(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<W
 /// `vpcompressq` into a register (its memory form is slow on Zen 4) and all eight words
 /// stored, the next step overwriting past the kept ones.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,popcnt")]
 fn pairs512(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
     use super::pack::{Pack, Wide};
     use std::arch::x86_64::*;
@@ -379,7 +379,7 @@ fn pairs512(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
 /// `vpermd` (`Narrow::put` of `pack.rs`) and all four stored, the next step overwriting
 /// past the kept ones.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 fn pairs256(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
     use super::pack::{Narrow, Pack};
     use std::arch::x86_64::*;

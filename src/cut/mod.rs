@@ -788,12 +788,13 @@ impl Lanes {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
-            let bmi2 = has!("bmi2");
+            // Every vector loop also takes `pext` and `popcnt` (a mask's count, a leaf's).
+            let bits = has!("bmi2") && has!("popcnt");
             match kernel.resolve() {
-                Ok(Kernel::Avx512) if bmi2 && has!("avx512f") && has!("avx512vpopcntdq") => {
+                Ok(Kernel::Avx512) if bits && has!("avx512f") && has!("avx512vpopcntdq") => {
                     return Lanes::Avx512;
                 }
-                Ok(Kernel::Avx512 | Kernel::Avx2) if bmi2 && has!("avx2") => return Lanes::Avx2,
+                Ok(Kernel::Avx512 | Kernel::Avx2) if bits && has!("avx2") => return Lanes::Avx2,
                 _ => {}
             }
         }

@@ -166,7 +166,7 @@ unsafe impl Pack for Narrow {
 /// Writes the words of `from` without `bit` to the front of `to`, in order, eight at a time
 /// with AVX-512F ([`filter_in`]), and returns how many there are. `to` has room for every
 /// word of `from` and one vector more.
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,popcnt")]
 pub(super) fn filter512(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX-512F (its target feature).
     unsafe { filter_in::<Wide>(from, bit, to) }
@@ -223,7 +223,7 @@ pub(super) fn partition256(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) ->
 /// [`partition256`] eight words at a time with AVX-512F: the same loop over [`Wide`], whose
 /// compressing store [`filter512`] uses. For tables it was 1.09x over the plain loop at n = 18
 /// on an Emerald Rapids (medians of 14 alternated rounds; 1.02x and 1.06x at n = 20).
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,popcnt")]
 pub(super) fn partition512(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) -> usize {
     // SAFETY: this function runs only where the CPU has AVX-512F (its target feature).
     unsafe { partition_in::<Wide>(table, bit, aside) }

@@ -49,16 +49,16 @@ for n in "$@"; do
       ours[$k]+=" $wall" ours_cpu[$k]+=" $cpu"
       ran[$k]="$method,$kernel" found[$k]=$solutions
     done
-    k=$(timed "$kluev/kluev-$n" "${kluev_args[@]}")
+    printed=$(timed "$kluev/kluev-$n" "${kluev_args[@]}")
     read -r wall cpu <"$times"
     theirs+=("$wall") theirs_cpu+=("$cpu")
-    kluev_solutions=$(sed -n 's/^Result: //p' <<<"$k")
+    kluev_solutions=$(sed -n 's/^Result: //p' <<<"$printed")
   done
   b=$(printf '%s\n' "${theirs[@]}" | median)
   cb=$(printf '%s\n' "${theirs_cpu[@]}" | median)
   for k in "${kernels[@]}"; do
-    a=$(tr ' ' '\n' <<<"${ours[$k]}" | grep . | median)
-    ca=$(tr ' ' '\n' <<<"${ours_cpu[$k]}" | grep . | median)
+    a=$(median <<<"${ours[$k]}")
+    ca=$(median <<<"${ours_cpu[$k]}")
     lead=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", b / a}')
     cpu_lead=$(awk -v a="$ca" -v b="$cb" 'BEGIN {printf "%.2f", b / a}')
     echo "\"$cpu_model\",$commit,$n,$threads,${SHARD:-},$runs,$a,$b,$lead,${ran[$k]},${found[$k]},$kluev_solutions,$ca,$cb,$cpu_lead"

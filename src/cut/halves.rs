@@ -268,7 +268,7 @@ impl Halves<'_> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,popcnt")]
     fn build512(&self, shape: &Shape, out: &mut Vec<Word>) {
-        // The closure inherits this function's AVX-512F, which `pairs512` needs.
+        // The closure inherits this function's AVX-512F and popcnt, which `pairs512` needs.
         self.build_with(shape, out, |s, p, below, shape, out| {
             pairs512(s, p, below, shape, out)
         });
@@ -278,7 +278,7 @@ impl Halves<'_> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt")]
     fn build256(&self, shape: &Shape, out: &mut Vec<Word>) {
-        // The closure inherits this function's AVX2, which `pairs256` needs.
+        // The closure inherits this function's AVX2 and popcnt, which `pairs256` needs.
         self.build_with(shape, out, |s, p, below, shape, out| {
             pairs256(s, p, below, shape, out)
         });

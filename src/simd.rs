@@ -369,7 +369,7 @@ pub struct Hit {
 
 /// Every completion below `starts` (as for [`count_subtrees`]), appended to `hits` ordered
 /// by start and, below each start, in increasing lexicographic order of the columns.
-/// `None` when the CPU lacks AVX-512.
+/// `None` when the CPU lacks `lanes`' ISA.
 pub fn walk_subtrees(
     s: &Schedule,
     lanes: Lanes,

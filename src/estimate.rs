@@ -90,8 +90,12 @@ pub struct Estimate {
     /// with each part.
     pub pieces_once: bool,
     /// Each part's predicted thread-seconds (its stratum's seconds per unit of estimated
-    /// cost, the pieces spread by cost): what a shard of some of them takes.
-    pub predicted: Vec<f64>,
+    /// cost, the pieces spread by cost): what a shard of some of them takes. Four bytes a
+    /// part: the estimate holds this and its strata beside the join's buffers at their
+    /// fullest, within the eight bytes a part the plan sets aside for a run's order of its
+    /// parts (`estimate 26` had passed its 2 GiB by 10 MB with a copy of the costs and
+    /// eight-byte predictions).
+    pub predicted: Vec<f32>,
 }
 
 impl Estimate {
@@ -100,7 +104,8 @@ impl Estimate {
     /// one thread counts alone.
     pub fn wall(&self, parts: impl IntoIterator<Item = usize>, threads: usize) -> f64 {
         let (sum, longest) = parts.into_iter().fold((0.0, 0.0f64), |(s, l), i| {
-            (s + self.predicted[i], l.max(self.predicted[i]))
+            let p = f64::from(self.predicted[i]);
+            (s + p, l.max(p))
         });
         (sum / threads.max(1) as f64).max(longest)
     }
@@ -161,25 +166,23 @@ pub fn estimate(
         seconds: settings.seconds.to_string(),
         parts: plan.len(),
     })?;
-    predict(plan, &costs, &strata, samples, settings.seconds)
+    predict(plan, costs, &strata, samples, settings.seconds)
 }
 
-/// What [`sample`] returns: the samples, the strata and the parts' costs.
-type Sampled = (Vec<Sample>, Vec<Vec<usize>>, Vec<u64>);
+/// What [`sample`] returns: the samples, the strata and the parts' costs (the plan's own).
+type Sampled<'a> = (Vec<Sample>, Vec<Vec<usize>>, &'a [u64]);
 
 /// The sampling of [`estimate`]: the samples (sorted by stratum) that finished before
 /// `over` was set, the strata and the parts' costs; `None` where `over` was set before the
 /// parts were costed (a search's costs at n = 26 take 40 s on 2 threads).
-fn sample(
+fn sample<'a>(
     engine: &Engine,
-    plan: &Plan,
+    plan: &'a Plan,
     settings: &Settings,
     over: &AtomicBool,
     seen: &(dyn Fn(&Sample) + Sync),
-) -> Option<Sampled> {
-    let costs = engine
-        .pool()
-        .install(|| plan.costs_until(over).map(<[u64]>::to_vec))?;
+) -> Option<Sampled<'a>> {
+    let costs = engine.pool().install(|| plan.costs_until(over))?;
     // A join's last part in full mode (the symmetric solutions) is a search of its own,
     // whose cost is not on the keys' scale: a stratum of its own, counted first.
     let keyed = plan.len_of_keys();
@@ -408,20 +411,18 @@ fn predict(
     let mut untimed = Vec::new();
     let mut rate = vec![0.0; strata.len()];
     for group in &groups {
-        let parts: Vec<usize> = group
-            .iter()
-            .flat_map(|&h| strata[h].iter().copied())
-            .collect();
+        let parts = || group.iter().flat_map(|&h| strata[h].iter().copied());
         let mine: Vec<&Sample> = samples
             .iter()
             .filter(|s| group.contains(&s.stratum))
             .collect();
-        let cost: f64 = parts.iter().map(|&i| costs[i] as f64).sum();
+        let cost: f64 = parts().map(|i| costs[i] as f64).sum();
+        let size = parts().count();
         let sampled_cost: f64 = mine.iter().map(|s| s.cost as f64).sum();
         if mine.is_empty() && group[0] < fixed {
             // The symmetric solutions' part (one search, counted once, small beside the
             // keys) did not finish in time: left out, and said so.
-            untimed.extend(parts);
+            untimed.extend(parts());
             continue;
         }
         if mine.is_empty() {
@@ -440,7 +441,7 @@ fn predict(
         }
         total += r * cost;
         let k = mine.len() as f64;
-        if mine.len() < parts.len() {
+        if mine.len() < size {
             if mine.len() < 2 {
                 spread_known = false;
                 continue;
@@ -451,7 +452,7 @@ fn predict(
                 .sum::<f64>()
                 / (k - 1.0);
             let mean_cost = sampled_cost / k;
-            let kept = 1.0 - k / parts.len() as f64;
+            let kept = 1.0 - k / size as f64;
             variance += (cost / mean_cost).powi(2) * kept * spread / k;
         }
     }
@@ -471,10 +472,11 @@ fn predict(
         .map(|&c| c as f64)
         .sum::<f64>()
         .max(f64::MIN_POSITIVE);
-    let mut predicted = vec![0.0; costs.len()];
+    let mut predicted = vec![0.0f32; costs.len()];
     for (h, parts) in strata.iter().enumerate() {
         for &i in parts {
-            predicted[i] = rate[h] * costs[i] as f64 + once.unwrap_or(0.0) * costs[i] as f64 / all;
+            let seconds = rate[h] * costs[i] as f64 + once.unwrap_or(0.0) * costs[i] as f64 / all;
+            predicted[i] = seconds as f32;
         }
     }
     Ok(Estimate {

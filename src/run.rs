@@ -304,13 +304,18 @@ impl<'a> Run<'a> {
     /// the others wait: rayon hands out the front of the list first and the small ones at
     /// the back fill the gaps. At split depth 0 a search's subproblems run one after
     /// another on this thread (a join's keys ignore the depth).
-    pub fn execute(self, engine: &Engine) -> Outcome {
+    pub fn execute(mut self, engine: &Engine) -> Outcome {
         let plan = self.plan;
         let method = self.method.unwrap_or(plan.method);
-        let (prior, mut todo): (Vec<usize>, Vec<usize>) = self
-            .selected
+        // The selection becomes the parts to count, in place: one list of them, the eight
+        // bytes a part the plan sets aside for a run's order (`Plan::build`).
+        let mut todo = std::mem::take(&mut self.selected);
+        let prior: Vec<usize> = todo
             .iter()
-            .partition(|i| self.done.contains_key(i));
+            .copied()
+            .filter(|i| self.done.contains_key(i))
+            .collect();
+        todo.retain(|i| !self.done.contains_key(i));
         let kept = Mutex::new(Vec::new());
         if self.keep_each {
             kept.lock()

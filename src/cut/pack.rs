@@ -12,6 +12,9 @@
 
 use std::arch::x86_64::*;
 
+use super::narrowed;
+use super::pieces::TAG_SHIFT;
+
 /// For each set of four 64-bit lanes kept, the 32-bit indices that move them to the front
 /// in order, for `vpermd`.
 const PACK: [[i32; 8]; 16] = {
@@ -79,6 +82,12 @@ pub(super) unsafe trait Pack {
     ///
     /// [`Pack::WORDS`] words at `to` are writable.
     unsafe fn store(to: *mut u64, w: Self::V, m: Self::M);
+    /// The words in both `a` and `b`.
+    unsafe fn both(a: Self::M, b: Self::M) -> Self::M;
+    /// The words of `w` whose class (the bits from [`TAG_SHIFT`]) is above `c`.
+    unsafe fn above(w: Self::V, c: u64) -> Self::M;
+    /// Each word of `w` as [`narrowed`] turns it, with `mask` in every word.
+    unsafe fn narrowed(w: Self::V, mask: Self::V) -> Self::V;
 }
 
 /// Eight words of AVX-512F.
@@ -115,6 +124,25 @@ unsafe impl Pack for Wide {
     unsafe fn store(to: *mut u64, w: __m512i, m: __mmask8) {
         // SAFETY: the caller's; unaligned.
         unsafe { _mm512_storeu_si512(to.cast(), _mm512_maskz_compress_epi64(m, w)) };
+    }
+    #[inline(always)]
+    unsafe fn both(a: __mmask8, b: __mmask8) -> __mmask8 {
+        a & b
+    }
+    #[inline(always)]
+    unsafe fn above(w: __m512i, c: u64) -> __mmask8 {
+        unsafe {
+            let class = _mm512_srli_epi64::<TAG_SHIFT>(w);
+            _mm512_cmpgt_epu64_mask(class, _mm512_set1_epi64(c as i64))
+        }
+    }
+    #[inline(always)]
+    unsafe fn narrowed(w: __m512i, mask: __m512i) -> __m512i {
+        unsafe {
+            let down_right = _mm512_and_si512(_mm512_srli_epi64::<1>(w), mask);
+            let down_left = _mm512_and_si512(_mm512_srli_epi64::<33>(w), mask);
+            _mm512_or_si512(down_right, _mm512_slli_epi64::<32>(down_left))
+        }
     }
 }
 
@@ -160,6 +188,95 @@ unsafe impl Pack for Narrow {
             let order = _mm256_loadu_si256(PACK[m & 15].as_ptr().cast());
             _mm256_storeu_si256(to.cast(), _mm256_permutevar8x32_epi32(w, order));
         }
+    }
+    #[inline(always)]
+    unsafe fn both(a: usize, b: usize) -> usize {
+        a & b
+    }
+    #[inline(always)]
+    unsafe fn above(w: __m256i, c: u64) -> usize {
+        // A class is four bits: the signed compare is the unsigned one.
+        unsafe {
+            let class = _mm256_srli_epi64::<{ TAG_SHIFT as i32 }>(w);
+            let over = _mm256_cmpgt_epi64(class, _mm256_set1_epi64x(c as i64));
+            _mm256_movemask_pd(_mm256_castsi256_pd(over)) as usize
+        }
+    }
+    #[inline(always)]
+    unsafe fn narrowed(w: __m256i, mask: __m256i) -> __m256i {
+        unsafe {
+            let down_right = _mm256_and_si256(_mm256_srli_epi64::<1>(w), mask);
+            let down_left = _mm256_and_si256(_mm256_srli_epi64::<33>(w), mask);
+            _mm256_or_si256(down_right, _mm256_slli_epi64::<32>(down_left))
+        }
+    }
+}
+
+/// Sets `kept` to the words of `left` that share no bit with `mid` and, where `above` is
+/// given, whose class is above it, each [`narrowed`] by `mask`, eight at a time with
+/// AVX-512F ([`narrow_in`]): the left half-boards a middle row's queen leaves, in the right
+/// half's layout ([`super::narrow`]).
+#[target_feature(enable = "avx512f,popcnt")]
+pub(super) fn narrow512(
+    left: &[u64],
+    (mid, mask): (u64, u64),
+    above: Option<u64>,
+    kept: &mut Vec<u64>,
+) {
+    // SAFETY: this function runs only where the CPU has AVX-512F and popcnt (its features).
+    unsafe { narrow_in::<Wide>(left, (mid, mask), above, kept) }
+}
+
+/// [`narrow512`] four at a time with AVX2.
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) fn narrow256(
+    left: &[u64],
+    (mid, mask): (u64, u64),
+    above: Option<u64>,
+    kept: &mut Vec<u64>,
+) {
+    // SAFETY: this function runs only where the CPU has AVX2 and popcnt (its features).
+    unsafe { narrow_in::<Narrow>(left, (mid, mask), above, kept) }
+}
+
+/// [`narrow512`] in `P`'s vectors: a vector of words a step, the kept ones narrowed and
+/// stored packed at the end of those kept before; the last few words one by one.
+///
+/// # Safety
+///
+/// The CPU has `P`'s ISA.
+#[inline(always)]
+unsafe fn narrow_in<P: Pack>(
+    left: &[u64],
+    (mid, mask): (u64, u64),
+    above: Option<u64>,
+    kept: &mut Vec<u64>,
+) {
+    kept.clear();
+    // Room for every word and one full store past the last kept one.
+    kept.reserve(left.len() + P::WORDS);
+    let dst = kept.spare_capacity_mut().as_mut_ptr().cast::<u64>();
+    let chunks = left.chunks_exact(P::WORDS);
+    let rest = chunks.remainder();
+    let mut len = 0;
+    // SAFETY: the CPU has `P`'s ISA (the caller's). Each load reads one chunk's words; at
+    // most the words before a chunk were kept, so a store at `dst + len` lies within the
+    // room reserved above, and the first `len` words are written when it is set.
+    unsafe {
+        let (m, k) = (P::splat(mid), P::splat(mask));
+        for chunk in chunks {
+            let w = P::load(chunk.as_ptr());
+            let mut keep = P::lacking(w, m);
+            if let Some(c) = above {
+                keep = P::both(keep, P::above(w, c));
+            }
+            len += P::put(dst.add(len), P::narrowed(w, k), keep);
+        }
+        for &w in rest {
+            dst.add(len).write(narrowed(w, mask));
+            len += usize::from(w & mid == 0 && above.is_none_or(|c| w >> TAG_SHIFT > c));
+        }
+        kept.set_len(len);
     }
 }
 

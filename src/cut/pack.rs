@@ -1,10 +1,11 @@
 //! Keeping some of a vector's 64-bit words, packed to the front and stored where a list of
-//! kept words ends: the step the half-boards' build ([`super::halves`]) and the matching's
-//! filter and partition ([`super::matching`]) share. [`Pack`] is that step in one ISA:
-//! [`Wide`], eight words of AVX-512 packed by `vpcompressq` in a register (its memory form
-//! is slow on Zen 4), and [`Narrow`], four words of AVX2 packed by a `vpermd` with indices
-//! from [`PACK`] (AVX2 has no compress). The filter and the partition are written once over
-//! it, with a `#[target_feature]` entry point per ISA.
+//! kept words ends: the step the half-boards' build ([`super::halves`]), the matching's
+//! filter and partition ([`super::matching`]) and an odd key's narrowing ([`narrow512`])
+//! share. [`Pack`] is that step in one ISA: [`Wide`], eight words of AVX-512 packed by
+//! `vpcompressq` in a register (its memory form is slow on Zen 4), and [`Narrow`], four
+//! words of AVX2 packed by a `vpermd` with indices from [`PACK`] (AVX2 has no compress).
+//! The filter, the partition and the narrowing are written once over it, with a
+//! `#[target_feature]` entry point per ISA.
 //!
 //! Each store writes a whole vector at the end of the kept words, the next one overwriting
 //! past the ones it kept: so a list being filled needs room for one vector more than it

@@ -591,9 +591,15 @@ fn narrow(
     for &w in left {
         kept[end] = narrowed(w, mask);
         // At most the words seen so far: the next write is in bounds.
-        end += usize::from((w & mid == 0) & above.is_none_or(|c| w >> TAG_SHIFT > c));
+        end += usize::from(leaves(w, mid, above));
     }
     kept.truncate(end);
+}
+
+/// Whether [`narrow`] keeps the left half-board `w`: it misses the middle queen's diagonals
+/// `mid`, and where `above` is given, its class is above it.
+fn leaves(w: Word, mid: u64, above: Option<u64>) -> bool {
+    (w & mid == 0) & above.is_none_or(|c| w >> TAG_SHIFT > c)
 }
 
 /// A left half-board's word in the right half's layout (`mask` wide), its class dropped.

@@ -13,8 +13,8 @@
 
 use std::arch::x86_64::*;
 
-use super::narrowed;
 use super::pieces::TAG_SHIFT;
+use super::{leaves, narrowed};
 
 /// For each set of four 64-bit lanes kept, the 32-bit indices that move them to the front
 /// in order, for `vpermd`.
@@ -275,7 +275,7 @@ unsafe fn narrow_in<P: Pack>(
         }
         for &w in rest {
             dst.add(len).write(narrowed(w, mask));
-            len += usize::from(w & mid == 0 && above.is_none_or(|c| w >> TAG_SHIFT > c));
+            len += usize::from(leaves(w, mid, above));
         }
         kept.set_len(len);
     }

@@ -40,11 +40,13 @@ impl Cut {
     /// `low..low + width` of each direction, down-right in the low half. The mirror keeps
     /// rows and swaps the two directions (and so the word's halves); it maps the middle
     /// column to itself, so the middle queen forbids the same squares.
+    /// `out` is given room for `boards` half-boards and what one top piece's pairs write
+    /// past them, and no more where it must grow ([`super::resize_exact`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn build(
         &self,
         (north, south): (&Pieces, &Pieces),
-        spans: &[Span],
+        (spans, boards): (&[Span], u64),
         forbid: Lines,
         mirrored: bool,
         (low, width): (usize, usize),
@@ -63,6 +65,10 @@ impl Cut {
             spans,
             all: (1 << self.h) - 1,
         };
+        let below = spans.iter().map(|s| halves.below(s).len()).max();
+        let need = boards as usize + below.unwrap_or(0) + 8;
+        out.clear();
+        out.reserve_exact(need);
         match lanes {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
@@ -196,12 +202,17 @@ impl Sizes {
     /// those alone are more): one where they all fit, or where they were not counted (a
     /// side is never cut where its pieces' sizes are unknown; [`Sizes::of`]'s caller gives
     /// a bound no more than any `most` it asks for). Only the column sets `keep` takes,
-    /// where it is given ([`Sizes::boards_of`]).
-    pub(super) fn chunks(&self, most: u64, keep: Option<&[bool]>) -> Vec<Vec<Span>> {
+    /// where it is given ([`Sizes::boards_of`]). Each with its half-boards: counted, or the
+    /// pairs' bound.
+    pub(super) fn chunks(&self, most: u64, keep: Option<&[bool]>) -> Vec<Chunk> {
         let kept = |s: usize| keep.is_none_or(|k| k[s]);
-        if self.boards_of(keep) <= most || self.counts.is_empty() {
+        let all = self.boards_of(keep);
+        if all <= most || self.counts.is_empty() {
             let sets = self.sets.iter().enumerate().filter(|&(s, _)| kept(s));
-            return vec![sets.map(|(_, &set)| set).collect()];
+            return vec![Chunk {
+                spans: sets.map(|(_, &set)| set).collect(),
+                boards: all,
+            }];
         }
         let mut start = 0;
         let pieces = self.sets.iter().enumerate().flat_map(|(s, set)| {
@@ -210,24 +221,32 @@ impl Sizes {
             let counts = &self.counts[from..from + if kept(s) { len } else { 0 }];
             Sizes::each(std::slice::from_ref(set)).zip(counts)
         });
-        let (mut out, mut chunk, mut held) = (Vec::new(), Vec::<Span>::new(), 0u64);
+        let (mut out, mut chunk) = (Vec::new(), Chunk::default());
         for (piece, &boards) in pieces {
             let boards = u64::from(boards);
-            if held + boards > most && !chunk.is_empty() {
+            if chunk.boards + boards > most && !chunk.spans.is_empty() {
                 out.push(std::mem::take(&mut chunk));
-                held = 0;
             }
-            match chunk.last_mut() {
+            match chunk.spans.last_mut() {
                 Some(last) if last.up == piece.up => last.to = piece.to,
-                _ => chunk.push(piece),
+                _ => chunk.spans.push(piece),
             }
-            held += boards;
+            chunk.boards += boards;
         }
-        if !chunk.is_empty() || out.is_empty() {
+        if !chunk.spans.is_empty() || out.is_empty() {
             out.push(chunk);
         }
         out
     }
+}
+
+/// Spans of a side built together ([`Sizes::chunks`]), and their half-boards as counted
+/// (or their pairs' bound where they were not): what the budget charged for them, and
+/// what their buffer is given room for.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Chunk {
+    pub(super) spans: Vec<Span>,
+    pub(super) boards: u64,
 }
 
 /// The pieces one build joins: `north`'s in `spans` with `south`'s on the other columns of
@@ -240,6 +259,11 @@ struct Halves<'a> {
 }
 
 impl Halves<'_> {
+    /// The bottom pieces under `span`'s top pieces: those on the other columns.
+    fn below(&self, span: &Span) -> &[u64] {
+        self.south.on(self.all & !span.up as usize)
+    }
+
     /// [`Cut::build`] with `pairs` joining one top piece to the bottom pieces under it.
     #[inline(always)]
     fn build_with(
@@ -251,7 +275,7 @@ impl Halves<'_> {
         out.clear();
         let (north, south) = (self.north, self.south);
         for span in self.spans {
-            let below = south.on(self.all & !span.up as usize);
+            let below = self.below(span);
             if below.is_empty() {
                 continue;
             }
@@ -322,7 +346,7 @@ impl Shape {
 /// no branch to mispredict.
 fn pairs(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
     let mut len = out.len();
-    out.resize(len + below.len(), 0);
+    super::resize_exact(out, len + below.len());
     for &piece in below {
         let q = south.lines(piece);
         let clash = p.meets(q) | q.meets(shape.forbid);
@@ -349,7 +373,7 @@ fn pairs512(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
     let [a, b, pdr, pdl, mask] = shape.words(p).map(|x| _mm512_set1_epi64(x as i64));
     let turn = _mm512_set1_epi64(i64::from(shape.turn));
     // Room for every pair and one full store past the last kept word.
-    out.reserve(below.len() + 8);
+    out.reserve_exact(below.len() + 8);
     let base = out.len();
     let dst = out.spare_capacity_mut().as_mut_ptr().cast::<u64>();
     let mut len = 0;
@@ -389,7 +413,7 @@ fn pairs256(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
     let [a, b, pdr, pdl, mask] = shape.words(p).map(|x| _mm256_set1_epi64x(x as i64));
     let mirrored = shape.turn != 0;
     // Room for every pair and one full store past the last kept word.
-    out.reserve(below.len() + 4);
+    out.reserve_exact(below.len() + 4);
     let base = out.len();
     let dst = out.spare_capacity_mut().as_mut_ptr().cast::<u64>();
     let mut len = 0;

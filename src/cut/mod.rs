@@ -103,6 +103,43 @@ pub struct Cut {
 /// shared down-left ones.
 type Word = u64;
 
+/// Sets `words`' length to `len` (new words zero) with its capacity grown to that, where it
+/// must grow, and no further: a thread's budget charges its buffers at the words they are
+/// asked to hold, and `Vec`'s amortised growth doubles them (one split's words moved aside
+/// took 1,970 MiB where 985 were asked for at n = 28). An empty buffer is allocated zeroed
+/// (`calloc`: the kernel's fresh pages, resident only where they are used), not grown and
+/// then filled.
+fn resize_exact(words: &mut Vec<Word>, len: usize) {
+    if words.capacity() == 0 {
+        *words = vec![0; len];
+        return;
+    }
+    words.reserve_exact(len.saturating_sub(words.len()));
+    words.resize(len, 0);
+}
+
+/// Lets go of `words` where it holds more than `need` words by more than `slack`: what
+/// grows again is allocated afresh ([`resize_exact`]), not grown from a part kept and
+/// filled. A thread's buffers are kept from key to key (most keys need about what the key
+/// before did), but one that a key grew and the next needs less of holds memory no budget
+/// charges while others grow: at n = 28 (`--memory 8G`, two threads) one thread held the
+/// room a key before had grown (721 MiB) beside this key's chunks
+/// (`matching::Matcher::fit`).
+fn hold(words: &mut Vec<Word>, need: usize, slack: usize) {
+    if words.capacity() > need.saturating_add(slack) {
+        *words = Vec::new();
+    }
+}
+
+/// The part of a key's free bytes (one in this many) a matching's buffers may each hold
+/// past what it needs where the thread is over its budget ([`hold`]).
+const SLACK: usize = 128;
+
+/// Bytes `buffers` hold.
+fn held(buffers: [&Vec<Word>; 4]) -> usize {
+    buffers.iter().map(|b| b.capacity()).sum::<usize>() * 8
+}
+
 impl Cut {
     /// The cut of an `n`-board (`n <= MAX_CUT_N`) whose keys stand for their orbits under
     /// the symmetries `symmetry` uses, keeping the pieces it enumerates for all threads up
@@ -222,7 +259,7 @@ impl Cut {
         let shared = self.shared();
         let sizes = Sizes::of(&north, &south, self.h, bound, |piece| {
             let pieces = (&*north, &*south);
-            self.build(pieces, &[piece], forbid, false, shared, lanes, out);
+            self.build(pieces, (&[piece], 0), forbid, false, shared, lanes, out);
             out.len() as u64
         });
         Sized {
@@ -246,9 +283,10 @@ impl Cut {
         out: &mut Vec<Word>,
     ) {
         let pieces = (&*side.north, &*side.south);
+        let chunk = &side.chunks[c];
         self.build(
             pieces,
-            &side.chunks[c],
+            (&chunk.spans, chunk.boards),
             forbid,
             mirrored,
             shared,
@@ -389,6 +427,8 @@ impl Cut {
                             if !whole {
                                 self.build_chunk(&lefts, l, none, false, wide, lanes, left);
                             }
+                            let others = held([left, right, group, kept]);
+                            matcher.fit((left.len(), group.len()), within, others);
                             matcher.pivoted(left, group, &mut found[..1], within, lanes);
                         }
                     }
@@ -474,6 +514,11 @@ impl Cut {
                 // side a group (of those above its class, where it has classes).
                 right.clear();
                 ends.clear();
+                let total = rights
+                    .iter()
+                    .map(|row| row.right.chunks[0].boards)
+                    .sum::<u64>() as usize;
+                right.reserve_exact(total);
                 let mut groups = Vec::with_capacity(rights.len());
                 for (e, MiddleRow { m, right: side, .. }) in rights.iter().enumerate() {
                     let forbid = Lines::of(self.n, *m as usize, self.h);
@@ -493,6 +538,11 @@ impl Cut {
                     }
                     ends.push(right.len());
                 }
+                matcher.fit(
+                    (left.len(), right.len()),
+                    within,
+                    held([left, right, group, kept]),
+                );
                 matcher.disjoint(left, right, ends, &mut found, within, lanes);
                 for (&(e, weight), found) in groups.iter().zip(found) {
                     weighed[e] += weight * found;
@@ -501,8 +551,10 @@ impl Cut {
                 // Each middle row on its own: the left half-boards its queen leaves, narrowed
                 // (most others would meet every right one), against its right half-boards.
                 // A right side kept whole past `most` is the table: its room is the left's.
-                let mut pairs = |a: &mut [Word], b: &mut [Word], table_b: bool| {
+                let mut pairs = |a: &mut Vec<Word>, b: &mut Vec<Word>, table_b: bool| {
                     let mut found = [0u64];
+                    let others = held([left, right, a, b]);
+                    matcher.fit((a.len(), b.len()), within, others);
                     if table_b {
                         let ends = [a.len()];
                         matcher.disjoint(b, a, &ends, &mut found, within, lanes);
@@ -586,7 +638,7 @@ fn narrow(
     }
     let _ = lanes;
     kept.clear();
-    kept.resize(left.len(), 0);
+    resize_exact(kept, left.len());
     let mut end = 0;
     for &w in left {
         kept[end] = narrowed(w, mask);
@@ -630,7 +682,7 @@ fn above(words: &mut Vec<Word>, c: u64) {
 struct Side {
     north: Arc<Pieces>,
     south: Arc<Pieces>,
-    chunks: Vec<Vec<halves::Span>>,
+    chunks: Vec<halves::Chunk>,
 }
 
 /// How an odd board's key counts one middle row: its right side (the half-boards the middle
@@ -789,7 +841,8 @@ const IDLE_PIECES: usize = 16;
 
 /// One part in this many of a thread's budget is kept for what the chunks, tables and room
 /// leave out of their count: each north piece's size (`halves::Sizes`),
-/// the chunks' spans, a leaf's tables, the allocator's rounding. With none kept, and every
+/// the chunks' spans, a leaf's tables, the allocator's rounding, what each buffer keeps
+/// past its need ([`hold`]). With none kept, and every
 /// own piece counted, `estimate 27 --seconds 600 -j 2` held 2,155,048,960 bytes in 2 GiB.
 const UNCOUNTED: usize = 16;
 
@@ -990,8 +1043,14 @@ mod tests {
                         let mut built = Vec::new();
                         for c in 0..side.chunks.len() {
                             cut.build_chunk(&side, c, forbid, false, cut.shared(), lanes, &mut out);
-                            let pieces = side.chunks[c].iter().map(|s| s.to - s.from).sum::<u32>();
+                            let chunk = &side.chunks[c];
+                            let pieces = chunk.spans.iter().map(|s| s.to - s.from).sum::<u32>();
                             assert!(out.len() as u64 <= most || pieces == 1, "{k:?} {most}");
+                            // What the budget charged for the chunk: what it holds where
+                            // the side was cut (counted), else the pairs' bound.
+                            let held = out.len() as u64;
+                            assert!(held <= chunk.boards, "{k:?} {most}");
+                            assert!(side.chunks.len() == 1 || held == chunk.boards);
                             built.extend_from_slice(&out);
                         }
                         built.sort_unstable();
@@ -1000,6 +1059,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A buffer grown for a key holds what was asked, not `Vec`'s doubling: from empty, from
+    /// a part held, and again past it; and one let go where it holds too much.
+    #[test]
+    fn buffers_grow_to_what_they_are_asked() {
+        let mut words = Vec::new();
+        resize_exact(&mut words, 1000);
+        assert_eq!((words.len(), words.capacity()), (1000, 1000));
+        words[999] = 7;
+        resize_exact(&mut words, 1001);
+        assert_eq!((words.capacity(), words[999], words[1000]), (1001, 7, 0));
+        resize_exact(&mut words, 3000);
+        assert_eq!(words.capacity(), 3000);
+        hold(&mut words, 2000, 1000);
+        assert_eq!(words.capacity(), 3000, "within the slack");
+        hold(&mut words, 1999, 1000);
+        assert_eq!(words.capacity(), 0);
+        assert_eq!(
+            held([&vec![0; 3], &Vec::new(), &vec![0; 5], &vec![0; 1]]),
+            72
+        );
     }
 
     /// Pieces whose enumeration a set flag cut short are kept nowhere: the next key on the

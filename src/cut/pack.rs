@@ -255,7 +255,7 @@ unsafe fn narrow_in<P: Pack>(
 ) {
     kept.clear();
     // Room for every word and one full store past the last kept one.
-    kept.reserve(left.len() + P::WORDS);
+    kept.reserve_exact(left.len() + P::WORDS);
     let dst = kept.spare_capacity_mut().as_mut_ptr().cast::<u64>();
     let chunks = left.chunks_exact(P::WORDS);
     let rest = chunks.remainder();
@@ -355,7 +355,7 @@ pub(super) fn partition512(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) ->
 #[inline(always)]
 unsafe fn partition_in<P: Pack>(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) -> usize {
     aside.clear();
-    aside.reserve(table.len() + P::WORDS);
+    aside.reserve_exact(table.len() + P::WORDS);
     let (to, apart) = (
         table.as_mut_ptr(),
         aside.spare_capacity_mut().as_mut_ptr().cast::<u64>(),

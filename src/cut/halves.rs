@@ -264,7 +264,8 @@ impl Halves<'_> {
         self.south.on(self.all & !span.up as usize)
     }
 
-    /// [`Cut::build`] with `pairs` joining one top piece to the bottom pieces under it.
+    /// [`Cut::build`] with `pairs` joining one top piece to the bottom pieces under it,
+    /// appended to `out` (which `Cut::build` cleared and gave room).
     #[inline(always)]
     fn build_with(
         &self,
@@ -272,7 +273,6 @@ impl Halves<'_> {
         out: &mut Vec<Word>,
         pairs: impl Fn(&Pieces, Lines, &[u64], &Shape, &mut Vec<Word>),
     ) {
-        out.clear();
         let (north, south) = (self.north, self.south);
         for span in self.spans {
             let below = self.below(span);

@@ -27,8 +27,7 @@ pub(super) const ROOM_MOST: usize = 16;
 /// other side's buffer), at least `least` probe sides (what the caller's chunks leave for
 /// it) and at most [`ROOM_MOST`]. Half: the budget's other uses (the pieces each thread
 /// keeps beyond the shared ones, what its buffers keep past their need: `super::hold`) are
-/// not counted, and a run filling every
-/// thread's share would pass `--memory`. Where the sides fill the chunks (n = 26), the
+/// not counted, and a run filling every thread's share would pass `--memory`. Where the sides fill the chunks (n = 26), the
 /// room is its least, and the levels past it partition the probe in place ([`split`]).
 fn room(bytes: usize, table: usize, probe: usize, least: usize) -> usize {
     let spare = (bytes / 16).saturating_sub(3 * table + 2 * probe);
@@ -119,10 +118,10 @@ impl Matcher {
     /// where the budget is passed: a buffer let go and grown again costs its pages' faults,
     /// and doing so for every matching made `time_keys 24 30 7` 1.1x slower.
     pub(super) fn fit(&mut self, (a, b): (usize, usize), within: Within, others: usize) {
-        let slack = within.bytes / super::SLACK / 8;
-        let most =
-            room(within.bytes, a, b, within.least).max(room(within.bytes, b, a, within.least));
         if others + self.bytes() > within.bytes {
+            let slack = within.bytes / super::SLACK / 8;
+            let most =
+                room(within.bytes, a, b, within.least).max(room(within.bytes, b, a, within.least));
             super::hold(&mut self.levels, most, slack);
             super::hold(&mut self.aside, a.max(b) + 8, slack);
         }

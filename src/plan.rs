@@ -279,6 +279,9 @@ impl Plan {
         if method.resolve(n) == Method::Search {
             return Plan::new(n, symmetry, split_depth);
         }
+        // What the threads hold from a plan before goes first.
+        rayon::broadcast(|_| cut::release_scratch());
+        cut::release_scratch();
         let keys = cut::keys(n, symmetry);
         let need = Plan::join_bytes(keys.len(), threads);
         // The plan's own memory: each key, its cost and the run's order of the parts.

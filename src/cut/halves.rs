@@ -158,6 +158,13 @@ impl Sizes {
         }
     }
 
+    /// Bytes these sizes take: at n = 26 a side's counts take megabytes.
+    pub(super) fn bytes(&self) -> usize {
+        self.sets.capacity() * std::mem::size_of::<Span>()
+            + self.set_pairs.capacity() * 8
+            + self.counts.capacity() * 4
+    }
+
     /// The column set of each span (the top pieces' columns), in order.
     pub(super) fn ups(&self) -> impl Iterator<Item = u32> + '_ {
         self.sets.iter().map(|s| s.up)

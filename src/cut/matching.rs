@@ -92,6 +92,10 @@ pub(super) struct Within<'a> {
     /// Probe sides of room for the filtered levels that the caller's chunks leave, whatever
     /// the budget's half says ([`LEVELS`] on an odd board, none on an even one).
     pub least: usize,
+    /// Bytes the thread's buffers besides the matcher's hold: the chunks (the sides given
+    /// among them, whole where a matching is given a part of them). The room takes at most
+    /// what they, the words a partition moves aside and a leaf's tables leave of `bytes`.
+    pub held: usize,
 }
 
 /// Where a probe group's words lie in the probe slice. A partition reorders each group's
@@ -117,14 +121,27 @@ impl Matcher {
     /// split deeper down may grow them again, exactly ([`super::resize_exact`]). Only
     /// where the budget is passed: a buffer let go and grown again costs its pages' faults,
     /// and doing so for every matching made `time_keys 24 30 7` 1.1x slower.
-    pub(super) fn fit(&mut self, (a, b): (usize, usize), within: Within, others: usize) {
-        if others + self.bytes() > within.bytes {
+    pub(super) fn fit(&mut self, (a, b): (usize, usize), within: Within) {
+        if within.held + self.bytes() > within.bytes {
             let slack = within.bytes / super::SLACK / 8;
-            let most =
-                room(within.bytes, a, b, within.least).max(room(within.bytes, b, a, within.least));
+            let most = self.room(within, a, b).max(self.room(within, b, a));
             super::hold(&mut self.levels, most, slack);
             super::hold(&mut self.aside, a.max(b) + 8, slack);
         }
+    }
+
+    /// Words of room for the filtered levels of a matching of `table` and `probe` words:
+    /// [`room`]'s, and at most what `within`'s bytes leave past the thread's other buffers
+    /// (`within.held`), the words a partition moves aside (the larger side's, or what the
+    /// buffer holds already) and a leaf's tables, but never less than `within.least` probe
+    /// sides. [`room`] alone counts only the matching's own sides: a group of an even
+    /// board's left words ([`Matcher::grouped`]) is matched with the whole chunks held, and
+    /// took one thread of n = 24 to 152 MB of its 134 MB (`tests/memory.rs`).
+    fn room(&self, within: Within, table: usize, probe: usize) -> usize {
+        let aside = self.aside.capacity().max(table.max(probe) + 8);
+        let others = within.held + aside * 8 + self.bitsets.bytes();
+        let left = within.bytes.saturating_sub(others) / 8;
+        room(within.bytes, table, probe, within.least).min(left.max(within.least * probe + 64))
     }
 
     /// Lets go of its buffers: they grow again to what the next matching needs.
@@ -168,7 +185,7 @@ impl Matcher {
         // written once (only the room grows, from key to key). A table of one leaf needs
         // none: on an odd board its probe may be every middle row's right half-boards.
         let room = if order.len > 0 {
-            room(within.bytes, table.len(), probe.len(), within.least)
+            self.room(within, table.len(), probe.len())
         } else {
             0
         };
@@ -224,7 +241,7 @@ impl Matcher {
         } else {
             (right.len(), left.len())
         };
-        if room(within.bytes, t, p, within.least) >= 2 * p {
+        if self.room(within, t, p) >= 2 * p {
             return self.either(left, right, out, within, lanes);
         }
         let (sizes, pivot) = pivots(left, right);
@@ -644,6 +661,7 @@ pub(super) mod tests {
                             bytes: budget,
                             stop: super::super::NEVER,
                             least: 0,
+                            held: 0,
                         },
                         Lanes::of(kernel),
                     );
@@ -691,6 +709,7 @@ pub(super) mod tests {
                         bytes: budget,
                         stop: super::super::NEVER,
                         least: 0,
+                        held: 0,
                     };
                     let lanes = Lanes::of(kernel);
                     Matcher::default().grouped(
@@ -753,6 +772,7 @@ pub(super) mod tests {
                             bytes: budget,
                             stop: super::super::NEVER,
                             least: 0,
+                            held: 0,
                         },
                         Lanes::of(kernel),
                     );

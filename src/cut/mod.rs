@@ -69,7 +69,7 @@ pub use symmetric::{fixed_by_symmetries, fixed_by_symmetries_until};
 use halves::{Lines, Sizes};
 use matching::{LEAF, MAX_GROUPS, Matcher, Within};
 
-use pieces::{Cache, Pieces, Store, TAG, TAG_SHIFT};
+use pieces::{Cache, MakeRoom, Pieces, Store, TAG, TAG_SHIFT};
 
 /// A count that is never abandoned: the flag [`Cut::count`] and the whole-run counts pass
 /// where [`Cut::count_until`] takes one that `estimate` sets at its deadline. It is read at
@@ -235,13 +235,19 @@ impl Cut {
         cache: &mut Cache,
         rows: u32,
         stop: &AtomicBool,
+        room: MakeRoom,
     ) -> (Arc<Pieces>, Arc<Pieces>) {
         let (n, top, h, store) = (self.n, self.top, self.h, &self.store);
         // An odd board's bottom quadrant starts on the middle row, whose queen's class a
         // weighed join needs.
         let tagged = self.weighted && n % 2 == 1;
-        let north = cache.find(store, (n, (0, rows & ((1 << top) - 1), h, false)), stop);
-        let south = cache.find(store, (n, (top, rows >> top, h, tagged)), stop);
+        let north = cache.find(
+            store,
+            (n, (0, rows & ((1 << top) - 1), h, false)),
+            stop,
+            room,
+        );
+        let south = cache.find(store, (n, (top, rows >> top, h, tagged)), stop, room);
         (north, south)
     }
 
@@ -360,19 +366,6 @@ impl Cut {
     ) -> u128 {
         let entries: Vec<(Option<u8>, u8)> = key.entries(self.n as u32, self.symmetry).collect();
         SCRATCH.with_borrow_mut(|s| {
-            let left_pieces = self.pieces(&mut s.pieces, key.rows, stop);
-            let right_pieces: Vec<_> = entries
-                .iter()
-                .map(|&(m, _)| self.pieces(&mut s.pieces, self.right_rows(key.rows, m), stop))
-                .collect();
-            s.pieces.trim(budget / IDLE_PIECES);
-            let free = budget.saturating_sub(s.pieces.own() + budget / UNCOUNTED);
-            s.fit(free);
-            let most = most.min((budget / BYTES_PER_BOARD).max(MIN_BOARDS) as u64);
-            // An even board's sides take four fifths of the budget, at most what the
-            // pieces leave; an odd board's chunks, probe and room fill what they leave.
-            let cap = (most.saturating_mul(EVEN_WORDS) / 5).min((free / 8).max(MIN_BOARDS) as u64);
-            let most = most.min((free / BYTES_PER_BOARD).max(MIN_BOARDS) as u64);
             let Scratch {
                 left,
                 right,
@@ -380,8 +373,36 @@ impl Cut {
                 kept,
                 ends,
                 matcher,
-                pieces: _,
+                pieces: cache,
             } = s;
+            // Pieces to enumerate are put beside what the keys before left only where the
+            // thread's budget holds both: else its idle pieces go, then its buffers (they
+            // would go below anyway: the buffers of a key of n = 25 given 75 MB held 52 MB
+            // while the next key's 65 MB of pieces were put in place).
+            let counted = budget - budget / UNCOUNTED;
+            let mut room = |cache: &mut Cache, bytes: usize| {
+                let buffers = held([left, right, group, kept]) + matcher.bytes();
+                if cache.own() + bytes + buffers > counted {
+                    cache.trim((counted.saturating_sub(buffers + bytes)).max(budget / IDLE_PIECES));
+                    let rest = counted.saturating_sub(cache.own() + bytes);
+                    let_go(rest, [left, right, group, kept], matcher);
+                }
+            };
+            let left_pieces = self.pieces(cache, key.rows, stop, &mut room);
+            let right_pieces: Vec<_> = entries
+                .iter()
+                .map(|&(m, _)| self.pieces(cache, self.right_rows(key.rows, m), stop, &mut room))
+                .collect();
+            cache.trim(budget / IDLE_PIECES);
+            let free = budget.saturating_sub(cache.own() + budget / UNCOUNTED);
+            let_go(free, [left, right, group, kept], matcher);
+            // An even board's sides take four fifths of what the pieces leave; an odd
+            // board's chunks, probe and room fill it. (The sides took all of it where the
+            // pieces left less than four fifths of the budget, and the room and the words
+            // a split moves aside came on top: one thread of n = 24 held 102 MB of 100.)
+            let chunks = |free: usize| most.min((free / BYTES_PER_BOARD).max(MIN_BOARDS) as u64);
+            let most = chunks(free);
+            let cap = most.saturating_mul(EVEN_WORDS) / 5;
             let (low, width) = self.shared();
             let odd = self.n % 2 == 1;
             let wide = if odd {
@@ -394,6 +415,7 @@ impl Cut {
                 bytes: free,
                 stop,
                 least: if odd { matching::LEVELS } else { 0 },
+                held: 0,
             };
             let none = Lines::default();
             // Sides counted where they may be cut: an even board's chunks are at least an
@@ -406,6 +428,15 @@ impl Cut {
                 let right_pieces = right_pieces.expect("an even board's key has one right side");
                 let rights = self.sized(right_pieces, none, bound, lanes, group);
                 let blocks = self.blocks(key, &lefts.sizes, &rights.sizes);
+                // The sides' sizes are held while they are counted: the chunks take four
+                // fifths of what they leave, the room the rest.
+                let sizes = lefts.sizes.bytes() + rights.sizes.bytes();
+                let free = free.saturating_sub(sizes);
+                let cap = cap.min(chunks(free) * EVEN_WORDS / 5);
+                let within = Within {
+                    bytes: free,
+                    ..within
+                };
                 let mut weighed = 0u128;
                 for (keep_left, keep_right, weight) in blocks {
                     let (keep_left, keep_right) = (keep_left.as_deref(), keep_right.as_deref());
@@ -416,6 +447,13 @@ impl Cut {
                     );
                     let (lefts, rights) =
                         (lefts.cut(l_most, keep_left), rights.cut(r_most, keep_right));
+                    // A block before may have grown the buffers past this one's chunks
+                    // (one thread of n = 26 held 141 MB of buffers where 132 MB were free).
+                    if held([left, right, group, kept]) + matcher.bytes() > free {
+                        let slack = free / SLACK / 8;
+                        hold(left, lefts.largest(), slack);
+                        hold(group, rights.largest(), slack);
+                    }
                     let whole = lefts.chunks.len() == 1;
                     if whole {
                         self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
@@ -427,8 +465,9 @@ impl Cut {
                             if !whole {
                                 self.build_chunk(&lefts, l, none, false, wide, lanes, left);
                             }
-                            let others = held([left, right, group, kept]);
-                            matcher.fit((left.len(), group.len()), within, others);
+                            let held = held([left, right, group, kept]);
+                            let within = Within { held, ..within };
+                            matcher.fit((left.len(), group.len()), within);
                             matcher.pivoted(left, group, &mut found[..1], within, lanes);
                         }
                     }
@@ -538,11 +577,9 @@ impl Cut {
                     }
                     ends.push(right.len());
                 }
-                matcher.fit(
-                    (left.len(), right.len()),
-                    within,
-                    held([left, right, group, kept]),
-                );
+                let held = held([left, right, group, kept]);
+                let within = Within { held, ..within };
+                matcher.fit((left.len(), right.len()), within);
                 matcher.disjoint(left, right, ends, &mut found, within, lanes);
                 for (&(e, weight), found) in groups.iter().zip(found) {
                     weighed[e] += weight * found;
@@ -553,8 +590,11 @@ impl Cut {
                 // A right side kept whole past `most` is the table: its room is the left's.
                 let mut pairs = |a: &mut Vec<Word>, b: &mut Vec<Word>, table_b: bool| {
                     let mut found = [0u64];
-                    let others = held([left, right, a, b]);
-                    matcher.fit((a.len(), b.len()), within, others);
+                    let within = Within {
+                        held: held([left, right, a, b]),
+                        ..within
+                    };
+                    matcher.fit((a.len(), b.len()), within);
                     if table_b {
                         let ends = [a.len()];
                         matcher.disjoint(b, a, &ends, &mut found, within, lanes);
@@ -703,6 +743,13 @@ struct Sized {
     sizes: Sizes,
 }
 
+impl Side {
+    /// The half-boards of its largest chunk.
+    fn largest(&self) -> usize {
+        self.chunks.iter().map(|c| c.boards).max().unwrap_or(0) as usize
+    }
+}
+
 impl Sized {
     /// The side in chunks of at most `most` half-boards ([`Sizes::chunks`]), of the
     /// column sets `keep` takes where it is given.
@@ -811,24 +858,15 @@ struct Scratch {
     pieces: Cache,
 }
 
-impl Scratch {
-    /// Lets go of the buffers the keys before left, where they hold more than `bytes`
-    /// (what this key's budget leaves once its pieces are counted): they grow again to
-    /// what this key's chunks, tables and room need.
-    fn fit(&mut self, bytes: usize) {
-        let words = [
-            &mut self.left,
-            &mut self.right,
-            &mut self.group,
-            &mut self.kept,
-        ];
-        let held = words.iter().map(|v| v.capacity()).sum::<usize>() * 8 + self.matcher.bytes();
-        if held > bytes {
-            for v in words {
-                *v = Vec::new();
-            }
-            self.matcher.release();
+/// Lets go of a thread's buffers, the keys before left them, where they hold more than
+/// `bytes` (what this key's budget leaves once its pieces are counted): they grow again to
+/// what this key's chunks, tables and room need.
+fn let_go(bytes: usize, words: [&mut Vec<Word>; 4], matcher: &mut Matcher) {
+    if held([&*words[0], &*words[1], &*words[2], &*words[3]]) + matcher.bytes() > bytes {
+        for v in words {
+            *v = Vec::new();
         }
+        matcher.release();
     }
 }
 
@@ -848,6 +886,18 @@ const UNCOUNTED: usize = 16;
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+/// Lets go of this thread's buffers and the pieces it keeps (where no count is using them):
+/// a new plan's keys grow their own. Else a plan counted before holds its thread's share
+/// until the next plan's first key on that thread, beside that plan's (`verify`, or a
+/// library's caller: n = 24 given 128 MiB and then n = 23 given 96 MiB held 112 MB).
+pub(crate) fn release_scratch() {
+    SCRATCH.with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            *s = Scratch::default();
+        }
+    });
 }
 
 /// The instructions a key's matching runs in.
@@ -1030,7 +1080,7 @@ mod tests {
             for k in keys(n, Symmetry::Full).into_iter().step_by(11) {
                 for &forbid in &forbids {
                     let side = |cache: &mut Cache, most, out: &mut Vec<Word>| {
-                        let pieces = cut.pieces(cache, k.rows, NEVER);
+                        let pieces = cut.pieces(cache, k.rows, NEVER, &mut |_, _| {});
                         cut.sized(pieces, forbid, most, lanes, out).cut(most, None)
                     };
                     let all = side(&mut cache, u64::MAX, &mut out);
@@ -1091,11 +1141,21 @@ mod tests {
         let mut cache = Cache::default();
         let stop = AtomicBool::new(true);
         let rows = 0b111_1111_0001;
-        let short = cache.find(&cut.store, (22, (0, rows, 11, false)), &stop);
-        let whole = cache.find(&cut.store, (22, (0, rows, 11, false)), NEVER);
+        let short = cache.find(
+            &cut.store,
+            (22, (0, rows, 11, false)),
+            &stop,
+            &mut |_, _| {},
+        );
+        let whole = cache.find(
+            &cut.store,
+            (22, (0, rows, 11, false)),
+            NEVER,
+            &mut |_, _| {},
+        );
         let fresh = {
             let mut p = Pieces::default();
-            assert!(p.fill(22, (0, rows, 11, false), NEVER));
+            assert!(p.fill(22, (0, rows, 11, false), NEVER, &mut |_| {}));
             p
         };
         let all = |p: &Pieces| {
@@ -1114,9 +1174,24 @@ mod tests {
     fn a_cache_lets_go_of_idle_pieces_past_its_bound() {
         let store = Store::new(0);
         let mut cache = Cache::default();
-        let a = cache.find(&store, (14, (0, 0b111_0001, 7, false)), NEVER);
-        let b = cache.find(&store, (14, (0, 0b101_0101, 7, false)), NEVER);
-        let c = cache.find(&store, (14, (0, 0b110_0011, 7, false)), NEVER);
+        let a = cache.find(
+            &store,
+            (14, (0, 0b111_0001, 7, false)),
+            NEVER,
+            &mut |_, _| {},
+        );
+        let b = cache.find(
+            &store,
+            (14, (0, 0b101_0101, 7, false)),
+            NEVER,
+            &mut |_, _| {},
+        );
+        let c = cache.find(
+            &store,
+            (14, (0, 0b110_0011, 7, false)),
+            NEVER,
+            &mut |_, _| {},
+        );
         let (a_bytes, b_bytes, c_bytes) = (a.bytes(), b.bytes(), c.bytes());
         assert!(a_bytes > 0 && b_bytes > 0 && c_bytes > 0);
         assert_eq!(cache.own(), a_bytes + b_bytes + c_bytes);
@@ -1127,13 +1202,23 @@ mod tests {
         drop((a, c));
         cache.trim(c_bytes);
         assert_eq!(cache.own(), c_bytes, "a, the older, goes first");
-        let again = cache.find(&store, (14, (0, 0b110_0011, 7, false)), NEVER);
+        let again = cache.find(
+            &store,
+            (14, (0, 0b110_0011, 7, false)),
+            NEVER,
+            &mut |_, _| {},
+        );
         assert_eq!(again.bytes(), c_bytes, "c is still found here");
         assert_eq!(cache.own(), c_bytes);
         drop(again);
         // Pieces the store keeps are not the thread's, until the store is gone.
         let kept = Store::new(1 << 30);
-        let d = cache.find(&kept, (14, (0, 0b100_0111, 7, false)), NEVER);
+        let d = cache.find(
+            &kept,
+            (14, (0, 0b100_0111, 7, false)),
+            NEVER,
+            &mut |_, _| {},
+        );
         assert_eq!((kept.bytes(), cache.own()), (d.bytes(), c_bytes));
         let d_bytes = d.bytes();
         drop((d, kept));

@@ -46,11 +46,15 @@ impl Pieces {
     /// a join that weighs its solutions), a piece with a queen on that row carries its
     /// class in its top bits ([`TAG`]): the queen's distance from the middle column
     /// (`weights::from_middle`).
+    ///
+    /// Once counted, and before they are put in place, `room` is told the bytes they will
+    /// take, so that the thread can let go of what it no longer needs first.
     pub(super) fn fill(
         &mut self,
         n: usize,
         (first, rows, width, tagged): (usize, u32, usize, bool),
         stop: &AtomicBool,
+        room: &mut dyn FnMut(usize),
     ) -> bool {
         debug_assert!(width < 1 << TAG_BITS && rows < 1 << 16);
         self.n = n;
@@ -82,7 +86,12 @@ impl Pieces {
         for i in 1..offsets.len() {
             offsets[i] += offsets[i - 1];
         }
-        let mut pieces = vec![0; offsets[offsets.len() - 1] as usize];
+        let total = offsets[offsets.len() - 1] as usize;
+        if counted {
+            // Their words, the copy of the offsets the placing walk moves and the column sets.
+            room(total * 8 + offsets.len() * 8);
+        }
+        let mut pieces = vec![0; total];
         let mut at = offsets.clone();
         let placed = counted
             && walk.each(|cols, word| {
@@ -301,6 +310,10 @@ impl Slot {
     }
 }
 
+/// What [`Cache::find`] asks before it puts a row set's enumerated pieces in place: room for
+/// that many bytes more in the thread's budget.
+pub(super) type MakeRoom<'a> = &'a mut dyn FnMut(&mut Cache, usize);
+
 /// Row sets a thread's cache keeps at most: more than one key asks for (its two sides'
 /// two quadrants, and on an odd board one right side per middle row), so that the
 /// pieces a count is using are always in it, where [`Cache::own`] counts them.
@@ -311,12 +324,15 @@ impl Cache {
     /// `0..width` (`tagged` as [`Pieces::fill`] says): from this cache, else from `store`,
     /// else enumerated (and kept in the store where its budget allows). Where `stop` cut
     /// the enumeration short, none of them, kept nowhere: the count they go into is
-    /// dropped.
+    /// dropped. Before enumerated pieces are put in place, `room` is given this cache and
+    /// the bytes they will take ([`Pieces::fill`]): it may let go of idle pieces
+    /// ([`Cache::trim`]) and of the thread's other buffers.
     pub(super) fn find(
         &mut self,
         store: &Store,
         (n, set): (usize, (usize, u32, usize, bool)),
         stop: &AtomicBool,
+        room: MakeRoom,
     ) -> Arc<Pieces> {
         let (first, rows, _, _) = set;
         self.clock += 1;
@@ -333,7 +349,7 @@ impl Cache {
             None => {
                 let start = Instant::now();
                 let mut p = Pieces::default();
-                let whole = p.fill(n, set, stop);
+                let whole = p.fill(n, set, stop, &mut |bytes| room(self, bytes));
                 let p = Arc::new(p);
                 let size = p.bytes();
                 ENUMERATED.with(|e| {

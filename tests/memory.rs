@@ -1,0 +1,89 @@
+//! The join holds what `--memory` gives it: every byte the process allocates, counted by this
+//! test binary's allocator, stays within the plan's memory while keys are counted in chunks.
+//! A buffer grown by `Vec`'s doubling, kept from a key or a block before beside this one's,
+//! a matching's room sized as if its sides were all the thread held, or a key's pieces put
+//! in place before the buffers of the key before were let go would each pass it (each did).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use nqueens::{Kernel, Method, Plan, Symmetry};
+
+/// The system allocator, counting the bytes held and the most held at once.
+struct Counted;
+
+static HELD: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(bytes: usize) {
+    let held = HELD.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK.fetch_max(held, Ordering::Relaxed);
+}
+
+// SAFETY: every call is passed to `System` as it came; the counters only add and subtract
+// the sizes `System` was asked for.
+unsafe impl GlobalAlloc for Counted {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        HELD.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new: usize) -> *mut u8 {
+        if new >= layout.size() {
+            grew(new - layout.size());
+        } else {
+            HELD.fetch_sub(layout.size() - new, Ordering::Relaxed);
+        }
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.realloc(ptr, layout, new) }
+    }
+}
+
+#[global_allocator]
+static COUNTED: Counted = Counted;
+
+/// The most bytes held at once while `picked` keys of an `n`-board are counted on this thread
+/// with a plan given `memory` bytes and one thread, the plan included.
+fn peak(n: u32, memory: usize, every: usize) -> usize {
+    let plan = Plan::build(n, Symmetry::Full, 2, Method::Join, memory, 1).unwrap();
+    let keys = plan.len_of_keys();
+    PEAK.store(HELD.load(Ordering::Relaxed), Ordering::Relaxed);
+    let mut solutions = 0u128;
+    for i in (0..keys).step_by(keys / every) {
+        solutions += plan.count(i, Kernel::Auto).solutions;
+    }
+    assert!(solutions > 0, "n = {n}: the keys counted no solution");
+    PEAK.load(Ordering::Relaxed)
+}
+
+/// Keys of every size, spread over the plan's order, of n = 24 given 128 MiB (an even board:
+/// its larger matchings in groups, its weighed keys in blocks) and n = 23 given 96 MiB (an
+/// odd board: a right side per middle row). A thread's share there is a fair one (at least
+/// `SMALL_SHARE`): its pieces, chunks and room all pass under pressure, and the keys differ
+/// in size, so buffers one key grew meet another key's. (The only test in this binary:
+/// nothing else allocates beside it.) Below that share a key's own pieces may pass it: a
+/// thread holds at least them and the least chunk (`cut::THREAD_FLOOR`).
+#[test]
+fn a_join_holds_at_most_its_memory() {
+    for (n, mib) in [(24, 128), (23, 96)] {
+        let memory = mib << 20;
+        let peak = peak(n, memory, 16);
+        assert!(
+            peak <= memory,
+            "n = {n}: {peak} bytes held at most, {memory} given"
+        );
+    }
+}

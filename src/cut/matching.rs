@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::leaf::Bitsets;
+use super::leaf::{Bitsets, MIN_BYTES};
 use super::{Lanes, Word};
 
 /// The most half-boards a table leaf holds: the split goes on below it, one diagonal at a
@@ -139,7 +139,10 @@ impl Matcher {
     /// took one thread of n = 24 to 152 MB of its 134 MB (`tests/memory.rs`).
     fn room(&self, within: Within, table: usize, probe: usize) -> usize {
         let aside = self.aside.capacity().max(table.max(probe) + 8);
-        let others = within.held + aside * 8 + self.bitsets.bytes();
+        // A leaf's tables grow when the first leaf is filled, after the room is sized: a
+        // table of at most `LEAF` half-boards, grown by `Vec`'s doubling.
+        let leaves = self.bitsets.bytes().max(2 * MIN_BYTES);
+        let others = within.held + aside * 8 + leaves;
         let left = within.bytes.saturating_sub(others) / 8;
         room(within.bytes, table, probe, within.least).min(left.max(within.least * probe + 64))
     }

@@ -1168,6 +1168,29 @@ mod tests {
         assert!(cut.pieces_bytes() > 0);
     }
 
+    /// A row set's pieces are asked room for once, before they are kept and at their size
+    /// at least, so that a thread lets go of what it no longer needs first; pieces found
+    /// again ask none.
+    #[test]
+    fn room_is_asked_before_pieces_are_kept() {
+        let (store, mut cache) = (Store::new(0), Cache::default());
+        let set = (14, (0, 0b111_0001, 7, false));
+        let mut asked = Vec::new();
+        let p = cache.find(&store, set, NEVER, &mut |c: &mut Cache, bytes| {
+            asked.push((c.own(), bytes))
+        });
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0].0, 0, "asked before they were kept");
+        assert!(
+            asked[0].1 >= p.bytes(),
+            "{:?} for {} bytes",
+            asked,
+            p.bytes()
+        );
+        let again = cache.find(&store, set, NEVER, &mut |_, _| panic!("found again"));
+        assert!(Arc::ptr_eq(&p, &again));
+    }
+
     /// A thread's own pieces (the store keeps none here) are let go least recently used
     /// first, down to the bound; those a count is using are kept whatever it.
     #[test]

@@ -276,12 +276,13 @@ impl Plan {
     ) -> Result<Plan, Error> {
         let threads = threads.max(1);
         Plan::precheck(n, symmetry, split_depth, method, memory, threads)?;
+        // What the threads hold from a join's plan before goes first (a search's too: it
+        // holds none of it). Only the current pool's threads and this one are reached.
+        rayon::broadcast(|_| cut::release_scratch());
+        cut::release_scratch();
         if method.resolve(n) == Method::Search {
             return Plan::new(n, symmetry, split_depth);
         }
-        // What the threads hold from a plan before goes first.
-        rayon::broadcast(|_| cut::release_scratch());
-        cut::release_scratch();
         let keys = cut::keys(n, symmetry);
         let need = Plan::join_bytes(keys.len(), threads);
         // The plan's own memory: each key, its cost and the run's order of the parts.

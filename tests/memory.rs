@@ -85,5 +85,10 @@ fn a_join_holds_at_most_its_memory() {
             peak <= memory,
             "n = {n}: {peak} bytes held at most, {memory} given"
         );
+        // Else the budget never bound, and the test would pass whatever the join held.
+        assert!(
+            peak > memory / 4 * 3,
+            "n = {n}: {peak} bytes held at most: the budget ({memory}) hardly used"
+        );
     }
 }

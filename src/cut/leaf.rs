@@ -44,6 +44,9 @@ fn table_bytes(words: usize) -> usize {
 /// The least a key's matching needs: a table slice of eight words (512 half-boards).
 pub const MIN_BYTES: usize = 8 * (64 + 64usize.div_ceil(CHUNK) * ENTRIES) * 8;
 
+/// The most a leaf's sets and tables take: a slice of [`SLICE_WORDS`] words.
+pub(super) const MOST_BYTES: usize = MIN_BYTES / 8 * SLICE_WORDS;
+
 /// A thread's buffers for leaves, reused from leaf to leaf: a slice's sets and its tables
 /// of unions. They only grow.
 #[derive(Default)]

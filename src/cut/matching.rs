@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::leaf::{Bitsets, MIN_BYTES};
+use super::leaf::{Bitsets, MOST_BYTES};
 use super::{Lanes, Word};
 
 /// The most half-boards a table leaf holds: the split goes on below it, one diagonal at a
@@ -113,8 +113,8 @@ impl Matcher {
         (self.levels.capacity() + self.aside.capacity()) * 8 + self.bitsets.bytes()
     }
 
-    /// Where they and `others` (the bytes of the thread's other buffers) hold more than
-    /// `within`'s, lets go of what its buffers hold past what a matching of sides of `a`
+    /// Where they and the thread's other buffers (`within.held`) hold more than `within`'s
+    /// bytes, lets go of what its buffers hold past what a matching of sides of `a`
     /// and `b` words needs, where that is more than a [`SLACK`](super::SLACK) part of
     /// `within`'s bytes ([`super::hold`]): the words a partition moves aside (a side's, at
     /// most) and the room (`room`, the larger side the table or the probe). A group or a
@@ -140,8 +140,8 @@ impl Matcher {
     fn room(&self, within: Within, table: usize, probe: usize) -> usize {
         let aside = self.aside.capacity().max(table.max(probe) + 8);
         // A leaf's tables grow when the first leaf is filled, after the room is sized: a
-        // table of at most `LEAF` half-boards, grown by `Vec`'s doubling.
-        let leaves = self.bitsets.bytes().max(2 * MIN_BYTES);
+        // slice's tables at their most, grown by `Vec`'s doubling.
+        let leaves = self.bitsets.bytes().max(2 * MOST_BYTES);
         let others = within.held + aside * 8 + leaves;
         let left = within.bytes.saturating_sub(others) / 8;
         room(within.bytes, table, probe, within.least).min(left.max(within.least * probe + 64))

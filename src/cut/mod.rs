@@ -352,8 +352,8 @@ impl Cut {
     /// ([`UNCOUNTED`]), bounds its chunks, tables and room (the buffers kept from the keys
     /// before are let go where they hold more); where they leave nothing, the count goes on
     /// in the least chunks. A row set being found holds only the pieces it keeps (it is
-    /// walked twice: [`Pieces::fill`]), but the buffers of the key before are still held
-    /// while it is. At n = 28 a row set's pieces
+    /// walked twice: [`Pieces::fill`]); the buffers of the key before are let go first where
+    /// both would not fit ([`pieces::MakeRoom`]). At n = 28 a row set's pieces
     /// take over 100 MB, a key's four half a gigabyte, and eight kept with no bound and
     /// not counted took `estimate 28 -j 2` past the 2 GiB it was given.
     fn count_in(
@@ -383,7 +383,7 @@ impl Cut {
             let mut room = |cache: &mut Cache, bytes: usize| {
                 let buffers = held([left, right, group, kept]) + matcher.bytes();
                 if cache.own() + bytes + buffers > counted {
-                    cache.trim((counted.saturating_sub(buffers + bytes)).max(budget / IDLE_PIECES));
+                    cache.trim(counted.saturating_sub(buffers + bytes));
                     let rest = counted.saturating_sub(cache.own() + bytes);
                     let_go(rest, [left, right, group, kept], matcher);
                 }
@@ -770,7 +770,8 @@ impl Sized {
 const BYTES_PER_BOARD: usize = 8 * (4 + matching::LEVELS);
 
 /// An even board's sides and the words a partition moves aside take at most
-/// `EVEN_WORDS / 5` chunks' words: four fifths of the budget's words, about what they and
+/// `EVEN_WORDS / 5` chunks' words: four fifths of the words the key's pieces and sides'
+/// sizes leave of its budget (less the part kept for what is not counted), about what they and
 /// two probe sides of room took when each side was cut on its own (five chunks at most).
 /// The room is what half the budget leaves beyond them (`matching::room`), and the split
 /// partitions the probe in place past it.

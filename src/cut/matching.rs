@@ -27,8 +27,9 @@ pub(super) const ROOM_MOST: usize = 16;
 /// other side's buffer), at least `least` probe sides (what the caller's chunks leave for
 /// it) and at most [`ROOM_MOST`]. Half: the budget's other uses (the pieces each thread
 /// keeps beyond the shared ones, what its buffers keep past their need: `super::hold`) are
-/// not counted, and a run filling every thread's share would pass `--memory`. Where the sides fill the chunks (n = 26), the
-/// room is its least, and the levels past it partition the probe in place ([`split`]).
+/// not counted here; [`Matcher::room`] bounds it by what the thread's buffers leave. Where
+/// the sides fill the chunks (n = 26), the room is its least, and the levels past it
+/// partition the probe in place ([`split`]).
 fn room(bytes: usize, table: usize, probe: usize, least: usize) -> usize {
     let spare = (bytes / 16).saturating_sub(3 * table + 2 * probe);
     spare.clamp(least * probe, ROOM_MOST * probe) + 64

@@ -140,6 +140,11 @@ fn held(buffers: [&Vec<Word>; 4]) -> usize {
     buffers.iter().map(|b| b.capacity()).sum::<usize>() * 8
 }
 
+/// Bytes a thread's buffers hold: its chunks' (`words`) and its matcher's.
+fn thread_bytes(words: [&Vec<Word>; 4], matcher: &Matcher) -> usize {
+    held(words) + matcher.bytes()
+}
+
 impl Cut {
     /// The cut of an `n`-board (`n <= MAX_CUT_N`) whose keys stand for their orbits under
     /// the symmetries `symmetry` uses, keeping the pieces it enumerates for all threads up
@@ -381,7 +386,7 @@ impl Cut {
             // while the next key's 65 MB of pieces were put in place).
             let counted = budget - budget / UNCOUNTED;
             let mut room = |cache: &mut Cache, bytes: usize| {
-                let buffers = held([left, right, group, kept]) + matcher.bytes();
+                let buffers = thread_bytes([left, right, group, kept], matcher);
                 if cache.own() + bytes + buffers > counted {
                     cache.trim(counted.saturating_sub(buffers + bytes));
                     let rest = counted.saturating_sub(cache.own() + bytes);
@@ -449,7 +454,7 @@ impl Cut {
                         (lefts.cut(l_most, keep_left), rights.cut(r_most, keep_right));
                     // A block before may have grown the buffers past this one's chunks
                     // (one thread of n = 26 held 141 MB of buffers where 132 MB were free).
-                    if held([left, right, group, kept]) + matcher.bytes() > free {
+                    if thread_bytes([left, right, group, kept], matcher) > free {
                         let slack = free / SLACK / 8;
                         hold(left, lefts.largest(), slack);
                         hold(group, rights.largest(), slack);
@@ -863,7 +868,8 @@ struct Scratch {
 /// `bytes` (what this key's budget leaves once its pieces are counted): they grow again to
 /// what this key's chunks, tables and room need.
 fn let_go(bytes: usize, words: [&mut Vec<Word>; 4], matcher: &mut Matcher) {
-    if held([&*words[0], &*words[1], &*words[2], &*words[3]]) + matcher.bytes() > bytes {
+    let [a, b, c, d] = &words;
+    if thread_bytes([a, b, c, d], matcher) > bytes {
         for v in words {
             *v = Vec::new();
         }

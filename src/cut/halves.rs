@@ -158,6 +158,12 @@ impl Sizes {
         }
     }
 
+    /// The most bytes the sizes of a side with `north`'s pieces take ([`Sizes::bytes`]):
+    /// a count a north piece, and a span and its pairs a column set, grown by doubling.
+    pub(super) fn most_bytes(north: &Pieces) -> usize {
+        north.len() * 4 + north.sets().len() * 2 * (std::mem::size_of::<Span>() + 8)
+    }
+
     /// Bytes these sizes take: at n = 26 a side's counts take megabytes.
     pub(super) fn bytes(&self) -> usize {
         self.sets.capacity() * std::mem::size_of::<Span>()

@@ -114,20 +114,44 @@ impl Matcher {
         (self.levels.capacity() + self.aside.capacity()) * 8 + self.bitsets.bytes()
     }
 
-    /// Where they and the thread's other buffers (`within.held`) hold more than `within`'s
-    /// bytes, lets go of what its buffers hold past what a matching of sides of `a`
-    /// and `b` words needs, where that is more than a [`SLACK`](super::SLACK) part of
-    /// `within`'s bytes ([`super::hold`]): the words a partition moves aside (a side's, at
-    /// most) and the room (`room`, the larger side the table or the probe). A group or a
-    /// split deeper down may grow them again, exactly ([`super::resize_exact`]). Only
-    /// where the budget is passed: a buffer let go and grown again costs its pages' faults,
-    /// and doing so for every matching made `time_keys 24 30 7` 1.1x slower.
+    /// Where they and the thread's other buffers (`within.held`) would hold more than
+    /// `within`'s bytes once a matching of sides of `a` and `b` words has grown them, lets
+    /// go of what its buffers hold past what that matching needs, where that is more than a
+    /// [`SLACK`](super::SLACK) part of `within`'s bytes ([`super::hold`]): the words a
+    /// partition moves aside (a side's, at most) and the room (`room`, the larger side the
+    /// table or the probe). A group or a split deeper down may grow them again, exactly
+    /// ([`super::resize_exact`]). Only where the budget would be passed: a buffer let go
+    /// and grown again costs its pages' faults, and doing so for every matching made
+    /// `time_keys 24 30 7` 1.1x slower.
     pub(super) fn fit(&mut self, (a, b): (usize, usize), within: Within) {
-        if within.held + self.bytes() > within.bytes {
+        self.fit_as((a, b), false, within);
+    }
+
+    /// [`Matcher::fit`] for a matching whose table side is known (`table`, `probe` words):
+    /// the room a probe of the table's size would take is let go too (one thread of n = 23
+    /// given 64 MiB held twice the room its probe needed, sized for a right side kept whole
+    /// as the table had it been the probe).
+    pub(super) fn fit_table(&mut self, (table, probe): (usize, usize), within: Within) {
+        self.fit_as((table, probe), true, within);
+    }
+
+    /// [`Matcher::fit`], the first side the table where `fixed`.
+    fn fit_as(&mut self, (a, b): (usize, usize), fixed: bool, within: Within) {
+        let as_table = self.room(within, a, b);
+        let most = if fixed {
+            as_table
+        } else {
+            as_table.max(self.room(within, b, a))
+        };
+        let aside = a.max(b) + 8;
+        // What the buffers hold once this matching has grown them: a buffer kept past its
+        // need passes the budget only beside another's growth (n = 24 given 96 MiB: the
+        // words a block before moved aside, 3.7 MB, kept beside this block's room).
+        let grown = self.levels.capacity().max(most) + self.aside.capacity().max(aside);
+        if within.held + grown * 8 + self.bitsets.bytes() > within.bytes {
             let slack = within.bytes / super::SLACK / 8;
-            let most = self.room(within, a, b).max(self.room(within, b, a));
             super::hold(&mut self.levels, most, slack);
-            super::hold(&mut self.aside, a.max(b) + 8, slack);
+            super::hold(&mut self.aside, aside, slack);
         }
     }
 

@@ -135,6 +135,11 @@ fn hold(words: &mut Vec<Word>, need: usize, slack: usize) {
 /// past what it needs where the thread is over its budget ([`hold`]).
 const SLACK: usize = 128;
 
+/// Bytes `words` grows by where it is made to hold `need` words.
+fn grows(words: &Vec<Word>, need: usize) -> usize {
+    need.saturating_sub(words.capacity()) * 8
+}
+
 /// Bytes `buffers` hold.
 fn held(buffers: [&Vec<Word>; 4]) -> usize {
     buffers.iter().map(|b| b.capacity()).sum::<usize>() * 8
@@ -401,15 +406,23 @@ impl Cut {
             cache.trim(budget / IDLE_PIECES);
             let free = budget.saturating_sub(cache.own() + budget / UNCOUNTED);
             let_go(free, [left, right, group, kept], matcher);
+            let odd = self.n % 2 == 1;
+            // An odd board's left sizes are held while it is counted (an even board's
+            // sides' are taken from its chunks' share below, once known): at n = 23 given
+            // 64 MiB they took 0.35 MB of a thread's 10.9 MB.
+            let free = if odd {
+                free.saturating_sub(Sizes::most_bytes(&left_pieces.0))
+            } else {
+                free
+            };
             // An even board's sides take four fifths of what the pieces leave; an odd
             // board's chunks, probe and room fill it. (The sides took all of it where the
             // pieces left less than four fifths of the budget, and the room and the words
             // a split moves aside came on top: one thread of n = 24 held 102 MB of 100.)
-            let chunks = |free: usize| most.min((free / BYTES_PER_BOARD).max(MIN_BOARDS) as u64);
+            let chunks = |free: usize| most.min((free / BYTES_PER_BOARD).max(FEWEST_BOARDS) as u64);
             let most = chunks(free);
             let cap = most.saturating_mul(EVEN_WORDS) / 5;
             let (low, width) = self.shared();
-            let odd = self.n % 2 == 1;
             let wide = if odd {
                 (low - 1, width + 2)
             } else {
@@ -453,11 +466,16 @@ impl Cut {
                     let (lefts, rights) =
                         (lefts.cut(l_most, keep_left), rights.cut(r_most, keep_right));
                     // A block before may have grown the buffers past this one's chunks
-                    // (one thread of n = 26 held 141 MB of buffers where 132 MB were free).
-                    if thread_bytes([left, right, group, kept], matcher) > free {
+                    // (one thread of n = 26 held 141 MB of buffers where 132 MB were free),
+                    // or one of them past what this block grows the other to (n = 24 given
+                    // 96 MiB: a left side's 3.7 MB kept where it needed 20 KB, beside a right
+                    // side grown to 4 MB).
+                    let (l_need, r_need) = (lefts.largest(), rights.largest());
+                    let grows = grows(left, l_need) + grows(group, r_need);
+                    if thread_bytes([left, right, group, kept], matcher) + grows > free {
                         let slack = free / SLACK / 8;
-                        hold(left, lefts.largest(), slack);
-                        hold(group, rights.largest(), slack);
+                        hold(left, l_need, slack);
+                        hold(group, r_need, slack);
                     }
                     let whole = lefts.chunks.len() == 1;
                     if whole {
@@ -584,7 +602,7 @@ impl Cut {
                 }
                 let held = held([left, right, group, kept]);
                 let within = Within { held, ..within };
-                matcher.fit((left.len(), right.len()), within);
+                matcher.fit_table((left.len(), right.len()), within);
                 matcher.disjoint(left, right, ends, &mut found, within, lanes);
                 for (&(e, weight), found) in groups.iter().zip(found) {
                     weighed[e] += weight * found;
@@ -593,21 +611,33 @@ impl Cut {
                 // Each middle row on its own: the left half-boards its queen leaves, narrowed
                 // (most others would meet every right one), against its right half-boards.
                 // A right side kept whole past `most` is the table: its room is the left's.
-                let mut pairs = |a: &mut Vec<Word>, b: &mut Vec<Word>, table_b: bool| {
-                    let mut found = [0u64];
-                    let within = Within {
-                        held: held([left, right, a, b]),
-                        ..within
+                // The chunks and room take all that `most` has: `right` holds nothing of
+                // this key's, nor `left` where the left side is built per middle row (into
+                // `kept`; its sizing grew it by a north piece's half-boards at a time). One
+                // thread of n = 23 given 64 MiB held 0.4 MB of them past its budget.
+                let slack = free / SLACK / 8;
+                let binds = !whole || rights.iter().any(|r| r.table || r.right.chunks.len() > 1);
+                hold(right, 0, slack);
+                if !whole {
+                    hold(left, 0, slack);
+                }
+                let pairs =
+                    |matcher: &mut Matcher, a: &mut Vec<Word>, b: &mut Vec<Word>, table_b: bool| {
+                        let mut found = [0u64];
+                        let within = Within {
+                            held: held([left, right, a, b]),
+                            ..within
+                        };
+                        if table_b {
+                            matcher.fit_table((b.len(), a.len()), within);
+                            let ends = [a.len()];
+                            matcher.disjoint(b, a, &ends, &mut found, within, lanes);
+                        } else {
+                            matcher.fit((a.len(), b.len()), within);
+                            matcher.either(a, b, &mut found, within, lanes);
+                        }
+                        found[0]
                     };
-                    matcher.fit((a.len(), b.len()), within);
-                    if table_b {
-                        let ends = [a.len()];
-                        matcher.disjoint(b, a, &ends, &mut found, within, lanes);
-                    } else {
-                        matcher.either(a, b, &mut found, within, lanes);
-                    }
-                    found[0]
-                };
                 for (e, row) in rights.iter().enumerate() {
                     let MiddleRow {
                         m,
@@ -625,6 +655,15 @@ impl Cut {
                     // made for the first right chunk and kept for the others: a matching
                     // only reorders its sides.
                     let once = own.as_ref().is_none_or(|own| own.chunks.len() == 1);
+                    // A middle row before may have grown the buffers past this one's chunks
+                    // (one thread of n = 23 given 64 MiB held 0.4 MB of them past its budget),
+                    // where the budget binds: a side is cut, or kept whole past `most`.
+                    if binds {
+                        hold(group, side.largest(), slack);
+                        if let Some(own) = own {
+                            hold(kept, own.largest(), slack);
+                        }
+                    }
                     for r in 0..side.chunks.len() {
                         self.build_chunk(side, r, forbid, true, (low, width), lanes, group);
                         let right_classes = class.filter(|_| !left_classes);
@@ -636,7 +675,7 @@ impl Cut {
                             if r == 0 {
                                 narrow(left, (mid, mask), left_class, kept, lanes);
                             }
-                            weighed[e] += weight * pairs(kept, group, *table);
+                            weighed[e] += weight * pairs(matcher, kept, group, *table);
                             continue;
                         };
                         for l in 0..own.chunks.len() {
@@ -646,7 +685,7 @@ impl Cut {
                                     above(kept, c);
                                 }
                             }
-                            weighed[e] += weight * pairs(kept, group, *table);
+                            weighed[e] += weight * pairs(matcher, kept, group, *table);
                         }
                     }
                 }
@@ -837,8 +876,13 @@ const WIDE_LEFT: u64 = 4;
 /// and two probe sides of room.
 const NARROW_LEFT: u64 = 3;
 
-/// The fewest half-boards a chunk may hold, whatever the budget (3 MB of words).
+/// The half-boards of a thread's least chunk ([`THREAD_FLOOR`]: 3 MB of words).
 const MIN_BOARDS: usize = 1 << 16;
+
+/// The fewest half-boards a chunk holds, whatever the budget: fewer than [`MIN_BOARDS`]
+/// where a key's own pieces leave less (a small share: [`THREAD_FLOOR`] does not count
+/// them). With `MIN_BOARDS` there, one thread of n = 23 given 64 MiB held 69.05 MB.
+const FEWEST_BOARDS: usize = 1 << 12;
 
 /// What a thread's join holds at least, whatever its budget: a chunk of `MIN_BOARDS`
 /// half-boards and the least table. A thread given no more than this loses nothing that the

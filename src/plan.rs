@@ -327,7 +327,8 @@ impl Plan {
     /// thread's tables: `(pieces, per thread)`. A thread's fair share is three quarters of
     /// `free` over the threads; where that is at least [`SMALL_SHARE`] a thread gets it and
     /// the pieces the last quarter. A smaller share makes a thread no faster (a chunk of
-    /// [`cut::THREAD_FLOOR`] bytes counts as fast, measured) while the pieces it takes from
+    /// [`cut::THREAD_FLOOR`] bytes counts as fast, measured, where the pieces it holds on its
+    /// own leave it that much) while the pieces it takes from
     /// the others are enumerated again and again: there a thread gets a quarter of its fair
     /// share, at least the floor, and the pieces the rest. Memory only decides how a part is
     /// counted, never the plan.

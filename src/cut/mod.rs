@@ -132,7 +132,7 @@ fn hold(words: &mut Vec<Word>, need: usize, slack: usize) {
 }
 
 /// The part of a key's free bytes (one in this many) a matching's buffers may each hold
-/// past what it needs where the thread is over its budget ([`hold`]).
+/// past what it needs where the thread would be over its budget ([`hold`]).
 const SLACK: usize = 128;
 
 /// Bytes `words` grows by where it is made to hold `need` words.
@@ -405,7 +405,6 @@ impl Cut {
                 .collect();
             cache.trim(budget / IDLE_PIECES);
             let free = budget.saturating_sub(cache.own() + budget / UNCOUNTED);
-            let_go(free, [left, right, group, kept], matcher);
             let odd = self.n % 2 == 1;
             // An odd board's left sizes are held while it is counted (an even board's
             // sides' are taken from its chunks' share below, once known): at n = 23 given
@@ -415,6 +414,7 @@ impl Cut {
             } else {
                 free
             };
+            let_go(free, [left, right, group, kept], matcher);
             // An even board's sides take four fifths of what the pieces leave; an odd
             // board's chunks, probe and room fill it. (The sides took all of it where the
             // pieces left less than four fifths of the budget, and the room and the words
@@ -876,7 +876,8 @@ const WIDE_LEFT: u64 = 4;
 /// and two probe sides of room.
 const NARROW_LEFT: u64 = 3;
 
-/// The half-boards of a thread's least chunk ([`THREAD_FLOOR`]: 3 MB of words).
+/// The half-boards of the chunk [`THREAD_FLOOR`] gives every thread room for (3 MB of
+/// words), beside the pieces it shares.
 const MIN_BOARDS: usize = 1 << 16;
 
 /// The fewest half-boards a chunk holds, whatever the budget: fewer than [`MIN_BOARDS`]
@@ -884,11 +885,13 @@ const MIN_BOARDS: usize = 1 << 16;
 /// them). With `MIN_BOARDS` there, one thread of n = 23 given 64 MiB held 69.05 MB.
 const FEWEST_BOARDS: usize = 1 << 12;
 
-/// What a thread's join holds at least, whatever its budget: a chunk of `MIN_BOARDS`
+/// The least share of a join's memory a thread is given: room for a chunk of `MIN_BOARDS`
 /// half-boards and the least table. A thread given no more than this loses nothing that the
 /// pieces kept in its place would not give back: at n = 18 and 19 on one thread, chunks of
 /// 3 MB against 1 GB took the same time within the noise, while keeping half of the pieces
-/// made the count 1.4x slower.
+/// made the count 1.4x slower. The pieces a key holds on its own come out of it too: where
+/// they leave less, its chunks are smaller (down to `FEWEST_BOARDS`; their speed there
+/// was not measured).
 pub const THREAD_FLOOR: usize = MIN_BOARDS * BYTES_PER_BOARD + MIN_BYTES;
 
 /// A thread's buffers, reused from key to key.

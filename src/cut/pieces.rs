@@ -155,9 +155,9 @@ impl Pieces {
 }
 
 /// Bytes beside a row set's [`Pieces`] that keeping them takes: an `Arc`'s two counts
-/// (16) and the store's map entry (its key and the `Arc`, 24, in a table kept at most half
-/// empty).
-const HELD_BY: usize = 16 + 2 * 24;
+/// (16) and the store's map entry (its key and the `Arc`, 24, and a control byte, in a table
+/// whose load can be as low as 7/16 just after it grows).
+const HELD_BY: usize = 16 + 64;
 
 /// Where a piece's class is ([`Pieces::fill`]), and a half-board's built from it: the top
 /// bits of the word, above every diagonal a quadrant or half-board of up to 28 rows

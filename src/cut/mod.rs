@@ -419,7 +419,7 @@ impl Cut {
             // board's chunks, probe and room fill it. (The sides took all of it where the
             // pieces left less than four fifths of the budget, and the room and the words
             // a split moves aside came on top: one thread of n = 24 held 102 MB of 100.)
-            let chunks = |free: usize| most.min((free / BYTES_PER_BOARD).max(FEWEST_BOARDS) as u64);
+            let chunks = |free: usize| most.min(least_chunk(free / BYTES_PER_BOARD) as u64);
             let most = chunks(free);
             let cap = most.saturating_mul(EVEN_WORDS) / 5;
             let (low, width) = self.shared();
@@ -880,10 +880,20 @@ const NARROW_LEFT: u64 = 3;
 /// words), beside the pieces it shares.
 const MIN_BOARDS: usize = 1 << 16;
 
-/// The fewest half-boards a chunk holds, whatever the budget: fewer than [`MIN_BOARDS`]
-/// where a key's own pieces leave less (a small share: [`THREAD_FLOOR`] does not count
-/// them). With `MIN_BOARDS` there, one thread of n = 23 given 64 MiB held 69.05 MB.
-const FEWEST_BOARDS: usize = 1 << 12;
+/// The fewest half-boards a chunk holds where a key's own pieces leave less than
+/// [`MIN_BOARDS`] (a small share: [`THREAD_FLOOR`] does not count them). With `MIN_BOARDS`
+/// there, one thread of n = 23 given 64 MiB held 69.05 MB; with chunks down to 4,096
+/// half-boards wherever the pieces left less, n = 25 given 64 MiB took 7.6x the time, and
+/// its own pieces passed the share anyway.
+const FEWEST_BOARDS: usize = MIN_BOARDS / 4;
+
+/// A chunk's half-boards where `fit` fit what a key's pieces leave: all of them, at least
+/// [`FEWEST_BOARDS`]; but [`MIN_BOARDS`] where fewer fit, since there the pieces alone
+/// nearly fill the share, and chunks small enough to fit beside them would cost many times
+/// the time and pass it anyway.
+fn least_chunk(fit: usize) -> usize {
+    if fit < FEWEST_BOARDS { MIN_BOARDS } else { fit }
+}
 
 /// The least share of a join's memory a thread is given: room for a chunk of `MIN_BOARDS`
 /// half-boards and the least table. A thread given no more than this loses nothing that the

@@ -149,9 +149,8 @@ impl Matcher {
         // words a block before moved aside, 3.7 MB, kept beside this block's room).
         let grown = self.levels.capacity().max(most) + self.aside.capacity().max(aside);
         if within.held + grown * 8 + self.bitsets.bytes() > within.bytes {
-            let slack = within.bytes / super::SLACK / 8;
-            super::hold(&mut self.levels, most, slack);
-            super::hold(&mut self.aside, aside, slack);
+            super::hold(&mut self.levels, most, within.bytes);
+            super::hold(&mut self.aside, aside, within.bytes);
         }
     }
 

@@ -118,15 +118,15 @@ fn resize_exact(words: &mut Vec<Word>, len: usize) {
     words.resize(len, 0);
 }
 
-/// Lets go of `words` where it holds more than `need` words by more than `slack`: what
-/// grows again is allocated afresh ([`resize_exact`]), not grown from a part kept and
+/// Lets go of `words` where it holds more than `need` words by more than a [`SLACK`] part of
+/// `free` (the key's free bytes): what grows again is allocated afresh ([`resize_exact`]), not grown from a part kept and
 /// filled. A thread's buffers are kept from key to key (most keys need about what the key
 /// before did), but one that a key grew and the next needs less of holds memory no budget
 /// charges while others grow: at n = 28 (`--memory 8G`, two threads) one thread held the
 /// room a key before had grown (721 MiB) beside this key's chunks
 /// (`matching::Matcher::fit`).
-fn hold(words: &mut Vec<Word>, need: usize, slack: usize) {
-    if words.capacity() > need.saturating_add(slack) {
+fn hold(words: &mut Vec<Word>, need: usize, free: usize) {
+    if words.capacity() > need.saturating_add(free / SLACK / 8) {
         *words = Vec::new();
     }
 }
@@ -473,9 +473,8 @@ impl Cut {
                     let (l_need, r_need) = (lefts.largest(), rights.largest());
                     let grows = grows(left, l_need) + grows(group, r_need);
                     if thread_bytes([left, right, group, kept], matcher) + grows > free {
-                        let slack = free / SLACK / 8;
-                        hold(left, l_need, slack);
-                        hold(group, r_need, slack);
+                        hold(left, l_need, free);
+                        hold(group, r_need, free);
                     }
                     let whole = lefts.chunks.len() == 1;
                     if whole {
@@ -615,11 +614,10 @@ impl Cut {
                 // this key's, nor `left` where the left side is built per middle row (into
                 // `kept`; its sizing grew it by a north piece's half-boards at a time). One
                 // thread of n = 23 given 64 MiB held 0.4 MB of them past its budget.
-                let slack = free / SLACK / 8;
                 let binds = !whole || rights.iter().any(|r| r.table || r.right.chunks.len() > 1);
-                hold(right, 0, slack);
+                hold(right, 0, free);
                 if !whole {
-                    hold(left, 0, slack);
+                    hold(left, 0, free);
                 }
                 let pairs =
                     |matcher: &mut Matcher, a: &mut Vec<Word>, b: &mut Vec<Word>, table_b: bool| {
@@ -659,9 +657,9 @@ impl Cut {
                     // (one thread of n = 23 given 64 MiB held 0.4 MB of them past its budget),
                     // where the budget binds: a side is cut, or kept whole past `most`.
                     if binds {
-                        hold(group, side.largest(), slack);
+                        hold(group, side.largest(), free);
                         if let Some(own) = own {
-                            hold(kept, own.largest(), slack);
+                            hold(kept, own.largest(), free);
                         }
                     }
                     for r in 0..side.chunks.len() {
@@ -1002,6 +1000,16 @@ mod tests {
     use super::*;
     use crate::published;
 
+    /// A row set's pieces found by `cache` (else the store, else enumerated), never cut
+    /// short and with no room asked.
+    fn found(
+        cache: &mut Cache,
+        store: &Store,
+        set: (usize, (usize, u32, usize, bool)),
+    ) -> Arc<Pieces> {
+        cache.find(store, set, NEVER, &mut |_, _| {})
+    }
+
     fn total(n: u32, symmetry: Symmetry, kernel: Kernel) -> u128 {
         let cut = Cut::new(n, symmetry, 1 << 30);
         keys(n, symmetry)
@@ -1187,9 +1195,11 @@ mod tests {
         assert_eq!((words.capacity(), words[999], words[1000]), (1001, 7, 0));
         resize_exact(&mut words, 3000);
         assert_eq!(words.capacity(), 3000);
-        hold(&mut words, 2000, 1000);
+        // Free bytes whose `SLACK` part is 1,000 words.
+        let free = 1000 * 8 * SLACK;
+        hold(&mut words, 2000, free);
         assert_eq!(words.capacity(), 3000, "within the slack");
-        hold(&mut words, 1999, 1000);
+        hold(&mut words, 1999, free);
         assert_eq!(words.capacity(), 0);
         assert_eq!(
             held([&vec![0; 3], &Vec::new(), &vec![0; 5], &vec![0; 1]]),
@@ -1211,12 +1221,7 @@ mod tests {
             &stop,
             &mut |_, _| {},
         );
-        let whole = cache.find(
-            &cut.store,
-            (22, (0, rows, 11, false)),
-            NEVER,
-            &mut |_, _| {},
-        );
+        let whole = found(&mut cache, &cut.store, (22, (0, rows, 11, false)));
         let fresh = {
             let mut p = Pieces::default();
             assert!(p.fill(22, (0, rows, 11, false), NEVER, &mut |_| {}));
@@ -1261,24 +1266,9 @@ mod tests {
     fn a_cache_lets_go_of_idle_pieces_past_its_bound() {
         let store = Store::new(0);
         let mut cache = Cache::default();
-        let a = cache.find(
-            &store,
-            (14, (0, 0b111_0001, 7, false)),
-            NEVER,
-            &mut |_, _| {},
-        );
-        let b = cache.find(
-            &store,
-            (14, (0, 0b101_0101, 7, false)),
-            NEVER,
-            &mut |_, _| {},
-        );
-        let c = cache.find(
-            &store,
-            (14, (0, 0b110_0011, 7, false)),
-            NEVER,
-            &mut |_, _| {},
-        );
+        let a = found(&mut cache, &store, (14, (0, 0b111_0001, 7, false)));
+        let b = found(&mut cache, &store, (14, (0, 0b101_0101, 7, false)));
+        let c = found(&mut cache, &store, (14, (0, 0b110_0011, 7, false)));
         let (a_bytes, b_bytes, c_bytes) = (a.bytes(), b.bytes(), c.bytes());
         assert!(a_bytes > 0 && b_bytes > 0 && c_bytes > 0);
         assert_eq!(cache.own(), a_bytes + b_bytes + c_bytes);
@@ -1289,23 +1279,13 @@ mod tests {
         drop((a, c));
         cache.trim(c_bytes);
         assert_eq!(cache.own(), c_bytes, "a, the older, goes first");
-        let again = cache.find(
-            &store,
-            (14, (0, 0b110_0011, 7, false)),
-            NEVER,
-            &mut |_, _| {},
-        );
+        let again = found(&mut cache, &store, (14, (0, 0b110_0011, 7, false)));
         assert_eq!(again.bytes(), c_bytes, "c is still found here");
         assert_eq!(cache.own(), c_bytes);
         drop(again);
         // Pieces the store keeps are not the thread's, until the store is gone.
         let kept = Store::new(1 << 30);
-        let d = cache.find(
-            &kept,
-            (14, (0, 0b100_0111, 7, false)),
-            NEVER,
-            &mut |_, _| {},
-        );
+        let d = found(&mut cache, &kept, (14, (0, 0b100_0111, 7, false)));
         assert_eq!((kept.bytes(), cache.own()), (d.bytes(), c_bytes));
         let d_bytes = d.bytes();
         drop((d, kept));

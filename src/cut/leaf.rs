@@ -11,8 +11,8 @@
 //! word, transposing a block, ORing entries, counting their bits). [`Wide`] is AVX-512 (one
 //! vector an entry, counted by `vpopcntq`), [`Narrow`] AVX2 (two vectors an entry, sixteen
 //! of them added up by carry-save adders before a nibble table counts one: Harley and Seal),
-//! [`Half`] AVX2 for slices of at most 256 half-boards (one vector an entry: a leaf's work
-//! is its entries' loads), [`Words`] plain words on any CPU. Each has one
+//! [`Half`] AVX2 for slices of at most 256 half-boards (one vector an entry: on Zen 3 a
+//! leaf's work followed its entries' loads), [`Words`] plain words on any CPU. Each has one
 //! `#[target_feature]` entry point ([`Bitsets::disjoint`] picks it); a NEON form is one more
 //! `impl`.
 

@@ -217,7 +217,7 @@ fn read_ahead(step: &[Word]) {
     // SAFETY: a prefetch reads nothing and never faults, even past the slice's end; SSE is
     // in every x86-64 CPU.
     unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         _mm_prefetch::<_MM_HINT_T0>(step.as_ptr().wrapping_add(8 * AHEAD).cast());
     }
     #[cfg(not(target_arch = "x86_64"))]

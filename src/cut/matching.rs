@@ -144,11 +144,11 @@ impl Matcher {
             as_table.max(self.room(within, b, a))
         };
         let aside = a.max(b) + 8;
-        // What the buffers hold once this matching has grown them: a buffer kept past its
+        // What the buffers hold, and what this matching grows them by: a buffer kept past its
         // need passes the budget only beside another's growth (n = 24 given 96 MiB: the
         // words a block before moved aside, 3.7 MB, kept beside this block's room).
-        let grown = self.levels.capacity().max(most) + self.aside.capacity().max(aside);
-        if within.held + grown * 8 + self.bitsets.bytes() > within.bytes {
+        let grown = super::grows(&self.levels, most) + super::grows(&self.aside, aside);
+        if within.held + self.bytes() + grown > within.bytes {
             super::hold(&mut self.levels, most, within.bytes);
             super::hold(&mut self.aside, aside, within.bytes);
         }

@@ -182,7 +182,7 @@ impl Matcher {
     /// Counting every pair would test far more than there are solutions (about 3,000 pairs
     /// per solution at n = 18, 7,400 at n = 20, and more as n grows). So the table side is
     /// split first, one diagonal at a time, the most contested first (in both sides'
-    /// samples): its words without the diagonal meet every probe word there, those with it
+    /// samples; a level of at least [`REPICK`] probe words picks its own): its words without the diagonal meet every probe word there, those with it
     /// only the probe words without it, which are filtered into a buffer of their own (all
     /// levels' together in a room of [`room`]'s size: unbounded, at n = 26 they
     /// took `estimate 26 -j 2` to 3.16 GB in its 2 GiB), or where the room has run out
@@ -446,21 +446,15 @@ impl Default for Order {
 }
 
 /// The bits both sides use, ordered by the product of their shares in samples of at most
-/// about 256 words of each side (ties to the lower bit): the diagonals where a table word
+/// about [`SAMPLE`] words of each side (ties to the lower bit): the diagonals where a table word
 /// and a probe word most often meet, whose split drops the most pairs.
 fn contested(table: &[Word], probe: &[Word]) -> Order {
-    let tally = |v: &[Word]| {
+    let counted = |v: &[Word]| {
         let mut c = [0u64; 64];
-        for &w in v.iter().step_by((v.len() / 256).max(1)) {
-            let mut b = w;
-            while b != 0 {
-                c[b.trailing_zeros() as usize] += 1;
-                b &= b - 1;
-            }
-        }
+        tally(v, (v.len() / SAMPLE).max(1), &mut c);
         c
     };
-    let (a, b) = (tally(table), tally(probe));
+    let (a, b) = (counted(table), counted(probe));
     let mut scored: Vec<(u64, usize)> = (0..64)
         .map(|i| (a[i] * b[i], i))
         .filter(|&(s, _)| s > 0)
@@ -474,8 +468,79 @@ fn contested(table: &[Word], probe: &[Word]) -> Order {
     order
 }
 
+/// Words of each side [`contested`] and [`picked`] sample (every `len / SAMPLE`-th).
+const SAMPLE: usize = 256;
+
+/// The fewest probe words at which a split level picks its own diagonal ([`picked`]) rather
+/// than take the next of its matching's order. The order is made from the whole sides, but a
+/// level's table words all lack the diagonals split on above it, and its probe words lack
+/// those whose table side they meet, so other diagonals are the contested ones there. On
+/// the Xeon with AVX2 forced, one thread, `time_keys 27 1 5` left 1.84 x 10^12 pairs to the
+/// leaves against 3.50 x 10^12 and ran 0.70x the time; `time_keys 25 6 7` 0.71x the pairs,
+/// 0.85x the time. Picking at every level (the tenth round, each bit of a sample counted on
+/// its own) cost 1.6x at n = 18, whose levels are small: here a level pays for its two
+/// samples' 512 words with at least this many probe words.
+const REPICK: usize = 4096;
+
+/// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`. Eight byte-wide
+/// counters a word (bit `k` of each byte into counter `k`), each taken out before it could
+/// pass 255.
+fn tally(v: &[Word], step: usize, counts: &mut [u64; 64]) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let mut lanes = [0u64; 8];
+    let empty = |lanes: &mut [u64; 8], counts: &mut [u64; 64]| {
+        for (k, lane) in lanes.iter_mut().enumerate() {
+            for (byte, count) in counts.iter_mut().skip(k).step_by(8).enumerate() {
+                *count += *lane >> (8 * byte) & 0xff;
+            }
+            *lane = 0;
+        }
+    };
+    for (i, &w) in v.iter().step_by(step).enumerate() {
+        for (k, lane) in lanes.iter_mut().enumerate() {
+            *lane += w >> k & ONES;
+        }
+        if i % 255 == 254 {
+            empty(&mut lanes, counts);
+        }
+    }
+    empty(&mut lanes, counts);
+}
+
+/// `order` with the diagonal that this level's own samples say drops the most pairs (the
+/// product of both sides' counts, as [`contested`] has it) put first, the others after it
+/// in their order; ties to the earlier. The probe groups are sampled at one stride, so each
+/// in its share.
+fn picked(table: &[Word], probe: &[Word], spans: &[Span], order: &[u64]) -> Order {
+    let (mut t, mut p) = ([0u64; 64], [0u64; 64]);
+    tally(table, (table.len() / SAMPLE).max(1), &mut t);
+    let probes: usize = spans.iter().map(Span::len).sum();
+    for span in spans {
+        tally(&probe[span.clone()], (probes / SAMPLE).max(1), &mut p);
+    }
+    let score = |bit: u64| {
+        let d = bit.trailing_zeros() as usize;
+        t[d] * p[d]
+    };
+    let mut best = 0;
+    for (i, &bit) in order.iter().enumerate() {
+        if score(bit) > score(order[best]) {
+            best = i;
+        }
+    }
+    let mut own = Order::default();
+    own.bits[0] = order.get(best).copied().unwrap_or(0);
+    let rest = order.iter().enumerate().filter(|&(i, _)| i != best);
+    for (slot, (_, &bit)) in own.bits[1..].iter_mut().zip(rest) {
+        *slot = bit;
+    }
+    own.len = order.len();
+    own
+}
+
 /// One split level of [`Matcher::disjoint`]: `live` holds the diagonals still in play,
-/// `order` those left to split on; probe group `g`'s words are `probe[spans[g]]`. The table
+/// `order` those left to split on (the first, or where there are at least [`REPICK`] probe
+/// words the one [`picked`] finds); probe group `g`'s words are `probe[spans[g]]`. The table
 /// words without the diagonal are matched with every probe word; those with it with the
 /// probe words without it, filtered into the front of `levels` (after the side without the
 /// diagonal is done, so that its levels use the same room; the rest is the levels below).
@@ -498,6 +563,14 @@ fn split(
     if table.is_empty() || spans.iter().all(Range::is_empty) || leaf.stop.load(Ordering::Relaxed) {
         return;
     }
+    let probes: usize = spans.iter().map(Span::len).sum();
+    let own: Order;
+    let order = if table.len() > LEAF && probes >= REPICK {
+        own = picked(table, probe, spans, order);
+        &own.bits[..own.len]
+    } else {
+        order
+    };
     let Some((&bit, order)) = order.split_first().filter(|_| table.len() > LEAF) else {
         let within = (leaf.budget, leaf.lanes);
         leaf.bitsets
@@ -508,7 +581,6 @@ fn split(
     let (t0, t1) = table.split_at_mut(without);
     let live = live & !bit;
     let mut kept: [Span; MAX_GROUPS] = Default::default();
-    let probes: usize = spans.iter().map(Span::len).sum();
     if levels.len() < probes + 8 {
         // No room left to filter: the probe words without `bit` first in each span.
         for (k, span) in kept.iter_mut().zip(spans) {
@@ -757,6 +829,44 @@ pub(super) mod tests {
         }
     }
 
+    /// The tally counts what counting each sampled word's bits one by one counts, across the
+    /// byte counters' emptying (more than 255 words), at a stride and whole.
+    #[test]
+    fn the_tally_counts_each_bit_of_the_sampled_words() {
+        let mut state = 0x2f69_3d1c_77a5_b0e3;
+        let v = words(2000, 20, 64, &mut state);
+        for step in [1, 3, 7, 2000] {
+            let mut counts = [0u64; 64];
+            tally(&v, step, &mut counts);
+            let plain: [u64; 64] = std::array::from_fn(|b| {
+                v.iter().step_by(step).filter(|&&w| w >> b & 1 == 1).count() as u64
+            });
+            assert_eq!(counts, plain, "step {step}");
+        }
+    }
+
+    /// A level puts first the diagonal its own words meet on most (both sides' counts
+    /// multiplied), keeps the others in their order, and keeps the earlier of a tie.
+    #[test]
+    fn a_level_picks_the_diagonal_its_own_words_meet_on_most() {
+        // Bit 1 in every table word and half the probe's, bit 5 in half of each, bit 9 in
+        // every probe word and no table word.
+        let table: Vec<Word> = (0..600).map(|i| 1 << 1 | (i % 2) << 5).collect();
+        let probe: Vec<Word> = (0..800)
+            .map(|i| 1 << 9 | (i % 2) << 1 | (i % 2) << 5)
+            .collect();
+        let spans = [0..300, 300..800];
+        let order = [1 << 9, 1 << 5, 1 << 1];
+        let own = picked(&table, &probe, &spans, &order);
+        assert_eq!(own.bits[..own.len], [1 << 1, 1 << 9, 1 << 5]);
+        // Bits 1 and 5 alike in both sides: the tie keeps the order's.
+        let same: Vec<Word> = (0..600).map(|_| 1 << 1 | 1 << 5).collect();
+        let whole: Vec<Span> = groups(&[600]).collect();
+        let own = picked(&same, &same, &whole, &[1 << 5, 1 << 1]);
+        assert_eq!(own.bits[..own.len], [1 << 5, 1 << 1]);
+        assert_eq!(picked(&table, &probe, &spans, &[]).len, 0);
+    }
+
     /// The split matcher counts, group by group, what testing every pair counts: sides
     /// below and above a leaf, several probe groups, a roomy budget (every level filtered
     /// into the room), the least (every level partitioned in place) and one between (the
@@ -769,6 +879,8 @@ pub(super) mod tests {
             (LEAF + 1, 700, 7, 36),
             (3000, 2000, 9, 44),
             (5000, 900, 11, 50),
+            // Levels that pick their own diagonal (`REPICK`), the groups sampled in shares.
+            (2500, REPICK + 1500, 9, 44),
         ] {
             let table = words(tables, bits, width, &mut state);
             let probe = words(probes, bits, width, &mut state);

@@ -182,8 +182,9 @@ impl Matcher {
     /// Counting every pair would test far more than there are solutions (about 3,000 pairs
     /// per solution at n = 18, 7,400 at n = 20, and more as n grows). So the table side is
     /// split first, one diagonal at a time, the most contested first (in both sides'
-    /// samples; a level of at least [`REPICK`] probe words picks its own): its words without the diagonal meet every probe word there, those with it
-    /// only the probe words without it, which are filtered into a buffer of their own (all
+    /// samples; a level of at least [`REPICK`] probe words picks its own): its words
+    /// without the diagonal meet every probe word there, those with it only the probe
+    /// words without it, which are filtered into a buffer of their own (all
     /// levels' together in a room of [`room`]'s size: unbounded, at n = 26 they
     /// took `estimate 26 -j 2` to 3.16 GB in its 2 GiB), or where the room has run out
     /// partitioned in place (the words without it first in each group's span). Each side
@@ -472,14 +473,16 @@ fn contested(table: &[Word], probe: &[Word]) -> Order {
 const SAMPLE: usize = 256;
 
 /// The fewest probe words at which a split level picks its own diagonal ([`picked`]) rather
-/// than take the next of its matching's order. The order is made from the whole sides, but a
-/// level's table words all lack the diagonals split on above it, and its probe words lack
-/// those whose table side they meet, so other diagonals are the contested ones there. On
-/// the Xeon with AVX2 forced, one thread, `time_keys 27 1 5` left 1.84 x 10^12 pairs to the
-/// leaves against 3.50 x 10^12 and ran 0.70x the time; `time_keys 25 6 7` 0.71x the pairs,
-/// 0.85x the time. Picking at every level (the tenth round, each bit of a sample counted on
-/// its own) cost 1.6x at n = 18, whose levels are small: here a level pays for its two
-/// samples' 512 words with at least this many probe words.
+/// than take the next of its matching's order. The order is made from the whole sides, but
+/// a level's table words all lack, or all have, each diagonal split on above it, and its
+/// probe words were filtered by those its table words have, so other diagonals are the
+/// contested ones there. On the Xeon, one thread, `time_keys 27 1 5` left 1.80 x 10^12
+/// pairs to the leaves against 3.50 x 10^12 and ran 0.65x the time with AVX2 forced, 0.74x
+/// with AVX-512; `time_keys 25 6 7` 0.70x the pairs, 0.85x the time (AVX2). Levels of 512
+/// probe words or more left no fewer pairs and cost more; picking at every level (the
+/// tenth round, each bit of a sample counted on its own) cost 1.6x at n = 18, whose levels
+/// are small: here a level pays for its two samples' 512 words with at least this many
+/// probe words (`results/README.md`, twenty-second round).
 const REPICK: usize = 4096;
 
 /// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`. Eight byte-wide

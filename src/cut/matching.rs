@@ -450,12 +450,7 @@ impl Default for Order {
 /// about [`SAMPLE`] words of each side (ties to the lower bit): the diagonals where a table word
 /// and a probe word most often meet, whose split drops the most pairs.
 fn contested(table: &[Word], probe: &[Word]) -> Order {
-    let counted = |v: &[Word]| {
-        let mut c = [0u64; 64];
-        tally(v, (v.len() / SAMPLE).max(1), &mut c);
-        c
-    };
-    let (a, b) = (counted(table), counted(probe));
+    let (a, b) = (sampled(table), sampled(probe));
     let mut scored: Vec<(u64, usize)> = (0..64)
         .map(|i| (a[i] * b[i], i))
         .filter(|&(s, _)| s > 0)
@@ -510,13 +505,19 @@ fn tally(v: &[Word], step: usize, counts: &mut [u64; 64]) {
     empty(&mut lanes, counts);
 }
 
+/// How many of about [`SAMPLE`] words of `v` (every `len / SAMPLE`-th) have each bit.
+fn sampled(v: &[Word]) -> [u64; 64] {
+    let mut counts = [0u64; 64];
+    tally(v, (v.len() / SAMPLE).max(1), &mut counts);
+    counts
+}
+
 /// `order` with the diagonal that this level's own samples say drops the most pairs (the
 /// product of both sides' counts, as [`contested`] has it) put first, the others after it
 /// in their order; ties to the earlier. The probe groups are sampled at one stride, so each
 /// in its share.
 fn picked(table: &[Word], probe: &[Word], spans: &[Span], order: &[u64]) -> Order {
-    let (mut t, mut p) = ([0u64; 64], [0u64; 64]);
-    tally(table, (table.len() / SAMPLE).max(1), &mut t);
+    let (t, mut p) = (sampled(table), [0u64; 64]);
     let probes: usize = spans.iter().map(Span::len).sum();
     for span in spans {
         tally(&probe[span.clone()], (probes / SAMPLE).max(1), &mut p);
@@ -532,11 +533,8 @@ fn picked(table: &[Word], probe: &[Word], spans: &[Span], order: &[u64]) -> Orde
         }
     }
     let mut own = Order::default();
-    own.bits[0] = order.get(best).copied().unwrap_or(0);
-    let rest = order.iter().enumerate().filter(|&(i, _)| i != best);
-    for (slot, (_, &bit)) in own.bits[1..].iter_mut().zip(rest) {
-        *slot = bit;
-    }
+    own.bits[..order.len()].copy_from_slice(order);
+    own.bits[..=best].rotate_right(1);
     own.len = order.len();
     own
 }
@@ -568,7 +566,7 @@ fn split(
     }
     let probes: usize = spans.iter().map(Span::len).sum();
     let own: Order;
-    let order = if table.len() > LEAF && probes >= REPICK {
+    let order = if table.len() > LEAF && probes >= REPICK && order.len() > 1 {
         own = picked(table, probe, spans, order);
         &own.bits[..own.len]
     } else {

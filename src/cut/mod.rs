@@ -120,11 +120,11 @@ fn resize_exact(words: &mut Vec<Word>, len: usize) {
 
 /// Lets go of `words` where it holds more than `need` words by more than a [`SLACK`] part of
 /// `free` (the key's free bytes): what grows again is allocated afresh ([`resize_exact`]),
-/// not grown from a part kept and filled. A thread's buffers are kept from key to key (most keys need about what the key
-/// before did), but one that a key grew and the next needs less of holds memory no budget
-/// charges while others grow: at n = 28 (`--memory 8G`, two threads) one thread held the
-/// room a key before had grown (721 MiB) beside this key's chunks
-/// (`matching::Matcher::fit`).
+/// not grown from a part kept and filled. A thread's buffers are kept from key to key (most
+/// keys need about what the key before did), but one that a key grew and the next needs
+/// less of holds memory no budget charges while others grow: at n = 28 (`--memory 8G`, two
+/// threads) one thread held the room a key before had grown (721 MiB) beside this key's
+/// chunks (`matching::Matcher::fit`).
 fn hold(words: &mut Vec<Word>, need: usize, free: usize) {
     if words.capacity() > need.saturating_add(free / SLACK / 8) {
         *words = Vec::new();

@@ -189,8 +189,10 @@ impl Matcher {
     /// took `estimate 26 -j 2` to 3.16 GB in its 2 GiB), or where the room has run out
     /// partitioned in place (the words without it first in each group's span). Each side
     /// of the split loses that diagonal; once the table side has at most [`LEAF`] words,
-    /// its pairs are counted with bitset tables over the diagonals still in play. Both
-    /// sides may be reordered, each probe group within its own words.
+    /// its pairs are counted with bitset tables over the diagonals still in play. Where
+    /// the model finds it cheaper ([`turned`]), a level turns the sides round: each probe
+    /// group becomes the table, the table's words its probe. Both sides may be reordered,
+    /// each probe group within its own words, the table within its own.
     pub(super) fn disjoint(
         &mut self,
         table: &mut [Word],
@@ -361,8 +363,30 @@ fn table_first(a: usize, b: usize) -> bool {
     work(a as f64, b as f64) <= work(b as f64, a as f64)
 }
 
-/// The model [`table_first`] uses: the work of matching a table of `t` words with `p`
-/// probe words, in probe words matched at a leaf.
+/// Whether a split level of `table` words against the probe groups in `spans` costs less,
+/// by the model ([`work`]), with each group the table and the table's words its probe: the
+/// model's choice of [`table_first`] made again at every level, where the table has been
+/// cut and the probe filtered. Deep in a split the probe words left are often far fewer
+/// than the table's (at n = 26 a key's table of 10^7 words faced 3 x 10^5 probe words
+/// at the top), and splitting the table on down to leaves of a handful of probe words
+/// cost more in fills and partitions than the leaves matched. One thread, AVX2 forced, on
+/// the Xeon: `time_keys 27 1 5` 0.69x the time (0.45x the pairs at the leaves), `26 3 7`
+/// 0.82x, `25 6 7` 0.81x, `24 30 7` 0.75x, `22 200 7` 0.93x, `23 20 7` 0.94x
+/// (`results/README.md`, twenty-third round). A group is turned only with the others: the
+/// fills of the table's leaves are saved only if none is left against it.
+fn turned(table: usize, spans: &[Span]) -> bool {
+    let t = table as f64;
+    let probes: usize = spans.iter().map(Span::len).sum();
+    let each: f64 = spans
+        .iter()
+        .filter(|s| !s.is_empty())
+        .map(|s| work(s.len() as f64, t))
+        .sum();
+    each < work(t, probes as f64)
+}
+
+/// The model [`table_first`] and [`turned`] use: the work of matching a table of `t` words
+/// with `p` probe words, in probe words matched at a leaf.
 fn work(t: f64, p: f64) -> f64 {
     let leaves = (t / LEAF as f64).max(1.0);
     p * leaves.powf(0.585) + leaves * FILL
@@ -549,7 +573,11 @@ fn picked(table: &[Word], probe: &[Word], spans: &[Span], order: &[u64]) -> Orde
 /// without the diagonal first in each group's span, and the table words with it go first:
 /// the other side's levels reorder the spans as they like, which that would not survive.
 /// So the filtered levels of a matching never take more than the room its caller gave
-/// them, and every level drops its diagonal's pairs.
+/// them, and every level drops its diagonal's pairs. A level that [`turned`] finds cheaper
+/// the other way round splits each probe group as a table against every table word (its
+/// one group), with the same diagonals left: a pair is counted in exactly one of them.
+/// It never turns twice running from the other side (the model's inequality is strict),
+/// so a chain of turns is at most two levels long.
 #[allow(clippy::too_many_arguments)]
 fn split(
     table: &mut [Word],
@@ -562,6 +590,25 @@ fn split(
     leaf: &mut Leaf,
 ) {
     if table.is_empty() || spans.iter().all(Range::is_empty) || leaf.stop.load(Ordering::Relaxed) {
+        return;
+    }
+    if table.len() > LEAF && turned(table.len(), spans) {
+        // Each probe group the table from here, the table's words its one probe group.
+        let all = 0..table.len();
+        let whole = std::slice::from_ref(&all);
+        for (g, span) in spans.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
+            let group = &mut probe[span.clone()];
+            split(
+                group,
+                table,
+                whole,
+                live,
+                order,
+                &mut out[g..=g],
+                levels,
+                leaf,
+            );
+        }
         return;
     }
     let probes: usize = spans.iter().map(Span::len).sum();
@@ -882,43 +929,70 @@ pub(super) mod tests {
             (5000, 900, 11, 50),
             // Levels that pick their own diagonal (`REPICK`), the groups sampled in shares.
             (2500, REPICK + 1500, 9, 44),
+            // A few probe words against many: the sides turn round (`turned`) at the top
+            // with one group, and further down with three.
+            (6000, 60, 9, 44),
         ] {
             let table = words(tables, bits, width, &mut state);
             let probe = words(probes, bits, width, &mut state);
-            let ends = [probes / 3, probes / 2, probes];
-            let every: Vec<u64> = groups(&ends)
-                .map(|g| {
-                    let n = table
-                        .iter()
-                        .map(|&t| probe[g.clone()].iter().filter(|&&p| t & p == 0).count() as u64);
-                    n.sum()
-                })
-                .collect();
-            assert!(every.iter().sum::<u64>() > 0, "the case matches nothing");
-            for kernel in [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512, Kernel::Auto] {
-                if kernel.resolve().is_err() {
-                    continue;
-                }
-                let between = 16 * (3 * tables + 3 * probes);
-                for budget in [MIN_BYTES, between, 64 << 20] {
-                    let mut out = vec![0; ends.len()];
-                    let (mut t, mut p) = (table.clone(), probe.clone());
-                    Matcher::default().disjoint(
-                        &mut t,
-                        &mut p,
-                        &ends,
-                        &mut out,
-                        Within {
-                            bytes: budget,
-                            stop: super::super::NEVER,
-                            least: 0,
-                            held: 0,
-                        },
-                        Lanes::of(kernel),
-                    );
-                    assert_eq!(out, every, "{tables}x{probes} {kernel:?} budget {budget}");
-                }
+            for ends in [vec![probes / 3, probes / 2, probes], vec![probes]] {
+                split_against_every_pair(&table, &probe, &ends);
             }
         }
+    }
+
+    /// [`the_split_counts_what_every_pair_counts`] for one case.
+    fn split_against_every_pair(table: &[Word], probe: &[Word], ends: &[usize]) {
+        let (tables, probes) = (table.len(), probe.len());
+        let every: Vec<u64> = groups(ends)
+            .map(|g| {
+                let n = table
+                    .iter()
+                    .map(|&t| probe[g.clone()].iter().filter(|&&p| t & p == 0).count() as u64);
+                n.sum()
+            })
+            .collect();
+        assert!(every.iter().sum::<u64>() > 0, "the case matches nothing");
+        for kernel in [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512, Kernel::Auto] {
+            if kernel.resolve().is_err() {
+                continue;
+            }
+            let between = 16 * (3 * tables + 3 * probes);
+            for budget in [MIN_BYTES, between, 64 << 20] {
+                let mut out = vec![0; ends.len()];
+                let (mut t, mut p) = (table.to_vec(), probe.to_vec());
+                Matcher::default().disjoint(
+                    &mut t,
+                    &mut p,
+                    ends,
+                    &mut out,
+                    Within {
+                        bytes: budget,
+                        stop: super::super::NEVER,
+                        least: 0,
+                        held: 0,
+                    },
+                    Lanes::of(kernel),
+                );
+                assert_eq!(
+                    out, every,
+                    "{tables}x{probes} {ends:?} {kernel:?} budget {budget}"
+                );
+            }
+        }
+    }
+
+    /// The sides turn round where a few probe words face a large table (the table's leaves'
+    /// fills saved), not where the probe is as large or the table one leaf; an empty group
+    /// costs nothing.
+    #[test]
+    fn a_level_turns_the_sides_round_where_the_model_finds_it_cheaper() {
+        let one = |len: usize| groups(&[len]).collect::<Vec<Span>>();
+        assert!(turned(6000, &one(60)));
+        assert!(turned(6000, &[0..0, 0..60]));
+        assert!(!turned(6000, &one(6000)));
+        assert!(!turned(600, &one(60)));
+        // Two groups each against every table word cost more than one split of the table.
+        assert!(!turned(6000, &[0..30, 30..60]));
     }
 }

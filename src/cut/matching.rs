@@ -371,7 +371,7 @@ fn table_first(a: usize, b: usize) -> bool {
 /// at the top), and splitting the table on down to leaves of a handful of probe words
 /// cost more in fills and partitions than the leaves matched. One thread, AVX2 forced, on
 /// the Xeon: `time_keys 27 1 5` 0.69x the time (0.45x the pairs at the leaves), `26 3 7`
-/// 0.82x, `25 6 7` 0.81x, `24 30 7` 0.75x, `22 200 7` 0.93x, `23 20 7` 0.94x
+/// 0.82x, `25 6 7` 0.81x, `24 30 7` 0.75x, `22 200 7` 0.91x, `23 20 7` 0.93x
 /// (`results/README.md`, twenty-third round). A group is turned only with the others: the
 /// fills of the table's leaves are saved only if none is left against it.
 fn turned(table: usize, spans: &[Span]) -> bool {

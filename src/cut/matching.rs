@@ -903,8 +903,8 @@ pub(super) mod tests {
             (5000, 900, 11, 50),
             // Levels that pick their own diagonal (`REPICK`), the groups sampled in shares.
             (2500, REPICK + 1500, 9, 44),
-            // A few probe words against many: the sides turn round (`turned`) at the top
-            // with one group, and further down with three.
+            // A few probe words against many: with one group the sides turn round at the
+            // top (`turned`).
             (6000, 60, 9, 44),
         ] {
             let table = words(tables, bits, width, &mut state);
@@ -913,6 +913,10 @@ pub(super) mod tests {
                 split_against_every_pair(&table, &probe, &ends);
             }
         }
+        // Two probe groups each ten times the table: both turn round at the top.
+        let table = words(2000, 9, 44, &mut state);
+        let probe = words(40_000, 9, 44, &mut state);
+        split_against_every_pair(&table, &probe, &[20_000, 40_000]);
     }
 
     /// [`the_split_counts_what_every_pair_counts`] for one case.
@@ -966,7 +970,9 @@ pub(super) mod tests {
         assert!(turned(6000, &[0..0, 0..60]));
         assert!(!turned(6000, &one(6000)));
         assert!(!turned(600, &one(60)));
-        // Two groups each against every table word cost more than one split of the table.
+        // Two groups each against every table word cost more than one split of the table,
+        // unless each is far larger than it.
         assert!(!turned(6000, &[0..30, 30..60]));
+        assert!(turned(2000, &[0..20_000, 20_000..40_000]));
     }
 }

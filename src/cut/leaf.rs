@@ -287,7 +287,9 @@ impl Tables<'_> {
         }
         // Each eight ranks' 256 unions by doubling: entries `2^k..2^(k + 1)` are entries
         // `0..2^k` with rank `k`'s set added, contiguous runs the compiler vectorises. Every
-        // entry is written, so the buffer only grows and is never cleared.
+        // entry a probe word can select is written (the last table's first `2^(ranks % 8)`
+        // where the ranks are not a multiple of eight), so the buffer only grows and is
+        // never cleared.
         let bytes = ranks.div_ceil(CHUNK);
         let tables = &mut *self.entries;
         // Sized by the caller (`aligned`): every table `ored` reads is filled below.
@@ -438,7 +440,8 @@ fn double<const W: usize>(tables: &mut [u64], sets: &[u64], bytes: usize) {
                         to.copy_from_slice(&entry);
                     }
                 }
-                None => next.copy_from_slice(done),
+                // No probe word selects these entries: its ranks end below this one.
+                None => break,
             }
         }
     }
@@ -889,15 +892,17 @@ mod tests {
 
     /// Each loop counts a leaf as testing every pair does, on each side of the widths its
     /// entries change at (one vector of AVX2 up to 256 half-boards, eight words up to 512,
-    /// then slices), with probe groups whose words do not fill the last step of eight.
+    /// then slices), with probe groups whose words do not fill the last step of eight, and
+    /// ranks that fill their last table (48) or not (45: only its first 32 entries filled).
     #[test]
     fn every_entry_width_counts_what_every_pair_counts() {
         let mut state = 0x5851_f42d_4c95_7f2d;
-        for tables in [1, 63, 64, 65, 200, 255, 256, 257, 300, 511, 512, 513, 2100] {
+        let sizes = [1, 63, 64, 65, 200, 255, 256, 257, 300, 511, 512, 513, 2100];
+        for (tables, width) in sizes.into_iter().flat_map(|t| [(t, 48), (t, 45)]) {
             // Enough probe words that the tables are filled, not every pair tested.
             let probes = (ENTRIES * 8 * 6 / tables).max(301) + 5;
-            let table = words(tables, 12, 48, &mut state);
-            let probe = words(probes, 12, 48, &mut state);
+            let table = words(tables, 12, width, &mut state);
+            let probe = words(probes, 12, width, &mut state);
             let spans = [0..probes / 3, probes / 3..probes];
             let every: Vec<u64> = spans
                 .iter()
@@ -915,7 +920,7 @@ mod tests {
                 let leaf = (&table[..], &probe[..], &spans[..]);
                 let within = (64 << 20, Lanes::of(kernel));
                 Bitsets::default().disjoint(leaf, !0, within, &mut out);
-                assert_eq!(out[..], every[..], "{tables} {kernel:?}");
+                assert_eq!(out[..], every[..], "{tables} {width} {kernel:?}");
             }
         }
     }

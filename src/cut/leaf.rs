@@ -424,24 +424,22 @@ fn double<const W: usize>(tables: &mut [u64], sets: &[u64], bytes: usize) {
     for (j, table) in tables.chunks_exact_mut(ENTRIES * W).take(bytes).enumerate() {
         table[..W].fill(0);
         for k in 0..CHUNK {
+            // No rank `8j + k`: no probe word selects the entries from here, its ranks end below.
+            let Some(set) = sets.get((CHUNK * j + k) * W..(CHUNK * j + k + 1) * W) else {
+                break;
+            };
             let (done, rest) = table.split_at_mut(W << k);
             let next = &mut rest[..W << k];
-            match sets.get((CHUNK * j + k) * W..(CHUNK * j + k + 1) * W) {
-                Some(set) => {
-                    // The set in registers and each entry read whole before it is written:
-                    // written in place, the compiler could not tell the two apart and ORed
-                    // a word at a time, reloading the set (on Zen 3, a fifth of n = 19).
-                    let set: [u64; W] = set.try_into().expect("a set is W words");
-                    for (to, from) in next.chunks_exact_mut(W).zip(done.chunks_exact(W)) {
-                        let mut entry: [u64; W] = from.try_into().expect("an entry is W words");
-                        for (e, s) in entry.iter_mut().zip(set) {
-                            *e |= s;
-                        }
-                        to.copy_from_slice(&entry);
-                    }
+            // The set in registers and each entry read whole before it is written: written
+            // in place, the compiler could not tell the two apart and ORed a word at a time,
+            // reloading the set (on Zen 3, a fifth of n = 19).
+            let set: [u64; W] = set.try_into().expect("a set is W words");
+            for (to, from) in next.chunks_exact_mut(W).zip(done.chunks_exact(W)) {
+                let mut entry: [u64; W] = from.try_into().expect("an entry is W words");
+                for (e, s) in entry.iter_mut().zip(set) {
+                    *e |= s;
                 }
-                // No probe word selects these entries: its ranks end below this one.
-                None => break,
+                to.copy_from_slice(&entry);
             }
         }
     }

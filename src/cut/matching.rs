@@ -536,24 +536,47 @@ fn sampled(v: &[Word]) -> [u64; 64] {
     counts
 }
 
-/// `order` with the diagonal that this level's own samples say drops the most pairs (the
-/// product of both sides' counts, as [`contested`] has it) put first, the others after it
-/// in their order; ties to the earlier. The probe groups are sampled at one stride, so each
-/// in its share.
+/// `order` with the diagonal that this level's own samples say leaves the least work put
+/// first, the others after it in their order; ties to the earlier. The probe groups are
+/// sampled at one stride, so each in its share. A diagonal's work is that of the two sides
+/// its split leaves, each estimated from the samples: the `t0` table words without it
+/// against all `p` probe words, and the `t1` with it against the `p0` without it, as
+/// `p sqrt(t0) + p0 sqrt(t1)`, a probe word taken to meet a share of a side's leaves that
+/// shrinks as the side grows ([`work`]'s `leaves^0.585`, with the exponent lower). At the
+/// exponent 1 this is the diagonal that drops the most pairs at this level (the product of
+/// both sides' counts, as [`contested`] has it, and as levels picked until the twenty-fifth
+/// round); lower, it values a split that cuts the table evenly, which shortens the levels
+/// below. One thread, alternated, on the Xeon with AVX2 forced, against the most pairs:
+/// `time_keys 27 1 5` 0.91x the time, `27 4 17` 0.98x (0.89x the pairs reaching the
+/// leaves), `22 200 7` level (`results/README.md`, twenty-fifth round).
 fn picked(table: &[Word], probe: &[Word], spans: &[Span], order: &[u64]) -> Order {
     let (t, mut p) = (sampled(table), [0u64; 64]);
     let probes: usize = spans.iter().map(Span::len).sum();
+    let step = (probes / SAMPLE).max(1);
     for span in spans {
-        tally(&probe[span.clone()], (probes / SAMPLE).max(1), &mut p);
+        tally(&probe[span.clone()], step, &mut p);
     }
-    let score = |bit: u64| {
+    // The words each sample drew (`tally` takes every `step`-th of a slice from its first).
+    let drawn = |len: usize, step: usize| len.div_ceil(step) as f64;
+    let (tl, pl) = (table.len() as f64, probes as f64);
+    let table_share = tl / drawn(table.len(), (table.len() / SAMPLE).max(1)).max(1.0);
+    let probe_share = pl
+        / spans
+            .iter()
+            .map(|s| drawn(s.len(), step))
+            .sum::<f64>()
+            .max(1.0);
+    let left = |bit: u64| {
         let d = bit.trailing_zeros() as usize;
-        t[d] * p[d]
+        let (t1, p1) = (t[d] as f64 * table_share, p[d] as f64 * probe_share);
+        pl * (tl - t1).max(0.0).sqrt() + (pl - p1).max(0.0) * t1.sqrt()
     };
     let mut best = 0;
+    let mut least = f64::INFINITY;
     for (i, &bit) in order.iter().enumerate() {
-        if score(bit) > score(order[best]) {
-            best = i;
+        let w = left(bit);
+        if w < least {
+            (best, least) = (i, w);
         }
     }
     let mut own = Order::default();
@@ -867,10 +890,11 @@ pub(super) mod tests {
         }
     }
 
-    /// A level puts first the diagonal its own words meet on most (both sides' counts
-    /// multiplied), keeps the others in their order, and keeps the earlier of a tie.
+    /// A level puts first the diagonal whose split its own words say leaves the least work
+    /// (`p sqrt(t0) + p0 sqrt(t1)`), which need not be the one they meet on most, keeps
+    /// the others in their order, and keeps the earlier of a tie.
     #[test]
-    fn a_level_picks_the_diagonal_its_own_words_meet_on_most() {
+    fn a_level_picks_the_diagonal_whose_sides_leave_the_least_work() {
         // Bit 1 in every table word and half the probe's, bit 5 in half of each, bit 9 in
         // every probe word and no table word.
         let table: Vec<Word> = (0..600).map(|i| 1 << 1 | (i % 2) << 5).collect();
@@ -881,6 +905,19 @@ pub(super) mod tests {
         let order = [1 << 9, 1 << 5, 1 << 1];
         let own = picked(&table, &probe, &spans, &order);
         assert_eq!(own.bits[..own.len], [1 << 1, 1 << 9, 1 << 5]);
+        // Bit 2 in a tenth of the table and every probe word, bit 3 in half the table and
+        // three tenths of the probe: the pairs meet on bit 3 more (500 x 300 against 100 x
+        // 1000), but its split leaves more work (1000 sqrt(500) + 700 sqrt(500) against
+        // 1000 sqrt(900) + 0 sqrt(100)).
+        let table: Vec<Word> = (0..1000)
+            .map(|i| u64::from(i % 10 == 0) << 2 | (i % 2) << 3)
+            .collect();
+        let probe: Vec<Word> = (0..1000)
+            .map(|i| 1 << 2 | u64::from(i % 10 < 3) << 3)
+            .collect();
+        let whole: Vec<Span> = groups(&[1000]).collect();
+        let own = picked(&table, &probe, &whole, &[1 << 3, 1 << 2]);
+        assert_eq!(own.bits[..own.len], [1 << 2, 1 << 3]);
         // Bits 1 and 5 alike in both sides: the tie keeps the order's.
         let same: Vec<Word> = (0..600).map(|_| 1 << 1 | 1 << 5).collect();
         let whole: Vec<Span> = groups(&[600]).collect();

@@ -547,8 +547,8 @@ fn sampled(v: &[Word]) -> [u64; 64] {
 /// both sides' counts, as [`contested`] has it, and as levels picked until the twenty-fifth
 /// round); lower, it values a split that cuts the table evenly, which shortens the levels
 /// below. One thread, alternated, on the Xeon with AVX2 forced, against the most pairs:
-/// `time_keys 27 1 5` 0.91x the time, `27 4 17` 0.98x (0.89x the pairs reaching the
-/// leaves), `22 200 7` level (`results/README.md`, twenty-fifth round).
+/// `time_keys 27 1 5` 0.90x the time, `27 4 17` 0.97x (0.90x the pairs reaching the
+/// leaves), `25 6 7` 0.98x, `22 200 7` 0.96x (`results/README.md`, twenty-fifth round).
 fn picked(table: &[Word], probe: &[Word], spans: &[Span], order: &[u64]) -> Order {
     let (t, mut p) = (sampled(table), [0u64; 64]);
     let probes: usize = spans.iter().map(Span::len).sum();

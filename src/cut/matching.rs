@@ -529,10 +529,15 @@ fn tally(v: &[Word], step: usize, counts: &mut [u64; 64]) {
     empty(&mut lanes, counts);
 }
 
-/// How many of about [`SAMPLE`] words of `v` (every `len / SAMPLE`-th) have each bit.
+/// The stride at which about [`SAMPLE`] of `len` words are sampled: every `len / SAMPLE`-th.
+fn stride(len: usize) -> usize {
+    (len / SAMPLE).max(1)
+}
+
+/// How many of about [`SAMPLE`] words of `v` (every [`stride`]-th) have each bit.
 fn sampled(v: &[Word]) -> [u64; 64] {
     let mut counts = [0u64; 64];
-    tally(v, (v.len() / SAMPLE).max(1), &mut counts);
+    tally(v, stride(v.len()), &mut counts);
     counts
 }
 
@@ -552,14 +557,14 @@ fn sampled(v: &[Word]) -> [u64; 64] {
 fn picked(table: &[Word], probe: &[Word], spans: &[Span], order: &[u64]) -> Order {
     let (t, mut p) = (sampled(table), [0u64; 64]);
     let probes: usize = spans.iter().map(Span::len).sum();
-    let step = (probes / SAMPLE).max(1);
+    let step = stride(probes);
     for span in spans {
         tally(&probe[span.clone()], step, &mut p);
     }
     // The words each sample drew (`tally` takes every `step`-th of a slice from its first).
     let drawn = |len: usize, step: usize| len.div_ceil(step) as f64;
     let (tl, pl) = (table.len() as f64, probes as f64);
-    let table_share = tl / drawn(table.len(), (table.len() / SAMPLE).max(1)).max(1.0);
+    let table_share = tl / drawn(table.len(), stride(table.len())).max(1.0);
     let probe_share = pl
         / spans
             .iter()

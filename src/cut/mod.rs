@@ -263,20 +263,15 @@ impl Cut {
 
     /// The side `north` and `south` make, and its sizes: each north piece's half-boards
     /// that do not meet `forbid` (a middle queen's lines, or none) counted where their
-    /// pairs pass `bound`, by building them into `out` (`lanes`).
+    /// pairs pass `bound` ([`Cut::boards`]: counted, not built).
     fn sized(
         &self,
         (north, south): (Arc<Pieces>, Arc<Pieces>),
         forbid: Lines,
         bound: u64,
-        lanes: Lanes,
-        out: &mut Vec<Word>,
     ) -> Sized {
-        let shared = self.shared();
         let sizes = Sizes::of(&north, &south, self.h, bound, |piece| {
-            let pieces = (&*north, &*south);
-            self.build(pieces, (&[piece], 0), forbid, false, shared, lanes, out);
-            out.len() as u64
+            self.boards((&north, &south), piece, forbid)
         });
         Sized {
             north,
@@ -439,12 +434,12 @@ impl Cut {
             // Sides counted where they may be cut: an even board's chunks are at least an
             // eighth of its words (`even_chunks`).
             let bound = if odd { most } else { cap / 8 };
-            let lefts = self.sized(left_pieces, none, bound, lanes, left);
+            let lefts = self.sized(left_pieces, none, bound);
             let mut found = [0u64; MAX_GROUPS];
             if !odd {
                 let right_pieces = right_pieces.into_iter().next();
                 let right_pieces = right_pieces.expect("an even board's key has one right side");
-                let rights = self.sized(right_pieces, none, bound, lanes, group);
+                let rights = self.sized(right_pieces, none, bound);
                 let blocks = self.blocks(key, &lefts.sizes, &rights.sizes);
                 // The sides' sizes are held while they are counted: the chunks take four
                 // fifths of what they leave, the room the rest.
@@ -514,7 +509,7 @@ impl Cut {
                 .map(|(&(m, _), pieces)| {
                     let m = m.expect("an odd board's keys have a middle row");
                     let forbid = Lines::of(self.n, m as usize, self.h);
-                    let right = self.sized(pieces, forbid, most, lanes, group);
+                    let right = self.sized(pieces, forbid, most);
                     let r_boards = right.sizes.boards_of(None);
                     if whole {
                         // A left side built whole for every middle row stays as it is.
@@ -535,7 +530,7 @@ impl Cut {
                     }
                     let pieces = (Arc::clone(&sized.north), Arc::clone(&sized.south));
                     // Counted wherever a quarter of `most` might not hold them.
-                    let own = self.sized(pieces, forbid, most / 4, lanes, kept);
+                    let own = self.sized(pieces, forbid, most / 4);
                     match odd_chunks(own.sizes.boards_of(None), r_boards, most, NARROW_LEFT) {
                         Some(rest) => MiddleRow {
                             m,
@@ -612,8 +607,8 @@ impl Cut {
                 // A right side kept whole past `most` is the table: its room is the left's.
                 // The chunks and room take all that `most` has: `right` holds nothing of
                 // this key's, nor `left` where the left side is built per middle row (into
-                // `kept`; its sizing grew it by a north piece's half-boards at a time). One
-                // thread of n = 23 given 64 MiB held 0.4 MB of them past its budget.
+                // `kept`). One thread of n = 23 given 64 MiB held 0.4 MB of them past its
+                // budget.
                 let binds = !whole || rights.iter().any(|r| r.table || r.right.chunks.len() > 1);
                 hold(right, 0, free);
                 if !whole {
@@ -1134,13 +1129,58 @@ mod tests {
     /// are more), and the chunks together hold every half-board of the side once: with no
     /// middle queen, and counting only those a middle queen leaves (an odd board's sides
     /// for one middle row).
+    /// A stored piece meets a queen set's lines exactly where it shares a bit with
+    /// `Pieces::meeting`'s mask (which the sizes' count and the build's sieve use), its class
+    /// bits set or not: against each middle queen and each top piece of real keys.
+    #[test]
+    fn a_piece_meets_the_lines_its_mask_says() {
+        for n in [13usize, 14] {
+            let (cut, h) = (Cut::new(n as u32, Symmetry::Full, 1 << 20), n / 2);
+            let mut cache = Cache::default();
+            let (mut met, mut missed) = (0, 0);
+            for k in keys(n as u32, Symmetry::Full).into_iter().step_by(7) {
+                let (north, south) = cut.pieces(&mut cache, k.rows, NEVER, &mut |_, _| {});
+                let every = |p: &Pieces| -> Vec<u64> {
+                    p.sets()
+                        .iter()
+                        .flat_map(|&s| p.on(s as usize).to_vec())
+                        .collect()
+                };
+                let mut lines: Vec<Lines> = (0..n).map(|m| Lines::of(n, m, h)).collect();
+                lines.extend(every(&north).iter().step_by(5).map(|&p| north.lines(p)));
+                for &l in &lines {
+                    let mask = south.meeting(l);
+                    for &q in every(&south).iter().step_by(3) {
+                        let meets = south.lines(q).meets(l) != 0;
+                        assert_eq!(q & mask != 0, meets, "n={n} {k:?} {q:#x} {l:?}");
+                        assert_eq!((q | TAG) & mask != 0, meets, "n={n} {k:?} {q:#x} {l:?}");
+                        (met, missed) = (met + usize::from(meets), missed + usize::from(!meets));
+                    }
+                }
+            }
+            assert!(
+                met > 1000 && missed > 1000,
+                "n={n}: {met} met, {missed} missed"
+            );
+        }
+    }
+
+    /// A side cut into chunks builds, chunk by chunk, the half-boards it builds whole, each
+    /// chunk as many as its sizes counted (`Cut::boards`) where the side was cut, in every
+    /// loop this CPU has (the build's sieve for a middle queen takes blocks of a few bottom
+    /// pieces in tests, `MISSING`, so a span takes many).
     #[test]
     fn chunks_hold_at_most_their_half_boards() {
-        for n in [14, 15] {
+        for (n, kernel) in [14, 15].into_iter().flat_map(|n| {
+            [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512]
+                .into_iter()
+                .filter(|k| k.resolve().is_ok())
+                .map(move |k| (n, k))
+        }) {
             let cut = Cut::new(n, Symmetry::Full, 1 << 20);
             let mut cache = Cache::default();
             let mut out = Vec::new();
-            let lanes = Lanes::of(Kernel::Auto);
+            let lanes = Lanes::of(kernel);
             let forbids: Vec<Lines> = if n % 2 == 1 {
                 let h = n as usize / 2;
                 (0..n as usize)
@@ -1151,17 +1191,17 @@ mod tests {
             };
             for k in keys(n, Symmetry::Full).into_iter().step_by(11) {
                 for &forbid in &forbids {
-                    let side = |cache: &mut Cache, most, out: &mut Vec<Word>| {
+                    let side = |cache: &mut Cache, most| {
                         let pieces = cut.pieces(cache, k.rows, NEVER, &mut |_, _| {});
-                        cut.sized(pieces, forbid, most, lanes, out).cut(most, None)
+                        cut.sized(pieces, forbid, most).cut(most, None)
                     };
-                    let all = side(&mut cache, u64::MAX, &mut out);
+                    let all = side(&mut cache, u64::MAX);
                     assert_eq!(all.chunks.len(), 1);
                     cut.build_chunk(&all, 0, forbid, false, cut.shared(), lanes, &mut out);
                     let mut whole = out.clone();
                     whole.sort_unstable();
                     for most in [1, 40, 300] {
-                        let side = side(&mut cache, most, &mut out);
+                        let side = side(&mut cache, most);
                         let mut built = Vec::new();
                         for c in 0..side.chunks.len() {
                             cut.build_chunk(&side, c, forbid, false, cut.shared(), lanes, &mut out);
@@ -1176,7 +1216,7 @@ mod tests {
                             built.extend_from_slice(&out);
                         }
                         built.sort_unstable();
-                        assert_eq!(built, whole, "n={n} {k:?} {forbid:?} {most}");
+                        assert_eq!(built, whole, "n={n} {kernel:?} {k:?} {forbid:?} {most}");
                     }
                 }
             }

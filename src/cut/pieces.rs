@@ -134,6 +134,15 @@ impl Pieces {
         }
     }
 
+    /// The bits of a stored piece that would put it on one of `lines`' diagonals: piece `q`
+    /// meets `lines` (`self.lines(q).meets(lines)`) exactly where `q & self.meeting(lines)`
+    /// is not zero. One AND a piece, where [`Pieces::lines`] takes four shifts and masks.
+    pub(super) fn meeting(&self, lines: Lines) -> u64 {
+        let down_right = (lines.down_right >> self.low.0) & 0xffff_ffff;
+        let down_left = ((lines.down_left >> self.low.1) << 32) & !TAG;
+        down_right | down_left
+    }
+
     /// How many pieces there are.
     pub(super) fn len(&self) -> usize {
         self.pieces.len()

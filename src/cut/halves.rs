@@ -59,12 +59,7 @@ impl Cut {
             mask: (1u64 << width) - 1,
             turn: if mirrored { 32 } else { 0 },
         };
-        let halves = Halves {
-            north,
-            south,
-            spans,
-            all: (1 << self.h) - 1,
-        };
+        let halves = self.halves(north, south, spans);
         let below = spans.iter().map(|s| halves.below(s).len()).max();
         let need = boards as usize + below.unwrap_or(0) + 8;
         out.clear();
@@ -92,9 +87,11 @@ impl Cut {
         span: Span,
         forbid: Lines,
     ) -> u64 {
-        let below = south.on(((1 << self.h) - 1) & !span.up as usize);
+        let spans = [span];
+        let halves = self.halves(north, south, &spans);
+        let below = halves.below(&span);
         let mut boards = 0;
-        for &p in &north.on(span.up as usize)[span.from as usize..span.to as usize] {
+        for &p in halves.tops(&span) {
             let p = north.lines(p);
             if p.meets(forbid) == 0 {
                 let meets = south.meeting(p.with(forbid));
@@ -105,6 +102,16 @@ impl Cut {
             }
         }
         boards
+    }
+
+    /// The pieces a build of `spans` joins.
+    fn halves<'a>(&self, north: &'a Pieces, south: &'a Pieces, spans: &'a [Span]) -> Halves<'a> {
+        Halves {
+            north,
+            south,
+            spans,
+            all: (1 << self.h) - 1,
+        }
     }
 
     /// The diagonals both halves reach: `2h - 1` of each direction from index `n - h`.
@@ -304,6 +311,11 @@ impl Halves<'_> {
         self.south.on(self.all & !span.up as usize)
     }
 
+    /// `span`'s top pieces.
+    fn tops(&self, span: &Span) -> &[u64] {
+        &self.north.on(span.up as usize)[span.from as usize..span.to as usize]
+    }
+
     /// [`Cut::build`] with `pairs` joining one top piece to the bottom pieces under it,
     /// appended to `out` (which `Cut::build` cleared and gave room).
     #[inline(always)]
@@ -318,7 +330,7 @@ impl Halves<'_> {
         let gone = south.meeting(shape.forbid);
         for span in self.spans {
             let below = self.below(span);
-            let tops = &north.on(span.up as usize)[span.from as usize..span.to as usize];
+            let tops = self.tops(span);
             // Where a middle queen forbids squares, the bottom pieces it leaves, found once
             // for every top piece, a block at a time.
             let sifted = gone != 0 && tops.len() >= FEW_TOPS;

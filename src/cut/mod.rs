@@ -1125,10 +1125,6 @@ mod tests {
         assert_eq!(odd_chunks(5, u64::MAX, 100, WIDE_LEFT), None);
     }
 
-    /// A chunk holds at most `most` half-boards (or one north piece's, where those alone
-    /// are more), and the chunks together hold every half-board of the side once: with no
-    /// middle queen, and counting only those a middle queen leaves (an odd board's sides
-    /// for one middle row).
     /// A stored piece meets a queen set's lines exactly where it shares a bit with
     /// `Pieces::meeting`'s mask (which the sizes' count and the build's sieve use), its class
     /// bits set or not: against each middle queen and each top piece of real keys.
@@ -1165,10 +1161,12 @@ mod tests {
         }
     }
 
-    /// A side cut into chunks builds, chunk by chunk, the half-boards it builds whole, each
-    /// chunk as many as its sizes counted (`Cut::boards`) where the side was cut, in every
-    /// loop this CPU has (the build's sieve for a middle queen takes blocks of a few bottom
-    /// pieces in tests, `MISSING`, so a span takes many).
+    /// A chunk holds at most `most` half-boards (or one north piece's, where those alone
+    /// are more), and the chunks together hold every half-board of the side once: with no
+    /// middle queen, and counting only those a middle queen leaves (an odd board's sides
+    /// for one middle row). Each chunk holds as many as its sizes counted (`Cut::boards`)
+    /// where the side was cut, in every loop this CPU has (the build's sieve for a middle
+    /// queen takes blocks of a few bottom pieces in tests, `MISSING`, so a span takes many).
     #[test]
     fn chunks_hold_at_most_their_half_boards() {
         for (n, kernel) in [14, 15].into_iter().flat_map(|n| {

@@ -18,11 +18,23 @@ use super::{leaves, narrowed};
 
 /// For each set of four 64-bit lanes kept, the 32-bit indices that move them to the front
 /// in order, for `vpermd`.
-const PACK: [[i32; 8]; 16] = {
+const PACK: [[i32; 8]; 16] = packing(false);
+
+/// [`PACK`] for the back: the kept lanes moved to the end, in order.
+const PACK_BACK: [[i32; 8]; 16] = packing(true);
+
+/// The `vpermd` indices that move each set of four 64-bit lanes kept to the front of a
+/// vector (or, `back`, to its end), in order.
+const fn packing(back: bool) -> [[i32; 8]; 16] {
     let mut table = [[0i32; 8]; 16];
     let mut kept = 0;
     while kept < 16 {
-        let (mut lane, mut at) = (0i32, 0usize);
+        let first = if back {
+            4 - (kept as u32).count_ones() as usize
+        } else {
+            0
+        };
+        let (mut lane, mut at) = (0i32, first);
         while lane < 4 {
             if kept >> lane & 1 == 1 {
                 table[kept][2 * at] = 2 * lane;
@@ -34,7 +46,7 @@ const PACK: [[i32; 8]; 16] = {
         kept += 1;
     }
     table
-};
+}
 
 /// A vector of [`Pack::WORDS`] 64-bit words and a set of them, and how the kept ones are
 /// stored packed.
@@ -83,6 +95,13 @@ pub(super) unsafe trait Pack {
     ///
     /// [`Pack::WORDS`] words at `to` are writable.
     unsafe fn store(to: *mut u64, w: Self::V, m: Self::M);
+    /// Stores the words of `w` in `m` at the end of the [`Pack::WORDS`] words at `to`,
+    /// packed in order; the vector's other words land before them.
+    ///
+    /// # Safety
+    ///
+    /// [`Pack::WORDS`] words at `to` are writable.
+    unsafe fn store_back(to: *mut u64, w: Self::V, m: Self::M);
     /// The words in both `a` and `b`.
     unsafe fn both(a: Self::M, b: Self::M) -> Self::M;
     /// The words of `w` whose class (the bits from [`TAG_SHIFT`]) is above `c`.
@@ -125,6 +144,17 @@ unsafe impl Pack for Wide {
     unsafe fn store(to: *mut u64, w: __m512i, m: __mmask8) {
         // SAFETY: the caller's; unaligned.
         unsafe { _mm512_storeu_si512(to.cast(), _mm512_maskz_compress_epi64(m, w)) };
+    }
+    #[inline(always)]
+    unsafe fn store_back(to: *mut u64, w: __m512i, m: __mmask8) {
+        // The kept words packed to the front, then spread to the top lanes (`0xff00 >> k`
+        // as a byte: the top `k` lanes, none for `k = 0`).
+        let top = (0xff00u16 >> m.count_ones()) as u8;
+        // SAFETY: the caller's; unaligned.
+        unsafe {
+            let packed = _mm512_maskz_compress_epi64(m, w);
+            _mm512_storeu_si512(to.cast(), _mm512_maskz_expand_epi64(top, packed));
+        }
     }
     #[inline(always)]
     unsafe fn both(a: __mmask8, b: __mmask8) -> __mmask8 {
@@ -187,6 +217,14 @@ unsafe impl Pack for Narrow {
         // the store is the caller's; unaligned.
         unsafe {
             let order = _mm256_loadu_si256(PACK[m & 15].as_ptr().cast());
+            _mm256_storeu_si256(to.cast(), _mm256_permutevar8x32_epi32(w, order));
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_back(to: *mut u64, w: __m256i, m: usize) {
+        // SAFETY: as `store`, with `PACK_BACK`.
+        unsafe {
+            let order = _mm256_loadu_si256(PACK_BACK[m & 15].as_ptr().cast());
             _mm256_storeu_si256(to.cast(), _mm256_permutevar8x32_epi32(w, order));
         }
     }
@@ -325,35 +363,151 @@ unsafe fn filter_in<P: Pack>(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
     len + super::matching::filter_words(rest, bit, &mut to[len..])
 }
 
-/// The words of `table` without `bit` put first, in order, and how many they are, with
-/// AVX2: a vector of words a step, those without `bit` packed and stored back in place
-/// (never past the words read), those with it packed the same way into `aside`, which is
-/// copied after them at the end. The words keep their order on each side. The plain
-/// loop's swaps (stores and reloads of the same words) were 10-16% of an n = 20 count on
-/// Zen 3. The split partitions its probe words this way too where its room for filtered
-/// copies has run out.
+/// The words of `table` without `bit` put first, and how many they are, with AVX2: a table
+/// of at least [`TWO_ENDED`] words in place from both ends ([`two_ended`]), a smaller one
+/// through `aside` ([`through_aside`]). The plain loop's swaps (stores and reloads of the
+/// same words) were 10-16% of an n = 20 count on Zen 3. The split partitions its probe
+/// words this way too where its room for filtered copies has run out.
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) fn partition256(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) -> usize {
     // SAFETY: this function runs only where the CPU has AVX2 and popcnt (its features).
-    unsafe { partition_in::<Narrow>(table, bit, aside) }
+    unsafe { partition_in::<Narrow, { BLOCK / 4 }>(table, bit, aside, TWO_ENDED) }
 }
 
-/// [`partition256`] eight words at a time with AVX-512F: the same loop over [`Wide`], whose
-/// compressing store [`filter512`] uses. For tables it was 1.09x over the plain loop at n = 18
-/// on an Emerald Rapids (medians of 14 alternated rounds; 1.02x and 1.06x at n = 20).
+/// [`partition256`] eight words at a time with AVX-512F: the same loops over [`Wide`], whose
+/// compressing store [`filter512`] uses, from both ends only from [`TWO_ENDED_WIDE`] words.
+/// For tables it was 1.09x over the plain loop at n = 18 on an Emerald Rapids (medians of
+/// 14 alternated rounds; 1.02x and 1.06x at n = 20).
 #[target_feature(enable = "avx512f,popcnt")]
 pub(super) fn partition512(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) -> usize {
     // SAFETY: this function runs only where the CPU has AVX-512F and popcnt (its features).
-    unsafe { partition_in::<Wide>(table, bit, aside) }
+    unsafe { partition_in::<Wide, { BLOCK / 8 }>(table, bit, aside, TWO_ENDED_WIDE) }
 }
 
-/// [`partition256`] in `P`'s vectors.
+/// The fewest words [`partition256`] partitions from both ends. Below it the tail of
+/// [`two_ended`] (up to three blocks a word at a time) costs more than `aside`'s copy saves:
+/// on Zen 4 with AVX2, 700 words took 0.45-0.56 ns a word from both ends, 0.40-0.52
+/// through `aside`; 2,000 words the same; from 16,000 words on, 0.40 against 0.42-0.50,
+/// and from 4 million words (a table of n = 26 or 27 at the split's top, out of cache)
+/// 0.41-0.45 against 0.67-1.14 (`results/README.md`, twenty-seventh round). The unit
+/// tests take 64, so that small tables go both ways.
+const TWO_ENDED: usize = if cfg!(test) { 64 } else { 2048 };
+
+/// [`TWO_ENDED`] for [`partition512`]: eight words a step through `aside` cost less than
+/// four, so from both ends pays only for tables out of the caches. On Zen 4, one thread,
+/// `time_keys 27 1 5` took 0.975x the time from 65,536 words on, level from 16,384 and
+/// from 2,048 (n = 22 level, 1.02x from 2,048).
+const TWO_ENDED_WIDE: usize = if cfg!(test) { 64 } else { 65536 };
+
+/// Words [`two_ended`] reads at a time from one end: eight AVX2 vectors (four of AVX-512),
+/// loaded before any is stored. Four AVX2 vectors took 1.2x the time, sixteen 1.3x (the
+/// vectors no longer fit the registers).
+const BLOCK: usize = 32;
+
+/// [`partition256`] in `P`'s vectors, `B` a block.
 ///
 /// # Safety
 ///
 /// The CPU has `P`'s ISA.
 #[inline(always)]
-unsafe fn partition_in<P: Pack>(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) -> usize {
+unsafe fn partition_in<P: Pack, const B: usize>(
+    table: &mut [u64],
+    bit: u64,
+    aside: &mut Vec<u64>,
+    from: usize,
+) -> usize {
+    // SAFETY: the caller's.
+    unsafe {
+        if table.len() >= from {
+            two_ended::<P, B>(table, bit)
+        } else {
+            through_aside::<P>(table, bit, aside)
+        }
+    }
+}
+
+/// The words of `table` without `bit` put first, in place, a block of `B` vectors read at a
+/// time from whichever end has less room written free, and each vector's words stored
+/// packed at both ends: those without `bit` at the front of the words stored at the start,
+/// those with it at the back of the words stored at the end (each store a whole vector,
+/// the next overwriting its other words). The first and last block are read first, so the
+/// room at each end is a block at least when one is read, and the blocks read go on being
+/// two ahead of the words stored; the words left at the end (those two blocks and what
+/// was left unread, under a block) go word by word into the room they leave, which is
+/// exactly theirs. Each word is read and written once, where [`through_aside`] writes the
+/// words with `bit` twice and reads them again: at the top of a split of n = 27 its
+/// tables of millions of words do not fit in any cache. The order of the words on each
+/// side is not kept.
+///
+/// # Safety
+///
+/// The CPU has `P`'s ISA; `table` has at least two blocks' words.
+#[inline(always)]
+unsafe fn two_ended<P: Pack, const B: usize>(table: &mut [u64], bit: u64) -> usize {
+    let block = B * P::WORDS;
+    let len = table.len();
+    debug_assert!(block <= BLOCK && len >= 2 * block);
+    // The first and last blocks, then what is left unread.
+    let mut ends = [0u64; 3 * BLOCK];
+    ends[..block].copy_from_slice(&table[..block]);
+    ends[block..2 * block].copy_from_slice(&table[len - block..]);
+    // Unread: `read.0..read.1`; stored: `..written.0` and `written.1..`.
+    let (mut read, mut written) = ((block, len - block), (0, len));
+    let to = table.as_mut_ptr();
+    // SAFETY: the CPU has `P`'s ISA (the caller's). The room at the two ends,
+    // `read.0 - written.0` and `written.1 - read.1`, is two blocks together before a block
+    // is read (a block stored for each read); the block is read from the end with less,
+    // so after it each end has a block at least. Its vectors are loaded before any store,
+    // so the stores may take the room it was read from. The stores at the front start at
+    // most a block less a vector past `written.0` and write a vector, so they end within
+    // its room; the same at the back.
+    unsafe {
+        let b = P::splat(bit);
+        while read.1 - read.0 >= block {
+            let from = if read.0 - written.0 <= written.1 - read.1 {
+                read.0 += block;
+                read.0 - block
+            } else {
+                read.1 -= block;
+                read.1
+            };
+            let mut v = [b; B];
+            for (k, v) in v.iter_mut().enumerate() {
+                *v = P::load(to.add(from + k * P::WORDS));
+            }
+            for v in v {
+                let kept = P::lacking(v, b);
+                let n = P::count(kept);
+                P::store(to.add(written.0), v, kept);
+                P::store_back(to.add(written.1 - P::WORDS), v, P::others(kept));
+                written = (written.0 + n, written.1 - (P::WORDS - n));
+            }
+        }
+    }
+    let left = read.1 - read.0;
+    ends[2 * block..2 * block + left].copy_from_slice(&table[read.0..read.1]);
+    // Their room, `written.0..written.1`, holds them exactly: each word written at both
+    // ends of it, the end whose side it is moving past it (no branch to mispredict).
+    for &w in &ends[..2 * block + left] {
+        table[written.0] = w;
+        table[written.1 - 1] = w;
+        let without = usize::from(w & bit == 0);
+        written = (written.0 + without, written.1 - (1 - without));
+    }
+    debug_assert_eq!(written.0, written.1);
+    written.0
+}
+
+/// The words of `table` without `bit` put first, in order: a vector of words a step, those
+/// without `bit` packed and stored back in place (never past the words read), those with it
+/// packed the same way into `aside`, which is copied after them at the end. The words keep
+/// their order on each side.
+///
+/// # Safety
+///
+/// The CPU has `P`'s ISA.
+#[inline(always)]
+unsafe fn through_aside<P: Pack>(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) -> usize {
     aside.clear();
     aside.reserve_exact(table.len() + P::WORDS);
     let (to, apart) = (
@@ -392,4 +546,48 @@ unsafe fn partition_in<P: Pack>(table: &mut [u64], bit: u64, aside: &mut Vec<u64
     unsafe { aside.set_len(hi) };
     table[lo..].copy_from_slice(aside);
     lo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::matching::tests::words;
+    use super::*;
+
+    /// Every partition the CPU has puts exactly the words without the bit first and keeps
+    /// every word: tables under and over [`TWO_ENDED`] (64 in the tests), sparse and dense
+    /// words, and tables where every word or none has the bit.
+    #[test]
+    fn partitions_put_the_words_without_the_bit_first() {
+        type Partition = fn(&mut [u64], u64, &mut Vec<u64>) -> usize;
+        let mut ways: Vec<Partition> = Vec::new();
+        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has AVX2 and popcnt.
+            ways.push(|t, b, a| unsafe { partition256(t, b, a) });
+        }
+        if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has AVX-512F and popcnt.
+            ways.push(|t, b, a| unsafe { partition512(t, b, a) });
+        }
+        let mut state = 0x2545_f491_4f6c_dd1d;
+        let mut aside = Vec::new();
+        let lens = (0..300).chain([511, 512, 513, 1000, 4099]);
+        for (i, len) in lens.enumerate() {
+            let table = match i % 5 {
+                0 => vec![0; len],
+                1 => vec![!0; len],
+                k => words(len, [1, 8, 40][k - 2], 64, &mut state),
+            };
+            let bit = 1 << (i * 7 % 64);
+            let mut want = table.clone();
+            want.sort_unstable_by_key(|&w| (w & bit != 0, w));
+            let without = table.iter().filter(|&&w| w & bit == 0).count();
+            for way in &ways {
+                let mut got = table.clone();
+                assert_eq!(way(&mut got, bit, &mut aside), without, "length {len}");
+                got[..without].sort_unstable();
+                got[without..].sort_unstable();
+                assert_eq!(got, want, "length {len}");
+            }
+        }
+    }
 }

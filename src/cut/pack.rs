@@ -400,8 +400,8 @@ const TWO_ENDED: usize = if cfg!(test) { 64 } else { 2048 };
 const TWO_ENDED_WIDE: usize = if cfg!(test) { 64 } else { 65536 };
 
 /// Words [`two_ended`] reads at a time from one end: eight AVX2 vectors (four of AVX-512),
-/// loaded before any is stored. Four AVX2 vectors took 1.2x the time, sixteen 1.3x (the
-/// vectors no longer fit the registers).
+/// loaded before any is stored. Four AVX2 vectors a block took 1.1-1.4x the time of eight,
+/// sixteen 1.2-1.5x (they no longer fit the registers).
 const BLOCK: usize = 32;
 
 /// [`partition256`] in `P`'s vectors, `B` a block.

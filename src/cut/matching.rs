@@ -795,6 +795,39 @@ pub(super) mod tests {
             .collect()
     }
 
+    /// Every partition the CPU has (the split's tables, and its probe groups where the room
+    /// has run out) puts exactly the words without the bit first and keeps every word:
+    /// tables under and over the vector loops' `pack::TWO_ENDED` (64 in the tests), sparse
+    /// and dense words, and tables where every word or none has the bit.
+    #[test]
+    fn partitions_put_the_words_without_the_bit_first() {
+        let mut state = 0x2545_f491_4f6c_dd1d;
+        let mut aside = Vec::new();
+        let lens = (0..300).chain([511, 512, 513, 1000, 4099]);
+        for (i, len) in lens.enumerate() {
+            let table = match i % 5 {
+                0 => vec![0; len],
+                1 => vec![!0; len],
+                k => words(len, [1, 8, 40][k - 2], 64, &mut state),
+            };
+            let bit = 1 << (i * 7 % 64);
+            let mut want = table.clone();
+            want.sort_unstable_by_key(|&w| (w & bit != 0, w));
+            let without = table.iter().filter(|&&w| w & bit == 0).count();
+            for kernel in [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512] {
+                if kernel.resolve().is_err() {
+                    continue;
+                }
+                let mut got = table.clone();
+                let lacking = partition(&mut got, bit, Lanes::of(kernel), &mut aside);
+                assert_eq!(lacking, without, "{kernel:?} length {len}");
+                got[..without].sort_unstable();
+                got[without..].sort_unstable();
+                assert_eq!(got, want, "{kernel:?} length {len}");
+            }
+        }
+    }
+
     /// The larger side is the table unless the other is so small that a leaf per 512 of the
     /// larger would cost more in fills than its probe words save.
     #[test]

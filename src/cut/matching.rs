@@ -207,7 +207,7 @@ impl Matcher {
             .every
             .fetch_add((table.len() * probe.len()) as u64, Ordering::Relaxed);
         let order = if table.len() > LEAF {
-            contested(table, probe)
+            contested(table, probe, lanes)
         } else {
             Order::default()
         };
@@ -473,8 +473,8 @@ impl Default for Order {
 /// The bits both sides use, ordered by the product of their shares in samples of at most
 /// about [`SAMPLE`] words of each side (ties to the lower bit): the diagonals where a table word
 /// and a probe word most often meet, whose split drops the most pairs.
-fn contested(table: &[Word], probe: &[Word]) -> Order {
-    let (a, b) = (sampled(table), sampled(probe));
+fn contested(table: &[Word], probe: &[Word], lanes: Lanes) -> Order {
+    let (a, b) = (sampled(table, lanes), sampled(probe, lanes));
     let mut scored: Vec<(u64, usize)> = (0..64)
         .map(|i| (a[i] * b[i], i))
         .filter(|&(s, _)| s > 0)
@@ -504,10 +504,28 @@ const SAMPLE: usize = 256;
 /// probe words (`results/README.md`, twenty-second round).
 const REPICK: usize = 4096;
 
-/// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`. Eight byte-wide
-/// counters a word (bit `k` of each byte into counter `k`), each taken out before it could
-/// pass 255.
-fn tally(v: &[Word], step: usize, counts: &mut [u64; 64]) {
+/// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`, in `lanes`'
+/// instructions: a vector of sampled words at a time where the CPU has one
+/// ([`super::pack::tally256`]).
+/// A split level of n = 27 samples about 512 words of its sides ([`picked`]); one word at a
+/// time, that was 4.5% of `time_keys 27 4 17` with AVX2 forced.
+fn tally(v: &[Word], step: usize, counts: &mut [u64; 64], lanes: Lanes) {
+    #[cfg(target_arch = "x86_64")]
+    match lanes {
+        // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
+        Lanes::Avx512 => return unsafe { super::pack::tally512(v, step, counts) },
+        // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
+        Lanes::Avx2 => return unsafe { super::pack::tally256(v, step, counts) },
+        Lanes::Scalar => {}
+    }
+    let _ = lanes;
+    tally_words(v, step, counts);
+}
+
+/// [`tally`] a word at a time (the plain loop, and the vector loops' last few samples).
+/// Eight byte-wide counters a word (bit `k` of each byte into counter `k`), each taken out
+/// before it could pass 255.
+pub(super) fn tally_words(v: &[Word], step: usize, counts: &mut [u64; 64]) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     let mut lanes = [0u64; 8];
     let empty = |lanes: &mut [u64; 8], counts: &mut [u64; 64]| {
@@ -535,9 +553,9 @@ fn stride(len: usize) -> usize {
 }
 
 /// How many of about [`SAMPLE`] words of `v` (every [`stride`]-th) have each bit.
-fn sampled(v: &[Word]) -> [u64; 64] {
+fn sampled(v: &[Word], lanes: Lanes) -> [u64; 64] {
     let mut counts = [0u64; 64];
-    tally(v, stride(v.len()), &mut counts);
+    tally(v, stride(v.len()), &mut counts, lanes);
     counts
 }
 
@@ -554,12 +572,12 @@ fn sampled(v: &[Word]) -> [u64; 64] {
 /// below. One thread, alternated, on the Xeon with AVX2 forced, against the most pairs:
 /// `time_keys 27 1 5` 0.90x the time, `27 4 17` 0.97x (0.90x the pairs reaching the
 /// leaves), `25 6 7` 0.98x, `22 200 7` 0.96x (`results/README.md`, twenty-fifth round).
-fn picked(table: &[Word], probe: &[Word], spans: &[Span], order: &[u64]) -> Order {
-    let (t, mut p) = (sampled(table), [0u64; 64]);
+fn picked(table: &[Word], probe: &[Word], spans: &[Span], order: &[u64], lanes: Lanes) -> Order {
+    let (t, mut p) = (sampled(table, lanes), [0u64; 64]);
     let probes: usize = spans.iter().map(Span::len).sum();
     let step = stride(probes);
     for span in spans {
-        tally(&probe[span.clone()], step, &mut p);
+        tally(&probe[span.clone()], step, &mut p, lanes);
     }
     // The words each sample drew (`tally` takes every `step`-th of a slice from its first).
     let drawn = |len: usize, step: usize| len.div_ceil(step) as f64;
@@ -642,7 +660,7 @@ fn split(
     let probes: usize = spans.iter().map(Span::len).sum();
     let own: Order;
     let order = if table.len() > LEAF && probes >= REPICK && order.len() > 1 {
-        own = picked(table, probe, spans, order);
+        own = picked(table, probe, spans, order, leaf.lanes);
         &own.bits[..own.len]
     } else {
         order
@@ -912,19 +930,31 @@ pub(super) mod tests {
         }
     }
 
-    /// The tally counts what counting each sampled word's bits one by one counts, across the
-    /// byte counters' emptying (more than 255 words), at a stride and whole.
+    /// The tally counts what counting each sampled word's bits one by one counts, in each
+    /// loop this CPU has: across the byte counters' emptying (more than 255 words, and
+    /// more than 63 vectors of four or 31 of eight, whose lanes are summed before a byte
+    /// could pass 255), at strides that leave a last vector partly padded, and whole;
+    /// dense words too, and every word with every bit.
     #[test]
     fn the_tally_counts_each_bit_of_the_sampled_words() {
         let mut state = 0x2f69_3d1c_77a5_b0e3;
-        let v = words(2000, 20, 64, &mut state);
-        for step in [1, 3, 7, 2000] {
-            let mut counts = [0u64; 64];
-            tally(&v, step, &mut counts);
-            let plain: [u64; 64] = std::array::from_fn(|b| {
-                v.iter().step_by(step).filter(|&&w| w >> b & 1 == 1).count() as u64
-            });
-            assert_eq!(counts, plain, "step {step}");
+        let sparse = words(2000, 20, 64, &mut state);
+        let dense = words(1500, 60, 64, &mut state);
+        let full = vec![!0u64; 1021];
+        for v in [&sparse, &dense, &full] {
+            for step in [1, 2, 3, 7, 13, 2000] {
+                let plain: [u64; 64] = std::array::from_fn(|b| {
+                    v.iter().step_by(step).filter(|&&w| w >> b & 1 == 1).count() as u64
+                });
+                for kernel in [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512] {
+                    if kernel.resolve().is_err() {
+                        continue;
+                    }
+                    let mut counts = [0u64; 64];
+                    tally(v, step, &mut counts, Lanes::of(kernel));
+                    assert_eq!(counts, plain, "{kernel:?} step {step} of {}", v.len());
+                }
+            }
         }
     }
 
@@ -941,7 +971,7 @@ pub(super) mod tests {
             .collect();
         let spans = [0..300, 300..800];
         let order = [1 << 9, 1 << 5, 1 << 1];
-        let own = picked(&table, &probe, &spans, &order);
+        let own = picked(&table, &probe, &spans, &order, Lanes::Scalar);
         assert_eq!(own.bits[..own.len], [1 << 1, 1 << 9, 1 << 5]);
         // Bit 2 in a tenth of the table and every probe word, bit 3 in half the table and
         // three tenths of the probe: the pairs meet on bit 3 more (500 x 300 against 100 x
@@ -954,14 +984,14 @@ pub(super) mod tests {
             .map(|i| 1 << 2 | u64::from(i % 10 < 3) << 3)
             .collect();
         let whole: Vec<Span> = groups(&[1000]).collect();
-        let own = picked(&table, &probe, &whole, &[1 << 3, 1 << 2]);
+        let own = picked(&table, &probe, &whole, &[1 << 3, 1 << 2], Lanes::Scalar);
         assert_eq!(own.bits[..own.len], [1 << 2, 1 << 3]);
         // Bits 1 and 5 alike in both sides: the tie keeps the order's.
         let same: Vec<Word> = (0..600).map(|_| 1 << 1 | 1 << 5).collect();
         let whole: Vec<Span> = groups(&[600]).collect();
-        let own = picked(&same, &same, &whole, &[1 << 5, 1 << 1]);
+        let own = picked(&same, &same, &whole, &[1 << 5, 1 << 1], Lanes::Scalar);
         assert_eq!(own.bits[..own.len], [1 << 5, 1 << 1]);
-        assert_eq!(picked(&table, &probe, &spans, &[]).len, 0);
+        assert_eq!(picked(&table, &probe, &spans, &[], Lanes::Scalar).len, 0);
     }
 
     /// The split matcher counts, group by group, what testing every pair counts: sides

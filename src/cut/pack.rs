@@ -5,7 +5,8 @@
 //! `vpcompressq` in a register (its memory form is slow on Zen 4), and [`Narrow`], four
 //! words of AVX2 packed by a `vpermd` with indices from [`PACK`] (AVX2 has no compress).
 //! The filter, the partition and the narrowing are written once over it, with a
-//! `#[target_feature]` entry point per ISA.
+//! `#[target_feature]` entry point per ISA; so is the split's sampling tally ([`tally_in`]:
+//! a vector of sampled words at a time, the same trait's loads and adds).
 //!
 //! Each store writes a whole vector at the end of the kept words, the next one overwriting
 //! past the ones it kept: so a list being filled needs room for one vector more than it
@@ -108,7 +109,20 @@ pub(super) unsafe trait Pack {
     unsafe fn above(w: Self::V, c: u64) -> Self::M;
     /// Each word of `w` as [`narrowed`] turns it, with `mask` in every word.
     unsafe fn narrowed(w: Self::V, mask: Self::V) -> Self::V;
+    /// The words at `from`, `from + step`, ...: a vector of [`Pack::WORDS`] of them.
+    ///
+    /// # Safety
+    ///
+    /// Each is readable.
+    unsafe fn strided(from: *const u64, step: usize) -> Self::V;
+    /// `sum` plus, in each byte of each word, bit `k` of that byte of `w`'s word.
+    unsafe fn add_bit(sum: Self::V, w: Self::V, k: u32) -> Self::V;
+    /// The sum of `v`'s words, wrapping.
+    unsafe fn sum(v: Self::V) -> u64;
 }
+
+/// Each byte's lowest bit.
+const ONES: u64 = 0x0101_0101_0101_0101;
 
 /// Eight words of AVX-512F.
 pub(super) struct Wide;
@@ -174,6 +188,23 @@ unsafe impl Pack for Wide {
             let down_left = _mm512_and_si512(_mm512_srli_epi64::<33>(w), mask);
             _mm512_or_si512(down_right, _mm512_slli_epi64::<32>(down_left))
         }
+    }
+    #[inline(always)]
+    unsafe fn strided(from: *const u64, step: usize) -> __m512i {
+        // SAFETY: the caller's.
+        let at = |i: usize| unsafe { *from.add(i * step) as i64 };
+        unsafe { _mm512_set_epi64(at(7), at(6), at(5), at(4), at(3), at(2), at(1), at(0)) }
+    }
+    #[inline(always)]
+    unsafe fn add_bit(sum: __m512i, w: __m512i, k: u32) -> __m512i {
+        unsafe {
+            let bits = _mm512_srl_epi64(w, _mm_cvtsi32_si128(k as i32));
+            _mm512_add_epi64(sum, _mm512_and_si512(bits, _mm512_set1_epi64(ONES as i64)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn sum(v: __m512i) -> u64 {
+        unsafe { _mm512_reduce_add_epi64(v) as u64 }
     }
 }
 
@@ -249,6 +280,82 @@ unsafe impl Pack for Narrow {
             _mm256_or_si256(down_right, _mm256_slli_epi64::<32>(down_left))
         }
     }
+    #[inline(always)]
+    unsafe fn strided(from: *const u64, step: usize) -> __m256i {
+        // SAFETY: the caller's.
+        let at = |i: usize| unsafe { *from.add(i * step) as i64 };
+        unsafe { _mm256_set_epi64x(at(3), at(2), at(1), at(0)) }
+    }
+    #[inline(always)]
+    unsafe fn add_bit(sum: __m256i, w: __m256i, k: u32) -> __m256i {
+        unsafe {
+            let bits = _mm256_srl_epi64(w, _mm_cvtsi32_si128(k as i32));
+            _mm256_add_epi64(sum, _mm256_and_si256(bits, _mm256_set1_epi64x(ONES as i64)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn sum(v: __m256i) -> u64 {
+        let mut words = [0u64; 4];
+        // SAFETY: four words of room; unaligned.
+        unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), v) };
+        words.iter().fold(0, |s, &w| s.wrapping_add(w))
+    }
+}
+
+/// Adds to `counts[b]` how many of every `step`-th word of `v` (words `0, step, 2 step,
+/// ...`) have bit `b`, eight sampled words a vector with AVX-512F ([`tally_in`]).
+#[target_feature(enable = "avx512f")]
+pub(super) fn tally512(v: &[u64], step: usize, counts: &mut [u64; 64]) {
+    // SAFETY: this function runs only where the CPU has AVX-512F (its feature).
+    unsafe { tally_in::<Wide>(v, step, counts) }
+}
+
+/// [`tally512`] four sampled words a vector with AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) fn tally256(v: &[u64], step: usize, counts: &mut [u64; 64]) {
+    // SAFETY: this function runs only where the CPU has AVX2 (its feature).
+    unsafe { tally_in::<Narrow>(v, step, counts) }
+}
+
+/// The split's sampling tally ([`super::matching::tally_words`]) a vector of sampled words
+/// at a time: eight byte-wide counters a word (bit `k` of each byte into counter `k`), the
+/// vector's words of a counter summed when it is taken out, so taken out before they
+/// together could pass a byte's 255. The samples past the last whole vector one by one.
+///
+/// # Safety
+///
+/// The CPU has `P`'s ISA.
+#[inline(always)]
+unsafe fn tally_in<P: Pack>(v: &[u64], step: usize, counts: &mut [u64; 64]) {
+    let vectors = v.len().div_ceil(step) / P::WORDS;
+    let per = 255 / P::WORDS;
+    // SAFETY: the CPU has `P`'s ISA (the caller's). Vector `i` reads samples `i WORDS` to
+    // `(i + 1) WORDS - 1`, all below `v.len().div_ceil(step)`: words below `v.len()`.
+    unsafe {
+        let mut lanes = [P::splat(0); 8];
+        let empty = |lanes: &mut [P::V; 8], counts: &mut [u64; 64]| {
+            for (k, lane) in lanes.iter_mut().enumerate() {
+                // No byte of the sum carries into the next: each is at most 255.
+                let sum = P::sum(*lane);
+                for (byte, count) in counts.iter_mut().skip(k).step_by(8).enumerate() {
+                    *count += sum >> (8 * byte) & 0xff;
+                }
+                *lane = P::splat(0);
+            }
+        };
+        for i in 0..vectors {
+            let w = P::strided(v.as_ptr().add(i * P::WORDS * step), step);
+            for (k, lane) in lanes.iter_mut().enumerate() {
+                *lane = P::add_bit(*lane, w, k as u32);
+            }
+            if i % per == per - 1 {
+                empty(&mut lanes, counts);
+            }
+        }
+        empty(&mut lanes, counts);
+    }
+    let rest = (vectors * P::WORDS * step).min(v.len());
+    super::matching::tally_words(&v[rest..], step, counts);
 }
 
 /// Sets `kept` to the words of `left` that share no bit with `mid` and, where `above` is

@@ -505,10 +505,10 @@ const SAMPLE: usize = 256;
 const REPICK: usize = 4096;
 
 /// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`, in `lanes`'
-/// instructions: a vector of sampled words at a time where the CPU has one
-/// ([`super::pack::tally256`]).
-/// A split level of n = 27 samples about 512 words of its sides ([`picked`]); one word at a
-/// time, that was 4.5% of `time_keys 27 4 17` with AVX2 forced.
+/// instructions: a vector of sampled words at a time where the CPU has one (`pack::tally256`,
+/// `pack::tally512`). A split level of n = 27 samples about 512 words of its sides
+/// ([`picked`]); a word at a time, that was 4.5% of `time_keys 27 4 17` with AVX2 forced, and
+/// four words a vector 0.96x its time (`results/README.md`, twenty-eighth round).
 fn tally(v: &[Word], step: usize, counts: &mut [u64; 64], lanes: Lanes) {
     #[cfg(target_arch = "x86_64")]
     match lanes {

@@ -522,17 +522,27 @@ fn tally(v: &[Word], step: usize, counts: &mut [u64; 64], lanes: Lanes) {
     tally_words(v, step, counts);
 }
 
+/// Each byte's lowest bit: [`tally`]'s counters are eight bytes of a word, counter `k`
+/// adding bit `k` of each byte of the words sampled.
+pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// Adds counter word `k` of [`tally`] to `counts`: its byte `j` counted bit `8j + k`. Each
+/// byte is at most 255 (the caller takes a counter out before it could pass that).
+#[inline(always)]
+pub(super) fn take_out(counter: u64, k: usize, counts: &mut [u64; 64]) {
+    for (byte, count) in counts.iter_mut().skip(k).step_by(8).enumerate() {
+        *count += counter >> (8 * byte) & 0xff;
+    }
+}
+
 /// [`tally`] a word at a time (the plain loop, and the vector loops' last few samples).
 /// Eight byte-wide counters a word (bit `k` of each byte into counter `k`), each taken out
 /// before it could pass 255.
 pub(super) fn tally_words(v: &[Word], step: usize, counts: &mut [u64; 64]) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
     let mut lanes = [0u64; 8];
     let empty = |lanes: &mut [u64; 8], counts: &mut [u64; 64]| {
         for (k, lane) in lanes.iter_mut().enumerate() {
-            for (byte, count) in counts.iter_mut().skip(k).step_by(8).enumerate() {
-                *count += *lane >> (8 * byte) & 0xff;
-            }
+            take_out(*lane, k, counts);
             *lane = 0;
         }
     };

@@ -14,6 +14,7 @@
 
 use std::arch::x86_64::*;
 
+use super::matching::{ONES, take_out};
 use super::pieces::TAG_SHIFT;
 use super::{leaves, narrowed};
 
@@ -120,9 +121,6 @@ pub(super) unsafe trait Pack {
     /// The sum of `v`'s words, wrapping.
     unsafe fn sum(v: Self::V) -> u64;
 }
-
-/// Each byte's lowest bit.
-const ONES: u64 = 0x0101_0101_0101_0101;
 
 /// Eight words of AVX-512F.
 pub(super) struct Wide;
@@ -336,10 +334,7 @@ unsafe fn tally_in<P: Pack>(v: &[u64], step: usize, counts: &mut [u64; 64]) {
         let empty = |lanes: &mut [P::V; 8], counts: &mut [u64; 64]| {
             for (k, lane) in lanes.iter_mut().enumerate() {
                 // No byte of the sum carries into the next: each is at most 255.
-                let sum = P::sum(*lane);
-                for (byte, count) in counts.iter_mut().skip(k).step_by(8).enumerate() {
-                    *count += sum >> (8 * byte) & 0xff;
-                }
+                take_out(P::sum(*lane), k, counts);
                 *lane = P::splat(0);
             }
         };

@@ -685,6 +685,11 @@ fn split(
     let (t0, t1) = table.split_at_mut(without);
     let live = live & !bit;
     let mut kept: [Span; MAX_GROUPS] = Default::default();
+    if t1.is_empty() {
+        // No table word has `bit` (deep in a split, a diagonal of the order may be gone
+        // from the table's words): no probe words to filter or partition for them.
+        return split(t0, probe, spans, live, order, out, levels, leaf);
+    }
     if levels.len() < probes + 8 {
         // No room left to filter: the probe words without `bit` first in each span.
         for (k, span) in kept.iter_mut().zip(spans) {

@@ -1037,6 +1037,19 @@ pub(super) mod tests {
         let table = words(2000, 9, 44, &mut state);
         let probe = words(40_000, 9, 44, &mut state);
         split_against_every_pair(&table, &probe, &[20_000, 40_000]);
+        // Table words whose diagonals come in pairs (bits 2i and 2i + 1 together): below a
+        // split on one, a side has none of the other, and its level has an empty side.
+        let paired = |w: Word| {
+            (0..22)
+                .filter(|i| w >> i & 1 == 1)
+                .fold(0, |p, i| p | 3 << (2 * i))
+        };
+        let table: Vec<Word> = words(3000, 5, 22, &mut state)
+            .into_iter()
+            .map(paired)
+            .collect();
+        let probe = words(2000, 9, 44, &mut state);
+        split_against_every_pair(&table, &probe, &[700, 2000]);
     }
 
     /// [`the_split_counts_what_every_pair_counts`] for one case.

@@ -1,10 +1,10 @@
 //! A leaf of the matching: a table side of at most [`LEAF`](super::matching::LEAF)
 //! half-boards (or slices of a larger one the split could not bring down) against its probe
-//! words, counted with bitsets. The table's words are ranked over the diagonals in play
-//! (`pext`) and transposed into one set of half-boards per diagonal, and for each eight
-//! diagonals the unions of every subset of their sets are precomputed (256 entries). A probe
-//! word then finds every table word it meets by ORing one entry per eight of its diagonals
-//! and counting the bits.
+//! words, counted with bitsets. The table's words are ranked over the diagonals in play that
+//! both sides use ([`unions`]; `pext`) and transposed into one set of half-boards per
+//! diagonal, and for each eight diagonals the unions of every subset of their sets are
+//! precomputed (256 entries). A probe word then finds every table word it meets by ORing one
+//! entry per eight of its diagonals and counting the bits.
 //!
 //! The two loops, the fill and the match, are written once over [`Entry`]: an ISA's form of
 //! eight words of an entry (four for [`Half`]) and of the steps the loops take (ranking a
@@ -932,16 +932,9 @@ fn pext(word: u64, union: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::super::Lanes;
-    use super::super::matching::tests::words;
+    use super::super::matching::tests::{every_pair, words};
     use super::*;
     use crate::types::Kernel;
-
-    /// For each probe group, the pairs of it and `table` that share no bit, pair by pair.
-    fn every_pair(table: &[Word], probe: &[Word], spans: &[Span]) -> Vec<u64> {
-        let met = |g: &Span, t: Word| probe[g.clone()].iter().filter(|&&p| p & t == 0).count();
-        let group = |g: &Span| table.iter().map(|&t| met(g, t)).sum::<usize>() as u64;
-        spans.iter().map(group).collect()
-    }
 
     /// Each loop counts a leaf as testing every pair does, on each side of the widths its
     /// entries change at (one vector of AVX2 up to 256 half-boards, eight words up to 512,

@@ -809,6 +809,13 @@ pub(super) mod tests {
     use super::*;
     use crate::types::Kernel;
 
+    /// For each probe group, the pairs of it and `table` that share no bit, pair by pair.
+    pub(in crate::cut) fn every_pair(table: &[Word], probe: &[Word], spans: &[Span]) -> Vec<u64> {
+        let met = |g: &Span, t: Word| probe[g.clone()].iter().filter(|&&p| p & t == 0).count();
+        let group = |g: &Span| table.iter().map(|&t| met(g, t)).sum::<usize>() as u64;
+        spans.iter().map(group).collect()
+    }
+
     /// Random words of `bits` set bits among the low `width`: half-boards' diagonals.
     pub(in crate::cut) fn words(count: usize, bits: u32, width: u32, state: &mut u64) -> Vec<Word> {
         let mut next = move || {
@@ -905,10 +912,7 @@ pub(super) mod tests {
         };
         for (lefts, rights) in [(3000, 9000), (9000, 2000), (LEAF, LEAF)] {
             let (left, right) = (sides(lefts), sides(rights));
-            let every: u64 = left
-                .iter()
-                .map(|&l| right.iter().filter(|&&r| l & r == 0).count() as u64)
-                .sum();
+            let every = every_pair(&right, &left, std::slice::from_ref(&(0..left.len())))[0];
             let (sizes, _) = pivots(&left, &right);
             assert!(sizes[..PAIRS - 1].iter().filter(|&&s| s > 0).count() > 4);
             let all: [bool; PAIRS] = std::array::from_fn(|g| g < PAIRS - 1);
@@ -1055,14 +1059,8 @@ pub(super) mod tests {
     /// [`the_split_counts_what_every_pair_counts`] for one case.
     fn split_against_every_pair(table: &[Word], probe: &[Word], ends: &[usize]) {
         let (tables, probes) = (table.len(), probe.len());
-        let every: Vec<u64> = groups(ends)
-            .map(|g| {
-                let n = table
-                    .iter()
-                    .map(|&t| probe[g.clone()].iter().filter(|&&p| t & p == 0).count() as u64);
-                n.sum()
-            })
-            .collect();
+        let spans: Vec<Span> = groups(ends).collect();
+        let every = every_pair(table, probe, &spans);
         assert!(every.iter().sum::<u64>() > 0, "the case matches nothing");
         for kernel in [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512, Kernel::Auto] {
             if kernel.resolve().is_err() {

@@ -2,8 +2,9 @@
 //! half-boards (or slices of a larger one the split could not bring down) against its probe
 //! words, counted with bitsets. The table's words are ranked over the diagonals in play that
 //! both sides use ([`unions`]; `pext`) and transposed into one set of half-boards per
-//! diagonal, and for each eight diagonals the unions of every subset of their sets are
-//! precomputed (256 entries). A probe word then finds every table word it meets by ORing one
+//! diagonal, and the diagonals are cut into runs of at most eight, as even as they go
+//! ([`spread`]), each run's unions of every subset of its sets precomputed (up to 256
+//! entries). A probe word then finds every table word it meets by ORing one
 //! entry per eight of its diagonals and counting the bits.
 //!
 //! The two loops, the fill and the match, are written once over [`Entry`]: an ISA's form of
@@ -21,9 +22,9 @@ use super::matching::Span;
 use super::pack::{Narrow, Wide};
 use super::{Lanes, Word};
 
-/// Ranks per table chunk: a probe word's ranks are read `CHUNK` at a time, each chunk
-/// selecting one of its table's `2^CHUNK` entries (the unions of every subset of the
-/// chunk's sets).
+/// The most ranks a table takes: a probe word's ranks are read a run of at most `CHUNK` at
+/// a time ([`spread`]), each run selecting one of its table's up to `2^CHUNK` entries (the
+/// unions of every subset of the run's sets).
 /// Eight: at n = 18 on Zen 4 (one thread, user time) 3.1-3.5 s, against 3.2-3.6 with six,
 /// 3.9-4.3 with five and 3.6-4.0 with four (smaller tables, more loads per probe word).
 const CHUNK: usize = 8;
@@ -112,6 +113,7 @@ impl Bitsets {
             let need = ranks.div_ceil(CHUNK) * ENTRIES * words;
             let mut t = Tables {
                 union,
+                spread: spread(ranks, !matches!(lanes, Lanes::Scalar)),
                 words,
                 sets: &mut self.sets,
                 entries: aligned(&mut self.tables, need),
@@ -196,6 +198,23 @@ pub(super) unsafe trait Entry {
 
     /// The ranks among `union`'s bits of `word`'s bits, as bits (BMI2's `pext`).
     unsafe fn rank(word: u64, union: u64) -> u64;
+    /// The low bits of `ranked` put at `spread`'s bits, in order (BMI2's `pdep`); a
+    /// `spread` of the low bits leaves it as it is.
+    unsafe fn place(ranked: u64, spread: u64) -> u64 {
+        if spread & spread.wrapping_add(1) == 0 {
+            return ranked & spread;
+        }
+        let (mut out, mut bits, mut from) = (0u64, spread, 0);
+        while bits != 0 {
+            let low = bits & bits.wrapping_neg();
+            if ranked >> from & 1 == 1 {
+                out |= low;
+            }
+            bits ^= low;
+            from += 1;
+        }
+        out
+    }
     /// Each rank's bits of a block of 64 ranked words, as one word per rank (the first
     /// `ranks` of `out`; the others may be written too): a bit matrix transposed.
     unsafe fn columns(block: &[u64; 64], ranks: usize, out: &mut [u64; 64]);
@@ -225,13 +244,42 @@ pub(super) unsafe trait Entry {
     unsafe fn total(sum: Self::Sum) -> u64;
 }
 
+/// How a leaf's ranks are cut into its tables, as the bits a ranked word's ranks are put at
+/// ([`Entry::place`]): table `j` takes the ranks at byte `j`, `K = ceil(ranks / 8)` runs of
+/// them. `even`: the runs as even as they go (20 ranks: 7, 7 and 6), so that a probe word
+/// still reads one entry a table but the tables hold `2^7 + 2^7 + 2^6` entries, not `2^8 +
+/// 2^8 + 2^4`: fewer to fill, and fewer lines for the probe words' loads (one `pdep` a
+/// probe word: as fast as the leaf's `pext` on the CPUs it is made for, both microcoded on
+/// AMD before Zen 3). Otherwise eight ranks a table, the last what is left (the plain loop,
+/// which has no `pdep`).
+fn spread(ranks: usize, even: bool) -> u64 {
+    let k = ranks.div_ceil(CHUNK);
+    if !even || k == 0 {
+        return if ranks == 64 { !0 } else { (1u64 << ranks) - 1 };
+    }
+    (0..k).fold(0, |s, j| {
+        let len = ranks / k + usize::from(j < ranks % k);
+        s | ((1u64 << len) - 1) << (CHUNK * j)
+    })
+}
+
+/// The ranks of table `j` of a leaf whose ranks are put at `spread`: the first, and how
+/// many.
+fn run(spread: u64, j: usize) -> (usize, usize) {
+    let below = spread & ((1u64 << (CHUNK * j)) - 1);
+    let len = (spread >> (CHUNK * j) & 0xff).count_ones();
+    (below.count_ones() as usize, len as usize)
+}
+
 /// One slice's sets and tables of unions (`words` words each, a multiple of 8).
 struct Tables<'a> {
     union: u64,
+    /// Where a ranked word's ranks are put, table `j`'s at byte `j` ([`spread`]).
+    spread: u64,
     words: usize,
     sets: &'a mut Vec<u64>,
-    /// `entries[(j * 256 + v) * words..][..words]`: the union of the sets of ranks
-    /// `8j + (the bits of v)`.
+    /// `entries[(j * 256 + v) * words..][..words]`: the union of the sets of run `j`'s
+    /// ranks that `v`'s bits select (its `v` below `2^len`, [`run`]).
     entries: &'a mut [u64],
 }
 
@@ -333,21 +381,21 @@ impl Tables<'_> {
                 sets[r * words + b] = c;
             }
         }
-        // Each eight ranks' 256 unions by doubling: entries `2^k..2^(k + 1)` are entries
-        // `0..2^k` with rank `k`'s set added, contiguous runs the compiler vectorises. Every
-        // entry a probe word can select is written (the last table's first `2^(ranks % 8)`
-        // where the ranks are not a multiple of eight), so the buffer only grows and is
-        // never cleared.
+        // Each run's unions by doubling: entries `2^k..2^(k + 1)` are entries `0..2^k` with
+        // the run's rank `k`'s set added, contiguous runs the compiler vectorises. Every
+        // entry a probe word can select is written (a run of `len` ranks: its first
+        // `2^len`), so the buffer only grows and is never cleared.
         let bytes = ranks.div_ceil(CHUNK);
         let tables = &mut *self.entries;
         // Sized by the caller (`aligned`): every table `ored` reads is filled below.
         debug_assert!(tables.len() >= bytes * ENTRIES * words);
+        let spread = self.spread;
         match words {
-            4 => double::<4>(tables, sets, bytes),
-            8 => double::<8>(tables, sets, bytes),
-            16 => double::<16>(tables, sets, bytes),
-            24 => double::<24>(tables, sets, bytes),
-            _ => double::<32>(tables, sets, bytes),
+            4 => double::<4>(tables, sets, bytes, spread),
+            8 => double::<8>(tables, sets, bytes, spread),
+            16 => double::<16>(tables, sets, bytes, spread),
+            24 => double::<24>(tables, sets, bytes, spread),
+            _ => double::<32>(tables, sets, bytes, spread),
         }
     }
 
@@ -423,7 +471,7 @@ impl Tables<'_> {
     #[inline(always)]
     unsafe fn ored<I: Entry, const K: usize>(&self, p: u64, c: usize, words: usize) -> I::E {
         // SAFETY: the caller's.
-        let ranked = unsafe { I::rank(p, self.union) };
+        let ranked = unsafe { I::place(I::rank(p, self.union), self.spread) };
         let at: [usize; K] = std::array::from_fn(|j| {
             (j * ENTRIES + ((ranked >> (CHUNK * j)) as usize & (ENTRIES - 1))) * words
         });
@@ -464,18 +512,17 @@ impl Tables<'_> {
     }
 }
 
-/// The first `bytes` tables of unions of `W`-word `sets` (see [`Tables::fill`]), a loop of
+/// The first `bytes` tables of unions of `W`-word `sets`, table `j` those of run `j` of the
+/// ranks `spread` puts ([`run`]; see [`Tables::fill`]), a loop of
 /// its own per size of entry (8 words for every leaf) so that each union is a few whole
 /// vector ORs rather than a loop of unknown length.
 #[inline(always)]
-fn double<const W: usize>(tables: &mut [u64], sets: &[u64], bytes: usize) {
+fn double<const W: usize>(tables: &mut [u64], sets: &[u64], bytes: usize, spread: u64) {
     for (j, table) in tables.chunks_exact_mut(ENTRIES * W).take(bytes).enumerate() {
         table[..W].fill(0);
-        for k in 0..CHUNK {
-            // No rank `8j + k`: no probe word selects the entries from here, its ranks end below.
-            let Some(set) = sets.get((CHUNK * j + k) * W..(CHUNK * j + k + 1) * W) else {
-                break;
-            };
+        let (first, len) = run(spread, j);
+        for k in 0..len {
+            let set = &sets[(first + k) * W..(first + k + 1) * W];
             let (done, rest) = table.split_at_mut(W << k);
             let next = &mut rest[..W << k];
             // The set in registers and each entry read whole before it is written: written
@@ -549,6 +596,11 @@ unsafe impl Entry for Wide {
         // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { std::arch::x86_64::_pext_u64(word, union) }
     }
+    #[inline(always)]
+    unsafe fn place(ranked: u64, spread: u64) -> u64 {
+        // SAFETY: the trait's contract: the CPU has this ISA.
+        unsafe { std::arch::x86_64::_pdep_u64(ranked, spread) }
+    }
     /// AVX2's transpose ([`Narrow`]'s): it takes the same steps whatever the ranks.
     #[inline(always)]
     unsafe fn columns(block: &[u64; 64], ranks: usize, out: &mut [u64; 64]) {
@@ -611,6 +663,11 @@ unsafe impl Entry for Narrow {
     unsafe fn rank(word: u64, union: u64) -> u64 {
         // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { std::arch::x86_64::_pext_u64(word, union) }
+    }
+    #[inline(always)]
+    unsafe fn place(ranked: u64, spread: u64) -> u64 {
+        // SAFETY: the trait's contract: the CPU has this ISA.
+        unsafe { std::arch::x86_64::_pdep_u64(ranked, spread) }
     }
     /// A 64 x 64 bit transpose in registers (four words a register): six rounds, each
     /// swapping the bits of rows `i` and `i + s` whose columns differ in `s` (at `s` of 4 and
@@ -784,6 +841,11 @@ unsafe impl Entry for Half {
     unsafe fn rank(word: u64, union: u64) -> u64 {
         // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { Narrow::rank(word, union) }
+    }
+    #[inline(always)]
+    unsafe fn place(ranked: u64, spread: u64) -> u64 {
+        // SAFETY: the trait's contract: the CPU has this ISA.
+        unsafe { Narrow::place(ranked, spread) }
     }
     #[inline(always)]
     unsafe fn columns(block: &[u64; 64], ranks: usize, out: &mut [u64; 64]) {
@@ -961,6 +1023,54 @@ mod tests {
                 let within = (64 << 20, Lanes::of(kernel));
                 Bitsets::default().disjoint(leaf, !0, within, &mut out);
                 assert_eq!(out[..], every[..], "{tables} {width} {kernel:?}");
+            }
+        }
+    }
+
+    /// Every count of ranks is cut into `ceil(ranks / 8)` tables, each a run of ranks at the
+    /// bottom of its byte: even runs differ by one at most, the plain loop's are eight but
+    /// the last. A ranked word put at the spread (`pdep` where the CPU has it, and the
+    /// plain loop) gives each table its own run of ranks.
+    #[test]
+    fn ranks_are_cut_into_runs_one_a_table() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for ranks in 1..=64 {
+            for even in [false, true] {
+                let spread = spread(ranks, even);
+                assert_eq!(spread.count_ones() as usize, ranks, "{ranks} {even}");
+                let tables = ranks.div_ceil(CHUNK);
+                let lens: Vec<usize> = (0..8).map(|j| run(spread, j).1).collect();
+                assert!(lens[tables..].iter().all(|&l| l == 0), "{ranks} {even}");
+                assert!(lens[..tables].iter().all(|&l| (1..=CHUNK).contains(&l)));
+                let (least, most) = (lens[..tables].iter().min(), lens[..tables].iter().max());
+                if even {
+                    assert!(most.unwrap() - least.unwrap() <= 1, "{ranks}: {lens:?}");
+                } else {
+                    assert!(lens[..tables - 1].iter().all(|&l| l == CHUNK), "{lens:?}");
+                }
+                for j in 0..8 {
+                    let byte = spread >> (CHUNK * j) & 0xff;
+                    assert_eq!(byte & (byte + 1), 0, "{ranks} {even}: byte {j} {byte:#x}");
+                }
+                let low = if ranks == 64 { !0 } else { (1u64 << ranks) - 1 };
+                for _ in 0..64 {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1);
+                    let ranked = state & low;
+                    // SAFETY: `Words` needs no feature.
+                    let placed = unsafe { Words::place(ranked, spread) };
+                    #[cfg(target_arch = "x86_64")]
+                    if std::arch::is_x86_feature_detected!("bmi2") {
+                        // SAFETY: the CPU has BMI2, which `Narrow::place` takes.
+                        assert_eq!(unsafe { Narrow::place(ranked, spread) }, placed);
+                    }
+                    for j in 0..tables {
+                        let (first, len) = run(spread, j);
+                        let own = ranked >> first & ((1u64 << len) - 1);
+                        assert_eq!(placed >> (CHUNK * j) & 0xff, own, "{ranks} {even} {j}");
+                    }
+                }
             }
         }
     }

@@ -5,7 +5,7 @@
 //! diagonal, and the diagonals are cut into runs of at most eight, as even as they go
 //! ([`spread`]), each run's unions of every subset of its sets precomputed (up to 256
 //! entries). A probe word then finds every table word it meets by ORing one
-//! entry per eight of its diagonals and counting the bits.
+//! entry per run of its diagonals and counting the bits.
 //!
 //! The two loops, the fill and the match, are written once over [`Entry`]: an ISA's form of
 //! eight words of an entry (four for [`Half`]) and of the steps the loops take (ranking a

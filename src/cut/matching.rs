@@ -182,7 +182,7 @@ impl Matcher {
     /// Counting every pair would test far more than there are solutions (about 3,000 pairs
     /// per solution at n = 18, 7,400 at n = 20, and more as n grows). So the table side is
     /// split first, one diagonal at a time, the most contested first (in both sides'
-    /// samples; a level of at least [`REPICK`] probe words picks its own): its words
+    /// samples; a level the model finds at least [`REPICK`] work picks its own): its words
     /// without the diagonal meet every probe word there, those with it only the probe
     /// words without it, which are filtered into a buffer of their own (all
     /// levels' together in a room of [`room`]'s size: unbounded, at n = 26 they
@@ -242,6 +242,7 @@ impl Matcher {
             out,
             &mut self.levels[..room],
             &mut leaf,
+            None,
         );
     }
 
@@ -488,25 +489,32 @@ fn contested(table: &[Word], probe: &[Word], lanes: Lanes) -> Order {
     order
 }
 
-/// Words of each side [`contested`] and [`picked`] sample (every `len / SAMPLE`-th).
-const SAMPLE: usize = 256;
+/// Words of each side [`contested`] and [`picked`] sample (every `len / SAMPLE`-th). 128, not
+/// the 256 it was until the thirty-first round, where levels of less work began to pick
+/// ([`REPICK`]): their picks left 1.007x the pairs at `time_keys 24 4 7` (64: 1.074x), for
+/// half the samples.
+const SAMPLE: usize = 128;
 
-/// The fewest probe words at which a split level picks its own diagonal ([`picked`]) rather
-/// than take the next of its matching's order. The order is made from the whole sides, but
-/// a level's table words all lack, or all have, each diagonal split on above it, and its
-/// probe words were filtered by those its table words have, so other diagonals are the
-/// contested ones there. On the Xeon, one thread, `time_keys 27 1 5` left 1.80 x 10^12
-/// pairs to the leaves against 3.50 x 10^12 and ran 0.65x the time with AVX2 forced, 0.74x
-/// with AVX-512; `time_keys 25 6 7` 0.70x the pairs, 0.85x the time (AVX2). Levels of 512
-/// probe words or more left no fewer pairs and cost more; picking at every level (the
-/// tenth round, each bit of a sample counted on its own) cost 1.6x at n = 18, whose levels
-/// are small: here a level pays for its two samples' 512 words with at least this many
-/// probe words (`results/README.md`, twenty-second round).
-const REPICK: usize = 4096;
+/// The least work ([`work`]: probe words matched at a leaf) of a split level at which it
+/// picks its own diagonal ([`picked`]) rather than take the next of its matching's order. The
+/// order is made from the whole sides, but a level's table words all lack, or all have, each
+/// diagonal split on above it, and its probe words were filtered by those its table words
+/// have, so other diagonals are the contested ones there. On the Xeon, one thread,
+/// `time_keys 27 1 5` left 1.80 x 10^12 pairs to the leaves against 3.50 x 10^12 and ran
+/// 0.65x the time with AVX2 forced (`results/README.md`, twenty-second round). Until the
+/// thirty-first round a level picked from 4,096 probe words: a level's work, not its probe
+/// alone, is what a better diagonal saves, and a large table against fewer probe words
+/// is worth a pick too. With this bound, [`SAMPLE`] 128 and the probe sampled once along
+/// a chain of levels ([`Probed`]), callgrind counted (AVX2 forced, the keys' counts only)
+/// `time_keys 27 1 5` 0.959x the instructions (0.875x the pairs at the leaves), `24 4 7`
+/// 0.968x, `22 200 7` 0.980x. Picking from 1,024 probe words (the same samples) left fewer
+/// pairs still (0.839x) but its samples cost more: 0.970x the instructions at n = 27
+/// (`results/README.md`, thirty-first round).
+const REPICK: f64 = 4096.0;
 
 /// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`, in `lanes`'
 /// instructions: a vector of sampled words at a time where the CPU has one (`pack::tally256`,
-/// `pack::tally512`). A split level of n = 27 samples about 512 words of its sides
+/// `pack::tally512`). A split level of n = 27 sampled about 512 words of its sides
 /// ([`picked`]); a word at a time, that was 4.5% of `time_keys 27 4 17` with AVX2 forced, and
 /// four words a vector 0.96x its time (`results/README.md`, twenty-eighth round).
 fn tally(v: &[Word], step: usize, counts: &mut [u64; 64], lanes: Lanes) {
@@ -569,6 +577,36 @@ fn sampled(v: &[Word], lanes: Lanes) -> [u64; 64] {
     counts
 }
 
+/// A split level's sample of its probe groups ([`picked`]'s): how many sampled words have
+/// each bit, the groups' words, and the words each sampled one stands for. The level's table
+/// words without its diagonal meet the same probe words (reordered at most), so their level
+/// takes this sample rather than draw its own: along a chain of such levels the probe is
+/// sampled once.
+struct Probed {
+    counts: [u64; 64],
+    words: f64,
+    share: f64,
+}
+
+impl Probed {
+    /// A sample of the probe groups in `spans`, each in its share (one stride for all).
+    fn of(probe: &[Word], spans: &[Span], lanes: Lanes) -> Probed {
+        let mut counts = [0u64; 64];
+        let probes: usize = spans.iter().map(Span::len).sum();
+        let step = stride(probes);
+        for span in spans {
+            tally(&probe[span.clone()], step, &mut counts, lanes);
+        }
+        // The words the sample drew (`tally` takes every `step`-th of a slice from its first).
+        let drawn: usize = spans.iter().map(|s| s.len().div_ceil(step)).sum();
+        Probed {
+            counts,
+            words: probes as f64,
+            share: probes as f64 / drawn.max(1) as f64,
+        }
+    }
+}
+
 /// `order` with the diagonal that this level's own samples say leaves the least work put
 /// first, the others after it in their order; ties to the earlier. The probe groups are
 /// sampled at one stride, so each in its share. A diagonal's work is that of the two sides
@@ -582,23 +620,11 @@ fn sampled(v: &[Word], lanes: Lanes) -> [u64; 64] {
 /// below. One thread, alternated, on the Xeon with AVX2 forced, against the most pairs:
 /// `time_keys 27 1 5` 0.90x the time, `27 4 17` 0.97x (0.90x the pairs reaching the
 /// leaves), `25 6 7` 0.98x, `22 200 7` 0.96x (`results/README.md`, twenty-fifth round).
-fn picked(table: &[Word], probe: &[Word], spans: &[Span], order: &[u64], lanes: Lanes) -> Order {
-    let (t, mut p) = (sampled(table, lanes), [0u64; 64]);
-    let probes: usize = spans.iter().map(Span::len).sum();
-    let step = stride(probes);
-    for span in spans {
-        tally(&probe[span.clone()], step, &mut p, lanes);
-    }
-    // The words each sample drew (`tally` takes every `step`-th of a slice from its first).
-    let drawn = |len: usize, step: usize| len.div_ceil(step) as f64;
-    let (tl, pl) = (table.len() as f64, probes as f64);
-    let table_share = tl / drawn(table.len(), stride(table.len())).max(1.0);
-    let probe_share = pl
-        / spans
-            .iter()
-            .map(|s| drawn(s.len(), step))
-            .sum::<f64>()
-            .max(1.0);
+fn picked(table: &[Word], probed: &Probed, order: &[u64], lanes: Lanes) -> Order {
+    let t = sampled(table, lanes);
+    let tl = table.len() as f64;
+    let table_share = tl / table.len().div_ceil(stride(table.len())).max(1) as f64;
+    let (p, pl, probe_share) = (&probed.counts, probed.words, probed.share);
     let left = |bit: u64| {
         let d = bit.trailing_zeros() as usize;
         let (t1, p1) = (t[d] as f64 * table_share, p[d] as f64 * probe_share);
@@ -620,8 +646,9 @@ fn picked(table: &[Word], probe: &[Word], spans: &[Span], order: &[u64], lanes: 
 }
 
 /// One split level of [`Matcher::disjoint`]: `live` holds the diagonals still in play,
-/// `order` those left to split on (the first, or where there are at least [`REPICK`] probe
-/// words the one [`picked`] finds); probe group `g`'s words are `probe[spans[g]]`. The table
+/// `order` those left to split on (the first, or where the model's work for the level is at
+/// least [`REPICK`] the one [`picked`] finds, the probe sampled once along a chain of
+/// levels: `known`, a [`Probed`]); probe group `g`'s words are `probe[spans[g]]`. The table
 /// words without the diagonal are matched with every probe word; those with it with the
 /// probe words without it, filtered into the front of `levels` (after the side without the
 /// diagonal is done, so that its levels use the same room; the rest is the levels below).
@@ -644,6 +671,7 @@ fn split(
     out: &mut [u64],
     levels: &mut [Word],
     leaf: &mut Leaf,
+    known: Option<&Probed>,
 ) {
     if table.is_empty() || spans.iter().all(Range::is_empty) || leaf.stop.load(Ordering::Relaxed) {
         return;
@@ -663,14 +691,27 @@ fn split(
                 &mut out[g..=g],
                 levels,
                 leaf,
+                None,
             );
         }
         return;
     }
     let probes: usize = spans.iter().map(Span::len).sum();
-    let own: Order;
-    let order = if table.len() > LEAF && probes >= REPICK && order.len() > 1 {
-        own = picked(table, probe, spans, order, leaf.lanes);
+    let (own, drawn): (Order, Probed);
+    let mut probed = known;
+    let picks = work(table.len() as f64, probes as f64) >= REPICK;
+    let order = if table.len() > LEAF && picks && order.len() > 1 {
+        // The probe's sample: the level's own, or that of the level it is the side of
+        // without the diagonal (the same probe words).
+        let sample = match known {
+            Some(sample) => sample,
+            None => {
+                drawn = Probed::of(probe, spans, leaf.lanes);
+                &drawn
+            }
+        };
+        probed = Some(sample);
+        own = picked(table, sample, order, leaf.lanes);
         &own.bits[..own.len]
     } else {
         order
@@ -688,7 +729,7 @@ fn split(
     if t1.is_empty() {
         // No table word has `bit` (deep in a split, a diagonal of the order may be gone
         // from the table's words): no probe words to filter or partition for them.
-        return split(t0, probe, spans, live, order, out, levels, leaf);
+        return split(t0, probe, spans, live, order, out, levels, leaf, probed);
     }
     if levels.len() < probes + 8 {
         // No room left to filter: the probe words without `bit` first in each span.
@@ -705,11 +746,12 @@ fn split(
             out,
             levels,
             leaf,
+            None,
         );
-        split(t0, probe, spans, live, order, out, levels, leaf);
+        split(t0, probe, spans, live, order, out, levels, leaf, probed);
         return;
     }
-    split(t0, probe, spans, live, order, out, levels, leaf);
+    split(t0, probe, spans, live, order, out, levels, leaf, probed);
     // The probe words without `bit`, group by group, in front of the levels below.
     let mut len = 0;
     for (k, span) in kept.iter_mut().zip(spans) {
@@ -727,6 +769,7 @@ fn split(
         out,
         below,
         leaf,
+        None,
     );
 }
 
@@ -977,6 +1020,28 @@ pub(super) mod tests {
         }
     }
 
+    /// A probe sample takes every group at one stride from its first word: its counts are
+    /// those of the words drawn, and each drawn word stands for the groups' words over the
+    /// words drawn (groups of 0, 5, 300 and 1,100 words: a stride of several words).
+    #[test]
+    fn a_probe_sample_draws_every_group_at_one_stride() {
+        let mut state = 0x51d3_a0b7_c4e2_9f81;
+        let probe = words(1405, 9, 44, &mut state);
+        let spans: Vec<Span> = groups(&[0, 5, 305, 1405]).collect();
+        let step = stride(1405);
+        let drawn: Vec<Word> = spans
+            .iter()
+            .flat_map(|s| probe[s.clone()].iter().step_by(step).copied())
+            .collect();
+        assert!(step > 2 && drawn.len() < 1405 / 2);
+        let sample = Probed::of(&probe, &spans, Lanes::Scalar);
+        let counts: [u64; 64] =
+            std::array::from_fn(|b| drawn.iter().filter(|&&w| w >> b & 1 == 1).count() as u64);
+        assert_eq!(sample.counts, counts);
+        assert_eq!(sample.words, 1405.0);
+        assert_eq!(sample.share, 1405.0 / drawn.len() as f64);
+    }
+
     /// A level puts first the diagonal whose split its own words say leaves the least work
     /// (`p sqrt(t0) + p0 sqrt(t1)`), which need not be the one they meet on most, keeps
     /// the others in their order, and keeps the earlier of a tie.
@@ -984,13 +1049,20 @@ pub(super) mod tests {
     fn a_level_picks_the_diagonal_whose_sides_leave_the_least_work() {
         // Bit 1 in every table word and half the probe's, bit 5 in half of each, bit 9 in
         // every probe word and no table word.
-        let table: Vec<Word> = (0..600).map(|i| 1 << 1 | (i % 2) << 5).collect();
+        // (Halves in blocks, not alternate words: a sample at an even stride sees only
+        // the even words.)
+        let table: Vec<Word> = (0..600).map(|i| 1 << 1 | u64::from(i < 300) << 5).collect();
         let probe: Vec<Word> = (0..800)
-            .map(|i| 1 << 9 | (i % 2) << 1 | (i % 2) << 5)
+            .map(|i| 1 << 9 | if i < 400 { 1 << 1 | 1 << 5 } else { 0 })
             .collect();
         let spans = [0..300, 300..800];
         let order = [1 << 9, 1 << 5, 1 << 1];
-        let own = picked(&table, &probe, &spans, &order, Lanes::Scalar);
+        let own = picked(
+            &table,
+            &Probed::of(&probe, &spans, Lanes::Scalar),
+            &order,
+            Lanes::Scalar,
+        );
         assert_eq!(own.bits[..own.len], [1 << 1, 1 << 9, 1 << 5]);
         // Bit 2 in a tenth of the table and every probe word, bit 3 in half the table and
         // three tenths of the probe: the pairs meet on bit 3 more (500 x 300 against 100 x
@@ -1003,14 +1075,29 @@ pub(super) mod tests {
             .map(|i| 1 << 2 | u64::from(i % 10 < 3) << 3)
             .collect();
         let whole: Vec<Span> = groups(&[1000]).collect();
-        let own = picked(&table, &probe, &whole, &[1 << 3, 1 << 2], Lanes::Scalar);
+        let probed = Probed::of(&probe, &whole, Lanes::Scalar);
+        let own = picked(&table, &probed, &[1 << 3, 1 << 2], Lanes::Scalar);
         assert_eq!(own.bits[..own.len], [1 << 2, 1 << 3]);
         // Bits 1 and 5 alike in both sides: the tie keeps the order's.
         let same: Vec<Word> = (0..600).map(|_| 1 << 1 | 1 << 5).collect();
         let whole: Vec<Span> = groups(&[600]).collect();
-        let own = picked(&same, &same, &whole, &[1 << 5, 1 << 1], Lanes::Scalar);
+        let own = picked(
+            &same,
+            &Probed::of(&same, &whole, Lanes::Scalar),
+            &[1 << 5, 1 << 1],
+            Lanes::Scalar,
+        );
         assert_eq!(own.bits[..own.len], [1 << 5, 1 << 1]);
-        assert_eq!(picked(&table, &probe, &spans, &[], Lanes::Scalar).len, 0);
+        assert_eq!(
+            picked(
+                &table,
+                &Probed::of(&probe, &spans, Lanes::Scalar),
+                &[],
+                Lanes::Scalar
+            )
+            .len,
+            0
+        );
     }
 
     /// The split matcher counts, group by group, what testing every pair counts: sides
@@ -1025,8 +1112,9 @@ pub(super) mod tests {
             (LEAF + 1, 700, 7, 36),
             (3000, 2000, 9, 44),
             (5000, 900, 11, 50),
-            // Levels that pick their own diagonal (`REPICK`), the groups sampled in shares.
-            (2500, REPICK + 1500, 9, 44),
+            // Levels that pick their own diagonal (`REPICK`), the groups sampled in shares
+            // (the cases above pick at their top levels too).
+            (2500, 5600, 9, 44),
             // A few probe words against many: with one group the sides turn round at the
             // top (`turned`).
             (6000, 60, 9, 44),

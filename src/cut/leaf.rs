@@ -101,6 +101,8 @@ impl Bitsets {
         }
         let mut met = [0u64; super::matching::MAX_GROUPS];
         let most = (budget / table_bytes(1)).clamp(8, SLICE_WORDS) / 8 * 8;
+        // The runs of ranks, one a table: the same for every slice.
+        let spread = spread(ranks, !matches!(lanes, Lanes::Scalar));
         for slice in table.chunks(64 * most) {
             // AVX2 loads an entry a vector (four words) at a time: a slice of at most 256
             // half-boards takes entries of one vector ([`Half`]), others of eight words.
@@ -113,7 +115,7 @@ impl Bitsets {
             let need = ranks.div_ceil(CHUNK) * ENTRIES * words;
             let mut t = Tables {
                 union,
-                spread: spread(ranks, !matches!(lanes, Lanes::Scalar)),
+                spread,
                 words,
                 sets: &mut self.sets,
                 entries: aligned(&mut self.tables, need),

@@ -699,8 +699,10 @@ fn split(
     let probes: usize = spans.iter().map(Span::len).sum();
     let (own, drawn): (Order, Probed);
     let mut probed = known;
-    let picks = work(table.len() as f64, probes as f64) >= REPICK;
-    let order = if table.len() > LEAF && picks && order.len() > 1 {
+    // The model (a `powf`) asked only of levels above a leaf with diagonals to pick from.
+    let picks =
+        table.len() > LEAF && order.len() > 1 && work(table.len() as f64, probes as f64) >= REPICK;
+    let order = if picks {
         // The probe's sample: the level's own, or that of the level it is the side of
         // without the diagonal (the same probe words).
         let sample = match known {

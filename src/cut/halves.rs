@@ -2,7 +2,7 @@
 //! other and whose diagonals do not meet, written as one word of the diagonals both halves
 //! reach (plain words, or eight or four bottom pieces a step with AVX-512 or AVX2).
 
-use super::pieces::{Pieces, TAG};
+use super::pieces::{Pieces, TAG, TAG_SHIFT};
 use super::{Cut, Lanes, Word};
 
 /// A queen set's diagonals as bits: `r - c + n - 1` (down-right) and `r + c` (down-left).
@@ -42,12 +42,17 @@ impl Cut {
     /// column to itself, so the middle queen forbids the same squares.
     /// `out` is given room for `boards` half-boards and what one top piece's pairs write
     /// past them, and no more where it must grow ([`super::resize_exact`]).
+    ///
+    /// Where `above` is a class, only the half-boards whose bottom piece is of a class above
+    /// it are made, and without their classes (a weighed key's side with the middle row's
+    /// queen: the others weigh 0); else each carries its bottom piece's ([`TAG`], where it
+    /// has one).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn build(
         &self,
         (north, south): (&Pieces, &Pieces),
         (spans, boards): (&[Span], u64),
-        forbid: Lines,
+        (forbid, above): (Lines, Option<u64>),
         mirrored: bool,
         (low, width): (usize, usize),
         lanes: Lanes,
@@ -55,6 +60,7 @@ impl Cut {
     ) {
         let shape = Shape {
             forbid,
+            above,
             low,
             mask: (1u64 << width) - 1,
             turn: if mirrored { 32 } else { 0 },
@@ -75,33 +81,37 @@ impl Cut {
         }
     }
 
-    /// How many half-boards [`Cut::build`] makes of the top pieces of `span` (pieces of
-    /// `north`) with `south`'s that do not meet `forbid`, none of them written: each bottom
-    /// piece tested with one AND ([`Pieces::meeting`]). A side's sizes are counted per top
-    /// piece ([`Sizes::of`]); building each piece's half-boards to count them was as many
-    /// pairs of pieces as building the side's chunks after it, and at n = 27 a half of the
-    /// builds' time.
+    /// Appends to `counts` how many half-boards [`Cut::build`] makes of each top piece of
+    /// `span` (pieces of `north`) with `south`'s that do not meet `forbid`, none of them
+    /// written: each bottom piece tested with one AND ([`Pieces::meeting`]), a vector of
+    /// them at a time ([`lacking`]), those a middle queen forbids dropped first for all the
+    /// span's top pieces ([`Halves::blocks`], as the build drops them). A side's sizes are
+    /// counted per top piece ([`Sizes::of`]); building each piece's half-boards to count
+    /// them was as many pairs of pieces as building the side's chunks after it, and at
+    /// n = 27 a half of the builds' time.
     pub(super) fn boards(
         &self,
         (north, south): (&Pieces, &Pieces),
         span: Span,
         forbid: Lines,
-    ) -> u64 {
+        lanes: Lanes,
+        counts: &mut Vec<u32>,
+    ) {
         let spans = [span];
         let halves = self.halves(north, south, &spans);
-        let below = halves.below(&span);
-        let mut boards = 0;
-        for &p in halves.tops(&span) {
-            let p = north.lines(p);
-            if p.meets(forbid) == 0 {
-                let meets = south.meeting(p.with(forbid));
-                boards += below
-                    .iter()
-                    .map(|&q| u64::from(q & meets == 0))
-                    .sum::<u64>();
+        let tops = halves.tops(&span);
+        let from = counts.len();
+        counts.resize(from + tops.len(), 0);
+        let counts = &mut counts[from..];
+        halves.blocks(&span, (forbid, None), |south, block| {
+            for (count, &p) in counts.iter_mut().zip(tops) {
+                let p = north.lines(p);
+                if p.meets(forbid) == 0 {
+                    // At most the south pieces on one column set: far below 2^32.
+                    *count += lacking(block, south.meeting(p.with(forbid)), lanes) as u32;
+                }
             }
-        }
-        boards
+        });
     }
 
     /// The pieces a build of `spans` joins.
@@ -118,6 +128,23 @@ impl Cut {
     pub(super) fn shared(&self) -> (usize, usize) {
         (self.n - self.h, (2 * self.h).saturating_sub(1))
     }
+}
+
+/// How many of `words` (bottom pieces) share no bit with `bits`, in `lanes`' instructions:
+/// a vector of pieces at a time where the CPU has one ([`super::pack::lacking256`]). A word
+/// at a time, counting the sizes of the sides that do not fit one chunk was 6% of
+/// `time_keys 27 4 17` on Zen 4 with AVX2 forced.
+fn lacking(words: &[u64], bits: u64, lanes: Lanes) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    match lanes {
+        // SAFETY: `Lanes::of` picked these only where the CPU has their features.
+        Lanes::Avx512 => return unsafe { super::pack::lacking512(words, bits) },
+        // SAFETY: as above.
+        Lanes::Avx2 => return unsafe { super::pack::lacking256(words, bits) },
+        Lanes::Scalar => {}
+    }
+    let _ = lanes;
+    words.iter().map(|&q| u64::from(q & bits == 0)).sum()
 }
 
 /// Part of a side's half-boards: `north`'s pieces `from..to` on column set `up`, each with
@@ -152,13 +179,14 @@ pub(super) struct Sizes {
 
 impl Sizes {
     /// The sizes of the side `north` and `south` make; each north piece's half-boards
-    /// counted (`size`, which builds them) where the pairs pass `bound`.
+    /// counted where the pairs pass `bound` (`size`, which appends a column set's counts,
+    /// a north piece each, in order: [`Cut::boards`]).
     pub(super) fn of(
         north: &Pieces,
         south: &Pieces,
         h: usize,
         bound: u64,
-        mut size: impl FnMut(Span) -> u64,
+        mut size: impl FnMut(Span, &mut Vec<u32>),
     ) -> Sizes {
         let all = (1usize << h) - 1;
         // Every column set's pieces as one span, in one pass over the sets that have some
@@ -180,9 +208,8 @@ impl Sizes {
         let mut counts = Vec::new();
         if set_pairs.iter().sum::<u64>() > bound {
             counts.reserve_exact(tops);
-            for piece in Sizes::each(&sets) {
-                // At most the south pieces on one column set: far below 2^32.
-                counts.push(u32::try_from(size(piece)).unwrap_or(u32::MAX));
+            for &set in &sets {
+                size(set, &mut counts);
             }
         }
         Sizes {
@@ -325,37 +352,60 @@ impl Halves<'_> {
         out: &mut Vec<Word>,
         pairs: impl Fn(&Pieces, Lines, &[u64], &Shape, &mut Vec<Word>),
     ) {
-        let (north, south) = (self.north, self.south);
-        let mut missing = [std::mem::MaybeUninit::<u64>::uninit(); MISSING];
-        let gone = south.meeting(shape.forbid);
+        let north = self.north;
         for span in self.spans {
-            let below = self.below(span);
             let tops = self.tops(span);
-            // Where a middle queen forbids squares, the bottom pieces it leaves, found once
-            // for every top piece, a block at a time.
-            let sifted = gone != 0 && tops.len() >= FEW_TOPS;
-            let block = if sifted { MISSING } else { below.len().max(1) };
-            for block in below.chunks(block) {
-                let block = if sifted {
-                    let mut len = 0;
-                    for &q in block {
-                        missing[len].write(q);
-                        len += usize::from(q & gone == 0);
-                    }
-                    // SAFETY: the first `len` were written above (each before `len` passed it).
-                    unsafe { std::slice::from_raw_parts(missing.as_ptr().cast::<u64>(), len) }
-                } else {
-                    block
-                };
-                if block.is_empty() {
-                    continue;
-                }
+            self.blocks(span, (shape.forbid, shape.above), |south, block| {
                 for &p in tops {
                     let p = north.lines(p);
                     if p.meets(shape.forbid) == 0 {
                         pairs(south, p, block, shape, out);
                     }
                 }
+            });
+        }
+    }
+
+    /// Calls `each` with the bottom pieces under `span`'s top pieces, a block at a time:
+    /// where a middle queen forbids squares (and the span has [`FEW_TOPS`] top pieces or
+    /// more), only those it leaves, found once for every top piece, and only those above
+    /// the class `above`, without it, where that is set (a side that keeps some classes is
+    /// always sifted: its words carry no class to filter them by later). Else the bottom
+    /// pieces as they are, in one block.
+    #[inline(always)]
+    fn blocks(
+        &self,
+        span: &Span,
+        (forbid, above): (Lines, Option<u64>),
+        mut each: impl FnMut(&Pieces, &[u64]),
+    ) {
+        let south = self.south;
+        let gone = south.meeting(forbid);
+        let below = self.below(span);
+        let sifted = gone != 0 && self.tops(span).len() >= FEW_TOPS || above.is_some();
+        if !sifted {
+            if !below.is_empty() {
+                each(south, below);
+            }
+            return;
+        }
+        let mut missing = [std::mem::MaybeUninit::<u64>::uninit(); MISSING];
+        for block in below.chunks(MISSING) {
+            let mut len = 0;
+            for &q in block {
+                let class = q >> TAG_SHIFT;
+                // A bottom piece of the key's class puts a queen on a diagonal of the
+                // middle one.
+                debug_assert!(above != Some(class) || q & gone != 0);
+                let kept = above.is_none_or(|c| class > c);
+                missing[len].write(if above.is_some() { q & !TAG } else { q });
+                len += usize::from(q & gone == 0 && kept);
+            }
+            if len > 0 {
+                // SAFETY: the first `len` were written above (each before `len` passed it).
+                each(south, unsafe {
+                    std::slice::from_raw_parts(missing.as_ptr().cast::<u64>(), len)
+                });
             }
         }
     }
@@ -399,6 +449,8 @@ const FEW_TOPS: usize = 4;
 /// (`low`, `mask`) and the turn that swaps the word's halves for a mirror image.
 struct Shape {
     forbid: Lines,
+    /// The class the bottom pieces kept are above, where the side keeps some classes.
+    above: Option<u64>,
     low: usize,
     mask: u64,
     turn: u32,

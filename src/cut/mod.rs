@@ -69,7 +69,7 @@ pub use symmetric::{fixed_by_symmetries, fixed_by_symmetries_until};
 use halves::{Lines, Sizes};
 use matching::{LEAF, MAX_GROUPS, Matcher, Within};
 
-use pieces::{Cache, MakeRoom, Pieces, Store, TAG, TAG_SHIFT};
+use pieces::{Cache, MakeRoom, Pieces, Store, TAG_SHIFT};
 
 /// A count that is never abandoned: the flag [`Cut::count`] and the whole-run counts pass
 /// where [`Cut::count_until`] takes one that `estimate` sets at its deadline. It is read at
@@ -269,9 +269,10 @@ impl Cut {
         (north, south): (Arc<Pieces>, Arc<Pieces>),
         forbid: Lines,
         bound: u64,
+        lanes: Lanes,
     ) -> Sized {
-        let sizes = Sizes::of(&north, &south, self.h, bound, |piece| {
-            self.boards((&north, &south), piece, forbid)
+        let sizes = Sizes::of(&north, &south, self.h, bound, |set, counts| {
+            self.boards((&north, &south), set, forbid, lanes, counts)
         });
         Sized {
             north,
@@ -281,13 +282,14 @@ impl Cut {
     }
 
     /// Fills `out` with chunk `c` of `side`'s half-boards (left ones, or right ones
-    /// `mirrored`) that do not meet `forbid`.
+    /// `mirrored`) that do not meet `forbid`, only those above a class where `above` is one
+    /// (see [`Cut::build`]).
     #[allow(clippy::too_many_arguments)]
     fn build_chunk(
         &self,
         side: &Side,
         c: usize,
-        forbid: Lines,
+        (forbid, above): (Lines, Option<u64>),
         mirrored: bool,
         shared: (usize, usize),
         lanes: Lanes,
@@ -298,7 +300,7 @@ impl Cut {
         self.build(
             pieces,
             (&chunk.spans, chunk.boards),
-            forbid,
+            (forbid, above),
             mirrored,
             shared,
             lanes,
@@ -434,12 +436,12 @@ impl Cut {
             // Sides counted where they may be cut: an even board's chunks are at least an
             // eighth of its words (`even_chunks`).
             let bound = if odd { most } else { cap / 8 };
-            let lefts = self.sized(left_pieces, none, bound);
+            let lefts = self.sized(left_pieces, none, bound, lanes);
             let mut found = [0u64; MAX_GROUPS];
             if !odd {
                 let right_pieces = right_pieces.into_iter().next();
                 let right_pieces = right_pieces.expect("an even board's key has one right side");
-                let rights = self.sized(right_pieces, none, bound);
+                let rights = self.sized(right_pieces, none, bound, lanes);
                 let blocks = self.blocks(key, &lefts.sizes, &rights.sizes);
                 // The sides' sizes are held while they are counted: the chunks take four
                 // fifths of what they leave, the room the rest.
@@ -473,14 +475,22 @@ impl Cut {
                     }
                     let whole = lefts.chunks.len() == 1;
                     if whole {
-                        self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
+                        self.build_chunk(&lefts, 0, (none, None), false, wide, lanes, left);
                     }
                     found[0] = 0;
                     for r in 0..rights.chunks.len() {
-                        self.build_chunk(&rights, r, none, true, (low, width), lanes, group);
+                        self.build_chunk(
+                            &rights,
+                            r,
+                            (none, None),
+                            true,
+                            (low, width),
+                            lanes,
+                            group,
+                        );
                         for l in 0..lefts.chunks.len() {
                             if !whole {
-                                self.build_chunk(&lefts, l, none, false, wide, lanes, left);
+                                self.build_chunk(&lefts, l, (none, None), false, wide, lanes, left);
                             }
                             let held = held([left, right, group, kept]);
                             let within = Within { held, ..within };
@@ -497,7 +507,7 @@ impl Cut {
             let lefts = sized.cut(most, None);
             let whole = lefts.chunks.len() == 1;
             if whole {
-                self.build_chunk(&lefts, 0, none, false, wide, lanes, left);
+                self.build_chunk(&lefts, 0, (none, None), false, wide, lanes, left);
             }
             // Each middle row's right side, the half-boards its queen leaves; whether it is
             // kept whole past `most` as the table (`odd_chunks`); and, unless the left side
@@ -509,7 +519,7 @@ impl Cut {
                 .map(|(&(m, _), pieces)| {
                     let m = m.expect("an odd board's keys have a middle row");
                     let forbid = Lines::of(self.n, m as usize, self.h);
-                    let right = self.sized(pieces, forbid, most);
+                    let right = self.sized(pieces, forbid, most, lanes);
                     let r_boards = right.sizes.boards_of(None);
                     if whole {
                         // A left side built whole for every middle row stays as it is.
@@ -530,7 +540,7 @@ impl Cut {
                     }
                     let pieces = (Arc::clone(&sized.north), Arc::clone(&sized.south));
                     // Counted wherever a quarter of `most` might not hold them.
-                    let own = self.sized(pieces, forbid, most / 4);
+                    let own = self.sized(pieces, forbid, most / 4, lanes);
                     match odd_chunks(own.sizes.boards_of(None), r_boards, most, NARROW_LEFT) {
                         Some(rest) => MiddleRow {
                             m,
@@ -578,20 +588,15 @@ impl Cut {
                 let mut groups = Vec::with_capacity(rights.len());
                 for (e, MiddleRow { m, right: side, .. }) in rights.iter().enumerate() {
                     let forbid = Lines::of(self.n, *m as usize, self.h);
-                    self.build_chunk(side, 0, forbid, true, (low, width), lanes, group);
+                    let class = class_of(*m);
+                    let keep = (forbid, class);
+                    self.build_chunk(side, 0, keep, true, (low, width), lanes, group);
                     // The right half-board's bits in the wide layout, with the middle queen's.
                     let mid = 1u64 << m | 1 << (m + 32);
                     let widen = |&w: &Word| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid;
-                    match class_of(*m) {
-                        Some(c) => {
-                            right.extend(group.iter().filter(|&&w| w >> TAG_SHIFT > c).map(widen));
-                            groups.push((e, 2));
-                        }
-                        None => {
-                            right.extend(group.iter().map(widen));
-                            groups.push((e, 1));
-                        }
-                    }
+                    right.extend(group.iter().map(widen));
+                    // Every pair of a side with classes weighs 2, else 1.
+                    groups.push((e, if class.is_some() { 2 } else { 1 }));
                     ends.push(right.len());
                 }
                 let held = held([left, right, group, kept]);
@@ -657,12 +662,10 @@ impl Cut {
                             hold(kept, own.largest(), free);
                         }
                     }
+                    let right_classes = class.filter(|_| !left_classes);
                     for r in 0..side.chunks.len() {
-                        self.build_chunk(side, r, forbid, true, (low, width), lanes, group);
-                        let right_classes = class.filter(|_| !left_classes);
-                        if let Some(c) = right_classes {
-                            above(group, c);
-                        }
+                        let keep = (forbid, right_classes);
+                        self.build_chunk(side, r, keep, true, (low, width), lanes, group);
                         let Some(own) = own else {
                             // The whole left side, built once: the half-boards the queen leaves.
                             if r == 0 {
@@ -673,10 +676,8 @@ impl Cut {
                         };
                         for l in 0..own.chunks.len() {
                             if r == 0 || !once {
-                                self.build_chunk(own, l, forbid, false, (low, width), lanes, kept);
-                                if let Some(c) = left_class {
-                                    above(kept, c);
-                                }
+                                let keep = (forbid, left_class);
+                                self.build_chunk(own, l, keep, false, (low, width), lanes, kept);
                             }
                             weighed[e] += weight * pairs(matcher, kept, group, *table);
                         }
@@ -693,7 +694,7 @@ impl Cut {
 }
 
 /// Sets `kept` to the left half-boards of `left` that a middle queen on `mid` leaves and,
-/// where `above` is given (a weighed key's), whose class ([`TAG`]) is above it, narrowed to
+/// where `above` is given (a weighed key's), whose class ([`pieces::TAG`]) is above it, narrowed to
 /// the right half's layout (`mask` wide, the class dropped), in `lanes` (`pack::narrow512`:
 /// the plain loop was 8% of `estimate 23` on a Xeon). About half of them have a queen on the
 /// middle row, so a filter's branch is a coin toss: every word is written, and only the
@@ -734,25 +735,6 @@ fn leaves(w: Word, mid: u64, above: Option<u64>) -> bool {
 /// A left half-board's word in the right half's layout (`mask` wide), its class dropped.
 fn narrowed(w: Word, mask: u64) -> Word {
     (w >> 1) & mask | ((w >> 33) & mask) << 32
-}
-
-/// Keeps the half-boards of `words` whose class is above `c`, in place, without their
-/// classes (a weighed key's right side, where it has the middle row's queen: the others
-/// weigh 0, and none is of class `c`).
-fn above(words: &mut Vec<Word>, c: u64) {
-    let mut end = 0;
-    for j in 0..words.len() {
-        let w = words[j];
-        debug_assert_ne!(
-            w >> TAG_SHIFT,
-            c,
-            "a half-board of the key's class is on a diagonal with its middle queen"
-        );
-        words[end] = w & !TAG;
-        // At most `j`: in bounds, and never past a word still to be read.
-        end += usize::from(w >> TAG_SHIFT > c);
-    }
-    words.truncate(end);
 }
 
 /// A side of a key: the pieces of its rows in each quadrant, and its chunks.
@@ -994,6 +976,7 @@ impl Lanes {
 mod tests {
     use super::*;
     use crate::published;
+    use pieces::TAG;
 
     /// A row set's pieces found by `cache` (else the store, else enumerated), never cut
     /// short and with no room asked.
@@ -1191,18 +1174,34 @@ mod tests {
                 for &forbid in &forbids {
                     let side = |cache: &mut Cache, most| {
                         let pieces = cut.pieces(cache, k.rows, NEVER, &mut |_, _| {});
-                        cut.sized(pieces, forbid, most).cut(most, None)
+                        cut.sized(pieces, forbid, most, lanes).cut(most, None)
                     };
                     let all = side(&mut cache, u64::MAX);
                     assert_eq!(all.chunks.len(), 1);
-                    cut.build_chunk(&all, 0, forbid, false, cut.shared(), lanes, &mut out);
+                    cut.build_chunk(
+                        &all,
+                        0,
+                        (forbid, None),
+                        false,
+                        cut.shared(),
+                        lanes,
+                        &mut out,
+                    );
                     let mut whole = out.clone();
                     whole.sort_unstable();
                     for most in [1, 40, 300] {
                         let side = side(&mut cache, most);
                         let mut built = Vec::new();
                         for c in 0..side.chunks.len() {
-                            cut.build_chunk(&side, c, forbid, false, cut.shared(), lanes, &mut out);
+                            cut.build_chunk(
+                                &side,
+                                c,
+                                (forbid, None),
+                                false,
+                                cut.shared(),
+                                lanes,
+                                &mut out,
+                            );
                             let chunk = &side.chunks[c];
                             let pieces = chunk.spans.iter().map(|s| s.to - s.from).sum::<u32>();
                             assert!(out.len() as u64 <= most || pieces == 1, "{k:?} {most}");

@@ -5,8 +5,9 @@
 //! `vpcompressq` in a register (its memory form is slow on Zen 4), and [`Narrow`], four
 //! words of AVX2 packed by a `vpermd` with indices from [`PACK`] (AVX2 has no compress).
 //! The filter, the partition and the narrowing are written once over it, with a
-//! `#[target_feature]` entry point per ISA; so is the split's sampling tally ([`tally_in`]:
-//! a vector of sampled words at a time, the same trait's loads and adds).
+//! `#[target_feature]` entry point per ISA; so are the split's sampling tally ([`tally_in`]:
+//! a vector of sampled words at a time, the same trait's loads and adds) and the count of
+//! the words that miss some bits that a side's sizes take ([`lacking_in`]).
 //!
 //! Each store writes a whole vector at the end of the kept words, the next one overwriting
 //! past the ones it kept: so a list being filled needs room for one vector more than it
@@ -419,6 +420,43 @@ unsafe fn narrow_in<P: Pack>(
         }
         kept.set_len(len);
     }
+}
+
+/// How many words of `words` share no bit with `bits`, eight a step with AVX-512F
+/// ([`lacking_in`]): a side's sizes count each top piece's bottom pieces this way
+/// ([`super::Cut::boards`]), one AND a piece.
+#[target_feature(enable = "avx512f,popcnt")]
+pub(super) fn lacking512(words: &[u64], bits: u64) -> u64 {
+    // SAFETY: this function runs only where the CPU has AVX-512F and popcnt (its features).
+    unsafe { lacking_in::<Wide>(words, bits) }
+}
+
+/// [`lacking512`] four a step with AVX2.
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) fn lacking256(words: &[u64], bits: u64) -> u64 {
+    // SAFETY: this function runs only where the CPU has AVX2 and popcnt (its features).
+    unsafe { lacking_in::<Narrow>(words, bits) }
+}
+
+/// [`lacking512`] in `P`'s vectors: a vector of words a step, its words without `bits`
+/// counted; the last few words one by one.
+///
+/// # Safety
+///
+/// The CPU has `P`'s ISA.
+#[inline(always)]
+unsafe fn lacking_in<P: Pack>(words: &[u64], bits: u64) -> u64 {
+    let chunks = words.chunks_exact(P::WORDS);
+    let rest = chunks.remainder();
+    let mut count = 0;
+    // SAFETY: the CPU has `P`'s ISA (the caller's); each load reads one chunk's words.
+    unsafe {
+        let b = P::splat(bits);
+        for chunk in chunks {
+            count += P::count(P::lacking(P::load(chunk.as_ptr()), b));
+        }
+    }
+    count as u64 + rest.iter().map(|&w| u64::from(w & bits == 0)).sum::<u64>()
 }
 
 /// Writes the words of `from` without `bit` to the front of `to`, in order, eight at a time

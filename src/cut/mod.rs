@@ -263,7 +263,7 @@ impl Cut {
 
     /// The side `north` and `south` make, and its sizes: each north piece's half-boards
     /// that do not meet `forbid` (a middle queen's lines, or none) counted where their
-    /// pairs pass `bound` ([`Cut::boards`]: counted, not built).
+    /// pairs pass `bound` ([`Cut::boards`]: counted in `lanes`' vectors, not built).
     fn sized(
         &self,
         (north, south): (Arc<Pieces>, Arc<Pieces>),

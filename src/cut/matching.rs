@@ -581,7 +581,7 @@ fn sampled(v: &[Word], lanes: Lanes) -> [u64; 64] {
 /// each bit, the groups' words, and the words each sampled one stands for. The level's table
 /// words without its diagonal meet the same probe words (reordered at most), so their level
 /// takes this sample rather than draw its own: along a chain of such levels the probe is
-/// sampled once.
+/// sampled once. [`picked`] samples the level's table words the same way, as one group.
 struct Probed {
     counts: [u64; 64],
     words: f64,
@@ -621,9 +621,8 @@ impl Probed {
 /// `time_keys 27 1 5` 0.90x the time, `27 4 17` 0.97x (0.90x the pairs reaching the
 /// leaves), `25 6 7` 0.98x, `22 200 7` 0.96x (`results/README.md`, twenty-fifth round).
 fn picked(table: &[Word], probed: &Probed, order: &[u64], lanes: Lanes) -> Order {
-    let t = sampled(table, lanes);
-    let tl = table.len() as f64;
-    let table_share = tl / table.len().div_ceil(stride(table.len())).max(1) as f64;
+    let sample = Probed::of(table, std::slice::from_ref(&(0..table.len())), lanes);
+    let (t, tl, table_share) = (&sample.counts, sample.words, sample.share);
     let (p, pl, probe_share) = (&probed.counts, probed.words, probed.share);
     let left = |bit: u64| {
         let d = bit.trailing_zeros() as usize;

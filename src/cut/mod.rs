@@ -570,6 +570,8 @@ impl Cut {
                 let m = usize::from(m);
                 (self.weighted && m != self.h).then(|| u64::from(weights::from_middle(self.h, m)))
             };
+            // Every pair of a side with classes weighs 2, else 1.
+            let weight_of = |class: Option<u64>| if class.is_some() { 2u64 } else { 1 };
             // Each entry's weighed pairs.
             let mut weighed = [0u64; MAX_GROUPS];
             let single = rights
@@ -595,8 +597,7 @@ impl Cut {
                     let mid = 1u64 << m | 1 << (m + 32);
                     let widen = |&w: &Word| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid;
                     right.extend(group.iter().map(widen));
-                    // Every pair of a side with classes weighs 2, else 1.
-                    groups.push((e, if class.is_some() { 2 } else { 1 }));
+                    groups.push((e, weight_of(class)));
                     ends.push(right.len());
                 }
                 let held = held([left, right, group, kept]);
@@ -646,8 +647,7 @@ impl Cut {
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     let mid = 1u64 << m | 1 << (m + 32);
                     let class = class_of(*m);
-                    // Every pair of a side with classes weighs 2, else 1.
-                    let weight = if class.is_some() { 2 } else { 1 };
+                    let weight = weight_of(class);
                     let left_class = class.filter(|_| left_classes);
                     // The left half-boards the queen leaves, where they are one list, are
                     // made for the first right chunk and kept for the others: a matching

@@ -19,32 +19,30 @@ use super::matching::{ONES, take_out};
 use super::pieces::TAG_SHIFT;
 use super::{leaves, narrowed};
 
-/// For each set of four 64-bit lanes kept, the 32-bit indices that move them to the front
-/// in order, for `vpermd`.
-const PACK: [[i32; 8]; 16] = packing(false);
+/// For each set of four 64-bit lanes kept, the 32-bit indices for `vpermd` that move them
+/// to the front in order, and the others after them in order: so one permutation packs
+/// both sides of a partition, the kept words at the vector's front and the others at its
+/// end.
+const PACK: [[i32; 8]; 16] = packing();
 
-/// [`PACK`] for the back: the kept lanes moved to the end, in order.
-const PACK_BACK: [[i32; 8]; 16] = packing(true);
-
-/// The `vpermd` indices that move each set of four 64-bit lanes kept to the front of a
-/// vector (or, `back`, to its end), in order.
-const fn packing(back: bool) -> [[i32; 8]; 16] {
+/// [`PACK`]'s indices: for each set of lanes kept, those lanes first, then the others.
+const fn packing() -> [[i32; 8]; 16] {
     let mut table = [[0i32; 8]; 16];
     let mut kept = 0;
     while kept < 16 {
-        let first = if back {
-            4 - (kept as u32).count_ones() as usize
-        } else {
-            0
-        };
-        let (mut lane, mut at) = (0i32, first);
-        while lane < 4 {
-            if kept >> lane & 1 == 1 {
-                table[kept][2 * at] = 2 * lane;
-                table[kept][2 * at + 1] = 2 * lane + 1;
-                at += 1;
+        // Pass 0 places the kept lanes, pass 1 the others after them.
+        let (mut pass, mut at) = (0, 0);
+        while pass < 2 {
+            let mut lane = 0i32;
+            while lane < 4 {
+                if kept >> lane & 1 != pass {
+                    table[kept][2 * at] = 2 * lane;
+                    table[kept][2 * at + 1] = 2 * lane + 1;
+                    at += 1;
+                }
+                lane += 1;
             }
-            lane += 1;
+            pass += 1;
         }
         kept += 1;
     }
@@ -98,13 +96,14 @@ pub(super) unsafe trait Pack {
     ///
     /// [`Pack::WORDS`] words at `to` are writable.
     unsafe fn store(to: *mut u64, w: Self::V, m: Self::M);
-    /// Stores the words of `w` in `m` at the end of the [`Pack::WORDS`] words at `to`,
-    /// packed in order; the vector's other words land before them.
+    /// Both sides of `w` stored: its words in `m` packed in order at `front` (as
+    /// [`Pack::store`]), and the others packed in order at the end of the [`Pack::WORDS`]
+    /// words at `back`, the vector's other words landing before them.
     ///
     /// # Safety
     ///
-    /// [`Pack::WORDS`] words at `to` are writable.
-    unsafe fn store_back(to: *mut u64, w: Self::V, m: Self::M);
+    /// [`Pack::WORDS`] words at `front` and at `back` are writable.
+    unsafe fn store_apart(front: *mut u64, back: *mut u64, w: Self::V, m: Self::M);
     /// The words in both `a` and `b`.
     unsafe fn both(a: Self::M, b: Self::M) -> Self::M;
     /// The words of `w` whose class (the bits from [`TAG_SHIFT`]) is above `c`.
@@ -159,14 +158,15 @@ unsafe impl Pack for Wide {
         unsafe { _mm512_storeu_si512(to.cast(), _mm512_maskz_compress_epi64(m, w)) };
     }
     #[inline(always)]
-    unsafe fn store_back(to: *mut u64, w: __m512i, m: __mmask8) {
-        // The kept words packed to the front, then spread to the top lanes (`0xff00 >> k`
-        // as a byte: the top `k` lanes, none for `k = 0`).
-        let top = (0xff00u16 >> m.count_ones()) as u8;
+    unsafe fn store_apart(front: *mut u64, back: *mut u64, w: __m512i, m: __mmask8) {
+        // The others packed to the front of a register, then spread to the top lanes
+        // (`0xff00 >> k` as a byte: the top `k` lanes, none for `k = 0`).
+        let top = (0xff00u16 >> Self::others(m).count_ones()) as u8;
         // SAFETY: the caller's; unaligned.
         unsafe {
-            let packed = _mm512_maskz_compress_epi64(m, w);
-            _mm512_storeu_si512(to.cast(), _mm512_maskz_expand_epi64(top, packed));
+            Self::store(front, w, m);
+            let packed = _mm512_maskz_compress_epi64(Self::others(m), w);
+            _mm512_storeu_si512(back.cast(), _mm512_maskz_expand_epi64(top, packed));
         }
     }
     #[inline(always)]
@@ -251,11 +251,14 @@ unsafe impl Pack for Narrow {
         }
     }
     #[inline(always)]
-    unsafe fn store_back(to: *mut u64, w: __m256i, m: usize) {
-        // SAFETY: as `store`, with `PACK_BACK`.
+    unsafe fn store_apart(front: *mut u64, back: *mut u64, w: __m256i, m: usize) {
+        // One permutation for both: `PACK` puts the others after the kept words, so at the
+        // vector's end. SAFETY: as `store`.
         unsafe {
-            let order = _mm256_loadu_si256(PACK_BACK[m & 15].as_ptr().cast());
-            _mm256_storeu_si256(to.cast(), _mm256_permutevar8x32_epi32(w, order));
+            let order = _mm256_loadu_si256(PACK[m & 15].as_ptr().cast());
+            let packed = _mm256_permutevar8x32_epi32(w, order);
+            _mm256_storeu_si256(front.cast(), packed);
+            _mm256_storeu_si256(back.cast(), packed);
         }
     }
     #[inline(always)]
@@ -618,8 +621,7 @@ unsafe fn two_ended<P: Pack, const B: usize>(table: &mut [u64], bit: u64) -> usi
             for v in v {
                 let kept = P::lacking(v, b);
                 let n = P::count(kept);
-                P::store(to.add(written.0), v, kept);
-                P::store_back(to.add(written.1 - P::WORDS), v, P::others(kept));
+                P::store_apart(to.add(written.0), to.add(written.1 - P::WORDS), v, kept);
                 written = (written.0 + n, written.1 - (P::WORDS - n));
             }
         }

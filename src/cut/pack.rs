@@ -161,11 +161,11 @@ unsafe impl Pack for Wide {
     unsafe fn store_apart(front: *mut u64, back: *mut u64, w: __m512i, m: __mmask8) {
         // The others packed to the front of a register, then spread to the top lanes
         // (`0xff00 >> k` as a byte: the top `k` lanes, none for `k = 0`).
-        let top = (0xff00u16 >> Self::others(m).count_ones()) as u8;
+        let top = (0xff00u16 >> (!m).count_ones()) as u8;
         // SAFETY: the caller's; unaligned.
         unsafe {
             Self::store(front, w, m);
-            let packed = _mm512_maskz_compress_epi64(Self::others(m), w);
+            let packed = _mm512_maskz_compress_epi64(!m, w);
             _mm512_storeu_si512(back.cast(), _mm512_maskz_expand_epi64(top, packed));
         }
     }

@@ -144,6 +144,11 @@ fn lacking(words: &[u64], bits: u64, lanes: Lanes) -> u64 {
         Lanes::Scalar => {}
     }
     let _ = lanes;
+    lacking_words(words, bits)
+}
+
+/// [`lacking`] a word at a time (the plain loop, and the vector loops' last few words).
+pub(super) fn lacking_words(words: &[u64], bits: u64) -> u64 {
     words.iter().map(|&q| u64::from(q & bits == 0)).sum()
 }
 

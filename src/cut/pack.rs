@@ -459,7 +459,7 @@ unsafe fn lacking_in<P: Pack>(words: &[u64], bits: u64) -> u64 {
             count += P::count(P::lacking(P::load(chunk.as_ptr()), b));
         }
     }
-    count as u64 + rest.iter().map(|&w| u64::from(w & bits == 0)).sum::<u64>()
+    count as u64 + super::halves::lacking_words(rest, bits)
 }
 
 /// Writes the words of `from` without `bit` to the front of `to`, in order, eight at a time

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds of the matching side by side on every core at once: one n = 27 key (`time_keys N 1
 # SEED avx2`) run as many copies as the machine has CPUs, one build at a time, so that each
-# copy pulls on memory as a thread of `count -j <all>` does; then one copy alone, if the
-# deadline allows. Tells whether a build's gain on one thread holds when every core shares
-# the memory. One line per copy goes to $OUT/contended.txt: NAME,COPIES,ROUND,COPY,<time_keys
-# line>.
+# copy pulls on memory as a thread of `count -j <all>` does, then one copy of it alone, if
+# the deadline allows (each build's pair together, so that a deadline cuts whole pairs).
+# Tells whether a build's gain on one thread holds when every core shares the memory. One
+# line per copy goes to $OUT/contended.txt: NAME,COPIES,ROUND,COPY,<time_keys line>.
 #
 # Usage: OUT=DIR [DEADLINE_S=290] [N=27] [SEED=5] scripts/device-contended.sh NAME=TIME_KEYS_BIN...
 #   each TIME_KEYS_BIN a release build of examples/time_keys (no -C target-cpu).
@@ -24,5 +24,7 @@ run() { # name=bin copies round
   wait
   echo "$name x$2 round $3: $(awk -v a="$s" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.1f", b - a}') s, $(left) s left"
 }
-for b in "$@"; do run "$b" "$cpus" 1; done
-for b in "$@"; do run "$b" 1 1; done
+for b in "$@"; do
+  run "$b" "$cpus" 1
+  run "$b" 1 1
+done

@@ -12,8 +12,7 @@ set -uo pipefail
 out=${OUT:?OUT=DIR}
 mkdir -p "$out"
 deadline=${DEADLINE_S:-290} n=${N:-27} seed=${SEED:-5} cpus=$(nproc)
-t0=${EPOCHREALTIME%.*}
-left() { echo $((deadline - (${EPOCHREALTIME%.*} - t0))); }
+. "$(dirname "$0")/deadline.sh"
 lscpu | sed -n 's/^Model name: *//p' | head -1 >"$out/cpu.txt"
 run() { # name=bin copies round
   local name=${1%%=*} bin=${1#*=} s=$EPOCHREALTIME i

@@ -13,8 +13,7 @@ bin=${1:?NQUEENS_BIN}
 out=${OUT:?OUT=DIR}
 mkdir -p "$out"
 deadline=${DEADLINE_S:-540} kernel=${KERNEL:-avx2}
-t0=${EPOCHREALTIME%.*}
-left() { echo $((deadline - (${EPOCHREALTIME%.*} - t0))); }
+. "$(dirname "$0")/deadline.sh"
 cpus=$(nproc)
 lscpu >"$out/lscpu.txt" 2>&1
 echo "cpu: $(sed -n 's/^Model name: *//p' "$out/lscpu.txt" | head -1), $cpus CPUs"

@@ -18,9 +18,7 @@ ksh=${KLUEV_SH:-$(dirname "$0")/../../shared/anchors/kluev.sh}
 out=${OUT:?OUT=DIR}
 mkdir -p "$out"
 deadline=${DEADLINE_S:-540}
-t0=$EPOCHREALTIME
-elapsed() { awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%d", b - a}'; }
-left() { echo $((deadline - $(elapsed))); }
+. "$(dirname "$0")/deadline.sh"
 
 lscpu >"$out/lscpu.txt" 2>&1
 model=$(sed -n 's/^Model name: *//p' "$out/lscpu.txt" | head -1)

@@ -7,7 +7,9 @@
 //! that their times include what a run shares: caches, memory, the cores' clock). Within a
 //! stratum the time of its parts is taken as proportional to their estimated cost (a ratio
 //! estimator), which is as good as the cost model and never worse than the plain mean; the
-//! strata's totals and variances add up to the run's, with a 95% interval.
+//! strata's totals and variances add up to the run's, with a 95% interval. The parts still
+//! counting at the bound are left out, and how far that pulls the total down is estimated
+//! from the sample's spread (`lean`).
 //!
 //! A join enumerates the pieces of its keys' rows as it needs them: a sampled part mostly
 //! finds none kept, where a whole run that keeps every row set's pieces enumerates each
@@ -70,6 +72,13 @@ pub struct Estimate {
     pub parts: usize,
     /// The parts counted and timed.
     pub samples: Vec<Sample>,
+    /// The parts still counting at the bound, abandoned and left out (at most one a
+    /// thread), each with the seconds it had run.
+    pub abandoned: Vec<Sample>,
+    /// How far leaving them out pulls `core_seconds` down, as a fraction of it: the parts
+    /// running at any moment are likelier the long ones (the module's `lean`). `None` where
+    /// one fell in a stratum with fewer than two samples (no spread to measure).
+    pub lean: Option<f64>,
     /// Predicted thread-seconds of counting every part, pieces included.
     pub core_seconds: f64,
     /// A 95% interval of `core_seconds`: the sampling's spread within the strata (the
@@ -119,7 +128,8 @@ impl Estimate {
 /// solutions' search, a search's subproblems between their subtrees of at most
 /// [`plan::ABANDON_ROWS`](crate::plan::ABANDON_ROWS) free rows) are abandoned through
 /// [`Plan::count_until`] and left out of the sample. The parts abandoned are likelier the
-/// long ones (at most one per thread), so a sample of few parts leans low. Where no part of
+/// long ones (at most one per thread), so a sample of few parts a thread leans low: by about
+/// [`Estimate::lean`], which the estimate reports beside them. Where no part of
 /// some stratum (after strata short of samples merge) finished in time, nothing can be
 /// predicted: [`Error::TooFewSamples`]; where the bound came before a search's parts were
 /// costed, [`Error::Uncosted`].
@@ -137,7 +147,7 @@ pub fn estimate(
         .and_then(|d| start.checked_add(d));
     let over = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
-    let (samples, strata, costs) = std::thread::scope(|scope| {
+    let (samples, abandoned, strata, costs) = std::thread::scope(|scope| {
         // The clock: sets `over` at the deadline (or once sampling has ended).
         let clock = scope.spawn(|| {
             while !finished.load(Ordering::Relaxed) {
@@ -166,15 +176,24 @@ pub fn estimate(
         seconds: settings.seconds.to_string(),
         parts: plan.len(),
     })?;
-    predict(plan, costs, &strata, samples, settings.seconds)
+    let threads = engine.threads();
+    predict(
+        plan,
+        costs,
+        &strata,
+        (samples, abandoned, threads),
+        settings.seconds,
+    )
 }
 
-/// What [`sample`] returns: the samples, the strata and the parts' costs (the plan's own).
-type Sampled<'a> = (Vec<Sample>, Vec<Vec<usize>>, &'a [u64]);
+/// What [`sample`] returns: the samples, the parts abandoned at the bound, the strata and
+/// the parts' costs (the plan's own).
+type Sampled<'a> = (Vec<Sample>, Vec<Sample>, Vec<Vec<usize>>, &'a [u64]);
 
 /// The sampling of [`estimate`]: the samples (sorted by stratum) that finished before
-/// `over` was set, the strata and the parts' costs; `None` where `over` was set before the
-/// parts were costed (a search's costs at n = 26 take 40 s on 2 threads).
+/// `over` was set, the parts abandoned then (each with the seconds it had run), the strata
+/// and the parts' costs; `None` where `over` was set before the parts were costed (a
+/// search's costs at n = 26 take 40 s on 2 threads).
 fn sample<'a>(
     engine: &Engine,
     plan: &'a Plan,
@@ -205,6 +224,7 @@ fn sample<'a>(
 
     let next = AtomicUsize::new(0);
     let samples = Mutex::new(Vec::new());
+    let abandoned = Mutex::new(Vec::new());
     // Warm-up: one of the cheapest parts per thread, not timed, so that the threads' buffers
     // are not counted against the first samples. (A plan without parts, e.g. n = 2 or 3 in
     // full mode, has no stratum to warm up with.)
@@ -221,9 +241,7 @@ fn sample<'a>(
                 return;
             };
             let (before, t) = (cut::enumerated(), Instant::now());
-            if !counted(part) {
-                return;
-            }
+            let finished = counted(part);
             let sample = Sample {
                 part,
                 stratum,
@@ -231,6 +249,13 @@ fn sample<'a>(
                 seconds: t.elapsed().as_secs_f64(),
                 pieces: cut::enumerated() - before,
             };
+            if !finished {
+                abandoned
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(sample);
+                return;
+            }
             seen(&sample);
             samples
                 .lock()
@@ -240,7 +265,9 @@ fn sample<'a>(
     });
     let mut samples = samples.into_inner().unwrap_or_else(|e| e.into_inner());
     samples.sort_by_key(|s| (s.stratum, s.part));
-    Some((samples, strata, costs))
+    let mut abandoned = abandoned.into_inner().unwrap_or_else(|e| e.into_inner());
+    abandoned.sort_by_key(|s| (s.stratum, s.part));
+    Some((samples, abandoned, strata, costs))
 }
 
 /// Whether `plan` is a full-mode join, whose last part (the symmetric solutions) is a
@@ -365,13 +392,34 @@ fn groups(counts: &[(usize, usize)], fixed: usize) -> Vec<Vec<usize>> {
     out
 }
 
-/// The whole plan's cost from the samples (sorted by stratum); `seconds` is the bound the
-/// sampling had, for the message where too few parts finished within it.
+/// How far a stratum's rate leans low for the parts of it abandoned at the bound, as a
+/// fraction of the rate: `abandoned` parts out of `kept` timed ones on `threads` threads,
+/// whose times over their predicted ones vary by `variance` (relative) and whose costs'
+/// mean square is `squares` times their mean's square.
+///
+/// A thread is likelier to be counting a long part at any moment than a short one, so the
+/// part it abandons at the bound is picked in proportion to its time: among parts whose time
+/// is their cost times the rate times `1 + e` (`e` of mean 0 and variance `variance`), such a
+/// pick has `cost * e` of mean `squares * mean_cost * variance`, and taking it out lowers the
+/// rate by that over the kept parts' cost. How many parts finish varies too, which gives
+/// back a `1 / threads` share of it (a renewal process's first order: one thread's count
+/// over its parts is level). In `scripts/estimate-bias.py`'s simulation (one stratum, equal
+/// costs), the kept parts' mean was pulled down 1.1 to 1.9 times this, from 2 to 16 threads
+/// and spreads of 0.5 to 2: the order of the pull, on the low side
+/// (`results/README.md`, thirty-fifth round).
+fn lean(abandoned: usize, kept: usize, variance: f64, squares: f64, threads: usize) -> f64 {
+    let share = 1.0 - 1.0 / threads.max(1) as f64;
+    share * abandoned as f64 * squares * variance / kept as f64
+}
+
+/// The whole plan's cost from the samples (sorted by stratum) and the parts abandoned at
+/// the bound, on the sampling's threads; `seconds` is the bound the sampling had, for the
+/// message where too few parts finished within it.
 fn predict(
     plan: &Plan,
     costs: &[u64],
     strata: &[Vec<usize>],
-    samples: Vec<Sample>,
+    (samples, abandoned, threads): (Vec<Sample>, Vec<Sample>, usize),
     seconds: f64,
 ) -> Result<Estimate, Error> {
     // The pieces once per row set where they all fit what the run keeps.
@@ -396,6 +444,9 @@ fn predict(
         None => s.seconds,
     };
     let fixed = usize::from(symmetric_part(plan));
+    // The symmetric solutions' part, abandoned, is left out as untimed below, not here.
+    let mut abandoned = abandoned;
+    abandoned.retain(|s| s.stratum >= fixed);
     let counts: Vec<(usize, usize)> = strata
         .iter()
         .enumerate()
@@ -408,6 +459,9 @@ fn predict(
         .collect();
     let groups = groups(&counts, fixed);
     let (mut total, mut variance, mut spread_known) = (0.0, 0.0, true);
+    // The seconds the abandoned parts' leaving out takes off `total` ([`lean`]), and whether
+    // each of them fell where a spread is known.
+    let (mut pulled, mut lean_known) = (0.0, true);
     let mut untimed = Vec::new();
     let mut rate = vec![0.0; strata.len()];
     for group in &groups {
@@ -441,6 +495,25 @@ fn predict(
         }
         total += r * cost;
         let k = mine.len() as f64;
+        let left_out = abandoned
+            .iter()
+            .filter(|s| group.contains(&s.stratum))
+            .count();
+        if left_out > 0 && group[0] >= fixed {
+            if mine.len() < 2 {
+                lean_known = false;
+            } else {
+                let relative = mine
+                    .iter()
+                    .filter(|s| s.cost > 0)
+                    .map(|s| (time(s) / (r * s.cost as f64) - 1.0).powi(2))
+                    .sum::<f64>()
+                    / (k - 1.0);
+                let squares = mine.iter().map(|s| (s.cost as f64).powi(2)).sum::<f64>() * k
+                    / sampled_cost.powi(2);
+                pulled += r * cost * lean(left_out, mine.len(), relative, squares, threads);
+            }
+        }
         if mine.len() < size {
             if mine.len() < 2 {
                 spread_known = false;
@@ -482,6 +555,8 @@ fn predict(
     Ok(Estimate {
         parts: costs.len(),
         samples,
+        abandoned,
+        lean: lean_known.then(|| pulled / core_seconds.max(f64::MIN_POSITIVE)),
         core_seconds,
         interval: spread_known.then(|| ((core_seconds - half).max(0.0), core_seconds + half)),
         strata: groups.len(),
@@ -540,5 +615,61 @@ mod tests {
         assert_eq!(parts, (0..8).collect::<Vec<_>>());
         assert_eq!(picks(&s, 100, 1), p, "the same seed picks the same parts");
         assert_eq!(picks(&s, 2, 1).len(), 2);
+    }
+
+    /// [`lean`] against what leaving out the parts in flight does, simulated: parts of
+    /// random times (lognormal, mean 1, spread `cv`) taken in turn by `threads` threads until
+    /// `bound`, those running then left out. Returns the kept parts' mean and what `lean`
+    /// predicts from them (their spread, the parts left out), each averaged over `runs`.
+    fn pulled(threads: usize, bound: f64, cv: f64, runs: usize) -> (f64, f64) {
+        let mut random = crate::shard::xorshift(0x1ea4);
+        let mut uniform = move || (random() >> 11) as f64 / (1u64 << 53) as f64;
+        let s2 = (1.0 + cv * cv).ln();
+        let (mut kept_mean, mut predicted) = (0.0, 0.0);
+        for _ in 0..runs {
+            let mut kept = Vec::new();
+            for _ in 0..threads {
+                let mut t = 0.0;
+                loop {
+                    // Box-Muller: a normal, then its lognormal of mean 1.
+                    let (u, v) = (uniform().max(f64::MIN_POSITIVE), uniform());
+                    let z = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+                    let d = (z * s2.sqrt() - s2 / 2.0).exp();
+                    if t + d > bound {
+                        break;
+                    }
+                    t += d;
+                    kept.push(d);
+                }
+            }
+            let k = kept.len() as f64;
+            let mean = kept.iter().sum::<f64>() / k;
+            let variance = kept.iter().map(|d| (d / mean - 1.0).powi(2)).sum::<f64>() / (k - 1.0);
+            kept_mean += mean / runs as f64;
+            predicted += lean(threads, kept.len(), variance, 1.0, threads) / runs as f64;
+        }
+        (kept_mean, predicted)
+    }
+
+    #[test]
+    fn the_lean_follows_what_leaving_out_the_parts_in_flight_pulls() {
+        // 16 threads of about 5 parts each (`estimate 27` on 16 cores for minutes), 4 of
+        // about 20, and 2 of about 55 (the Zen 4's `estimate 27 --seconds 1200 -j 2`).
+        for (threads, bound) in [(16, 5.0), (4, 20.0), (2, 55.0)] {
+            for cv in [0.5, 1.0, 2.0] {
+                let (kept, predicted) = pulled(threads, bound, cv, 3000);
+                let pull = 1.0 - kept;
+                assert!(
+                    (0.4 * pull..1.0 * pull).contains(&predicted),
+                    "{threads} threads, cv {cv}: pulled {pull}, lean {predicted}"
+                );
+            }
+        }
+        // One thread's parts over their count are level: nothing pulled, nothing said.
+        let (kept, predicted) = pulled(1, 55.0, 1.0, 3000);
+        assert!(
+            (kept - 1.0).abs() < 0.004 && predicted == 0.0,
+            "{kept} {predicted}"
+        );
     }
 }

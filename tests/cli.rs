@@ -566,6 +566,12 @@ fn estimate_predicts_from_a_sample_and_refuses_impossible_shards() {
         v["thread_hours_high"].as_f64(),
     );
     assert!(low <= v["thread_hours"].as_f64() && v["thread_hours"].as_f64() <= high);
+    // No bound came before the twelve parts: none abandoned, nothing to lean by.
+    assert_eq!(
+        (&v["abandoned"], &v["lean"]),
+        (&0.into(), &0.0.into()),
+        "{v}"
+    );
     assert_eq!(run("7")["sampled"], v["sampled"]);
     let out = nqueens()
         .args(["estimate", "12", "--shards", "100000"])
@@ -630,6 +636,18 @@ fn estimate_seconds_is_a_bound() {
             if v["sampled"].as_u64() < Some(2) {
                 assert!(v["thread_hours_low"].is_null(), "{v}");
             }
+            // The parts in flight at the bound: one a thread at most, said on stderr.
+            let abandoned = v["abandoned"].as_u64().unwrap();
+            assert!(abandoned <= 2, "{v}");
+            assert_eq!(
+                abandoned > 0,
+                err.contains("still counting at the bound"),
+                "{err}"
+            );
+            assert!(
+                v["lean"].is_null() || v["lean"].as_f64() >= Some(0.0),
+                "{v}"
+            );
         } else {
             assert_eq!(out.status.code(), Some(2), "{method}: {err}");
             assert!(err.contains("--seconds 0.5"), "{method}: {err}");

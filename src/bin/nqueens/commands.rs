@@ -557,6 +557,8 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         thread_hours_low: e.interval.map(|i| hours(i.0)),
         thread_hours_high: e.interval.map(|i| hours(i.1)),
         strata: e.strata,
+        abandoned: e.abandoned.len(),
+        lean: e.lean,
         wall_s: e.wall(0..e.parts, engine.threads()),
         memory_limit: (plan.method == Method::Join).then_some(counting.options.memory),
         memory_seen: peak_memory(),
@@ -587,6 +589,24 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
             format!("about {:.0} s, with each part", e.pieces_seconds)
         }
     );
+    if !e.abandoned.is_empty() {
+        let ran: Vec<String> = e
+            .abandoned
+            .iter()
+            .map(|s| format!("{:.1}", s.seconds))
+            .collect();
+        let _ = writeln!(
+            io::stderr(),
+            "n = {n}: {} part{} still counting at the bound (after {} s) left out; the parts kept are likelier the short ones, so the figures lean low by {} (a larger --seconds, more parts a thread, leans less)",
+            e.abandoned.len(),
+            if e.abandoned.len() == 1 { "" } else { "s" },
+            ran.join(", "),
+            match e.lean {
+                Some(l) => format!("about {:.2}%, from the sample's spread", 100.0 * l),
+                None => "an amount not known: one fell in a stratum of a single sample".to_string(),
+            }
+        );
+    }
     if !e.untimed.is_empty() {
         let _ = writeln!(
             io::stderr(),

@@ -382,6 +382,13 @@ pub struct Prediction {
     /// Strata the prediction and its interval are made over (strata with fewer than two
     /// samples merged with their neighbours).
     pub strata: usize,
+    /// Parts still counting at the bound (`--seconds`), abandoned and left out: at most
+    /// one a thread.
+    pub abandoned: usize,
+    /// How far leaving them out pulls `thread_hours` down, as a fraction of it (they are
+    /// likelier the long parts), from the sample's spread: 0 where none were; `null` where
+    /// one fell in a stratum of a single sample.
+    pub lean: Option<f64>,
     /// Predicted wall-clock seconds on `threads` threads.
     pub wall_s: f64,
     /// Bytes the count may hold (`--memory`, for the join; `null` for the search).
@@ -408,6 +415,8 @@ impl Record for Prediction {
             "thread_hours_low",
             "thread_hours_high",
             "strata",
+            "abandoned",
+            "lean",
             "wall_s",
             "memory_limit",
             "memory_seen",
@@ -416,7 +425,7 @@ impl Record for Prediction {
         ]
     }
     fn widths() -> &'static [usize] {
-        &[2, 6, 6, 7, 8, 7, 10, 12, 16, 17, 6, 12, 12, 11, 6, 15]
+        &[2, 6, 6, 7, 8, 7, 10, 12, 16, 17, 6, 9, 6, 12, 12, 11, 6, 15]
     }
     fn cells(&self) -> Vec<Option<String>> {
         vec![
@@ -431,6 +440,8 @@ impl Record for Prediction {
             self.thread_hours_low.map(exact),
             self.thread_hours_high.map(exact),
             Some(self.strata.to_string()),
+            Some(self.abandoned.to_string()),
+            self.lean.map(exact),
             Some(exact(self.wall_s)),
             self.memory_limit.map(|m| m.to_string()),
             self.memory_seen.map(|m| m.to_string()),
@@ -444,8 +455,9 @@ impl Record for Prediction {
         cells[7] = Some(significant(self.thread_hours));
         cells[8] = self.thread_hours_low.map(significant);
         cells[9] = self.thread_hours_high.map(significant);
-        cells[11] = Some(format!("{:.1}", self.wall_s));
-        cells[15] = self.longest_shard_s.map(|s| format!("{s:.1}"));
+        cells[12] = self.lean.map(|l| format!("{l:.4}"));
+        cells[13] = Some(format!("{:.1}", self.wall_s));
+        cells[17] = self.longest_shard_s.map(|s| format!("{s:.1}"));
         cells
     }
 }
@@ -493,6 +505,8 @@ mod tests {
             thread_hours_low: Some(0.011_111_111_1),
             thread_hours_high: None,
             strata: 8,
+            abandoned: 2,
+            lean: Some(0.001_234_5),
             wall_s: 22.222_222_2,
             memory_limit: Some(2 << 30),
             memory_seen: None,
@@ -501,7 +515,9 @@ mod tests {
         };
         let (csv, json) = both(&prediction);
         assert_eq!(csv, json);
-        assert_eq!(csv[11], "22.2222222");
+        assert_eq!(csv[11], "2");
+        assert_eq!(csv[12], "0.0012345");
+        assert_eq!(csv[13], "22.2222222");
         assert_eq!(csv[9], "", "no interval is written as nothing");
     }
 

@@ -590,11 +590,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         }
     );
     if !e.abandoned.is_empty() {
-        let ran: Vec<String> = e
-            .abandoned
-            .iter()
-            .map(|s| format!("{:.1}", s.seconds))
-            .collect();
+        let ran: Vec<String> = e.abandoned.iter().map(|s| significant(s.seconds)).collect();
         let _ = writeln!(
             io::stderr(),
             "n = {n}: {} part{} still counting at the bound (after {} s) left out; the parts kept are likelier the short ones, so the figures lean low by {} (a larger --seconds, more parts a thread, leans less)",
@@ -602,7 +598,10 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
             if e.abandoned.len() == 1 { "" } else { "s" },
             ran.join(", "),
             match e.lean {
-                Some(l) => format!("about {:.2}%, from the sample's spread", 100.0 * l),
+                Some(l) => format!(
+                    "about {}%, from the sample's spread",
+                    significant(100.0 * l)
+                ),
                 None => "an amount not known: one fell in a stratum of a single sample".to_string(),
             }
         );

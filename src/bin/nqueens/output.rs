@@ -455,7 +455,7 @@ impl Record for Prediction {
         cells[7] = Some(significant(self.thread_hours));
         cells[8] = self.thread_hours_low.map(significant);
         cells[9] = self.thread_hours_high.map(significant);
-        cells[12] = self.lean.map(|l| format!("{l:.4}"));
+        cells[12] = self.lean.map(significant);
         cells[13] = Some(format!("{:.1}", self.wall_s));
         cells[17] = self.longest_shard_s.map(|s| format!("{s:.1}"));
         cells

@@ -499,7 +499,8 @@ fn predict(
             .iter()
             .filter(|s| group.contains(&s.stratum))
             .count();
-        if left_out > 0 && group[0] >= fixed {
+        // A rate of zero (parts too quick for the clock) pulls nothing.
+        if left_out > 0 && group[0] >= fixed && r > 0.0 {
             if mine.len() < 2 {
                 lean_known = false;
             } else {

@@ -181,7 +181,9 @@ pub fn estimate(
         plan,
         costs,
         &strata,
-        (samples, abandoned, threads),
+        samples,
+        abandoned,
+        threads,
         settings.seconds,
     )
 }
@@ -419,7 +421,9 @@ fn predict(
     plan: &Plan,
     costs: &[u64],
     strata: &[Vec<usize>],
-    (samples, abandoned, threads): (Vec<Sample>, Vec<Sample>, usize),
+    samples: Vec<Sample>,
+    mut abandoned: Vec<Sample>,
+    threads: usize,
     seconds: f64,
 ) -> Result<Estimate, Error> {
     // The pieces once per row set where they all fit what the run keeps.
@@ -445,7 +449,6 @@ fn predict(
     };
     let fixed = usize::from(symmetric_part(plan));
     // The symmetric solutions' part, abandoned, is left out as untimed below, not here.
-    let mut abandoned = abandoned;
     abandoned.retain(|s| s.stratum >= fixed);
     let counts: Vec<(usize, usize)> = strata
         .iter()
@@ -499,8 +502,9 @@ fn predict(
             .iter()
             .filter(|s| group.contains(&s.stratum))
             .count();
-        // A rate of zero (parts too quick for the clock) pulls nothing.
-        if left_out > 0 && group[0] >= fixed && r > 0.0 {
+        // A rate of zero (parts too quick for the clock) pulls nothing. (The symmetric part's
+        // group has none left out: see the `retain` above.)
+        if left_out > 0 && r > 0.0 {
             if mine.len() < 2 {
                 lean_known = false;
             } else {

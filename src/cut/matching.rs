@@ -881,7 +881,7 @@ pub(super) mod tests {
 
     /// Every partition the CPU has (the split's tables, and its probe groups where the room
     /// has run out) puts exactly the words without the bit first and keeps every word:
-    /// tables under and over the vector loops' `pack::TWO_ENDED` (64 in the tests), sparse
+    /// tables under and over the vector loops' `pack::TWO_ENDED` (96 in the tests), sparse
     /// and dense words, and tables where every word or none has the bit.
     #[test]
     fn partitions_put_the_words_without_the_bit_first() {

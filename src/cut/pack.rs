@@ -528,19 +528,23 @@ pub(super) fn partition512(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) ->
 }
 
 /// The fewest words [`partition256`] partitions from both ends. Below it the tail of
-/// [`two_ended`] (up to three blocks a word at a time) costs more than `aside`'s copy saves:
+/// [`two_ended`] (up to four blocks a word at a time) costs more than `aside`'s copy saves:
 /// on Zen 4 with AVX2, 700 words took 0.45-0.56 ns a word from both ends, 0.40-0.52
 /// through `aside`; 2,000 words the same; from 16,000 words on, 0.40 against 0.42-0.50,
 /// and from 4 million words (a table of n = 26 or 27 at the split's top, out of cache)
 /// 0.41-0.45 against 0.67-1.14 (`results/README.md`, twenty-seventh round). The unit
-/// tests take 64, so that small tables go both ways.
-const TWO_ENDED: usize = if cfg!(test) { 64 } else { 2048 };
+/// tests take 96 (three blocks, the fewest [`two_ended`] takes), so that small tables go
+/// both ways.
+const TWO_ENDED: usize = if cfg!(test) { 96 } else { 2048 };
 
 /// [`TWO_ENDED`] for [`partition512`]: eight words a step through `aside` cost less than
 /// four, so from both ends pays only for tables out of the caches. On Zen 4, one thread,
 /// `time_keys 27 1 5` took 0.975x the time from 65,536 words on, level from 16,384 and
 /// from 2,048 (n = 22 level, 1.02x from 2,048).
-const TWO_ENDED_WIDE: usize = if cfg!(test) { 64 } else { 65536 };
+const TWO_ENDED_WIDE: usize = if cfg!(test) { 96 } else { 65536 };
+
+// [`two_ended`] reads three blocks before its loop.
+const _: () = assert!(TWO_ENDED >= 3 * BLOCK && TWO_ENDED_WIDE >= 3 * BLOCK);
 
 /// Words [`two_ended`] reads at a time from one end: eight AVX2 vectors (four of AVX-512),
 /// loaded before any is stored. Four AVX2 vectors a block took 1.1-1.4x the time of eight,
@@ -570,52 +574,65 @@ unsafe fn partition_in<P: Pack, const B: usize>(
 }
 
 /// The words of `table` without `bit` put first, in place, a block of `B` vectors read at a
-/// time from whichever end has less room written free, and each vector's words stored
-/// packed at both ends: those without `bit` at the front of the words stored at the start,
-/// those with it at the back of the words stored at the end (each store a whole vector,
-/// the next overwriting its other words). The first and last block are read first, so the
-/// room at each end is a block at least when one is read, and the blocks read go on being
-/// two ahead of the words stored; the words left at the end (those two blocks and what
-/// was left unread, under a block) go word by word into the room they leave, which is
-/// exactly theirs. Each word is read and written once, where [`through_aside`] writes the
-/// words with `bit` twice and reads them again: at the top of a split of n = 27 its
-/// tables of millions of words do not fit in any cache. The order of the words on each
-/// side is not kept. Both stores of a vector take one packing ([`Pack::store_apart`]): with
-/// AVX2 one `vpermd` where it took two, 0.45 to 0.38 ns a word at `time_keys 27 4 17 avx2`
-/// on Zen 4 (the whole 0.96x the time at `27 1 5`; `results/README.md`, thirty-third round).
+/// time from one end, and each vector's words stored packed at both ends: those without
+/// `bit` at the front of the words stored at the start, those with it at the back of the
+/// words stored at the end (each store a whole vector, the next overwriting its other
+/// words). The first two blocks and the last are read first, so the blocks read go on being
+/// three ahead of the words stored. Each block is read from the end that had less room
+/// written free when the block before it was read, not when it was stored: so where the
+/// next block lies does not wait for the counts of the block being stored, and its loads
+/// overlap that block's work. With the room as of the last store (two blocks ahead), each
+/// block's loads waited for the chain of counts before them: this choice took 0.965x the
+/// time at `time_keys 27 1 5 avx2` and 0.946x at `27 4 17 avx2` on Zen 4, 0.987x at `22 400
+/// 7 avx2` (`results/README.md`, thirty-sixth round). The words left at the end (those three
+/// blocks and what was left unread, under a block) go word by word into the room they
+/// leave, which is exactly theirs. Each word is read and written once, where
+/// [`through_aside`] writes the words with `bit` twice and reads them again: at the top of
+/// a split of n = 27 its tables of millions of words do not fit in any cache. The order of
+/// the words on each side is not kept. Both stores of a vector take one packing
+/// ([`Pack::store_apart`]): with AVX2 one `vpermd` where it took two, 0.45 to 0.38 ns a
+/// word at `time_keys 27 4 17 avx2` on Zen 4 (the whole 0.96x the time at `27 1 5`;
+/// `results/README.md`, thirty-third round).
 ///
 /// # Safety
 ///
-/// The CPU has `P`'s ISA; `table` has at least two blocks' words.
+/// The CPU has `P`'s ISA; `table` has at least three blocks' words.
 #[inline(always)]
 unsafe fn two_ended<P: Pack, const B: usize>(table: &mut [u64], bit: u64) -> usize {
     let block = B * P::WORDS;
     let len = table.len();
-    debug_assert!(block <= BLOCK && len >= 2 * block);
-    // The first and last blocks, then what is left unread.
-    let mut ends = [0u64; 3 * BLOCK];
-    ends[..block].copy_from_slice(&table[..block]);
-    ends[block..2 * block].copy_from_slice(&table[len - block..]);
+    debug_assert!(block <= BLOCK && len >= 3 * block);
+    // The first two blocks and the last, then what is left unread.
+    let mut ends = [0u64; 4 * BLOCK];
+    ends[..2 * block].copy_from_slice(&table[..2 * block]);
+    ends[2 * block..3 * block].copy_from_slice(&table[len - block..]);
     // Unread: `read.0..read.1`; stored: `..written.0` and `written.1..`.
-    let (mut read, mut written) = ((block, len - block), (0, len));
+    let (mut read, mut written) = ((2 * block, len - block), (0, len));
+    // The room at the two ends, `read.0 - written.0` and `written.1 - read.1`, when the
+    // last block was read, before its words were stored.
+    let mut room = (read.0 - written.0, written.1 - read.1);
     let to = table.as_mut_ptr();
-    // SAFETY: the CPU has `P`'s ISA (the caller's). The room at the two ends,
-    // `read.0 - written.0` and `written.1 - read.1`, is two blocks together before a block
-    // is read (a block stored for each read); the block is read from the end with less,
-    // so after it each end has a block at least. Its vectors are loaded before any store,
-    // so the stores may take the room it was read from. The stores at the front start at
-    // most a block less a vector past `written.0` and write a vector, so they end within
-    // its room; the same at the back.
+    // SAFETY: the CPU has `P`'s ISA (the caller's). The room at the two ends is three
+    // blocks together before a block is read (a block stored for each read), four once it
+    // is; each end has a block at least when a block's words are stored. The next block is
+    // read from the end that had less (`room`, at most two blocks) when this one was read:
+    // that end then holds what it had, less what this block stored there, at most a block
+    // and at most what it had, plus the block read; the other had two blocks at least and
+    // loses a block at most. Its vectors are loaded before any store, so the stores may
+    // take the room it was read from. The stores at the front start at most a block less a
+    // vector past `written.0` and write a vector, so they end within its room; the same at
+    // the back.
     unsafe {
         let b = P::splat(bit);
         while read.1 - read.0 >= block {
-            let from = if read.0 - written.0 <= written.1 - read.1 {
+            let from = if room.0 <= room.1 {
                 read.0 += block;
                 read.0 - block
             } else {
                 read.1 -= block;
                 read.1
             };
+            room = (read.0 - written.0, written.1 - read.1);
             let mut v = [b; B];
             for (k, v) in v.iter_mut().enumerate() {
                 *v = P::load(to.add(from + k * P::WORDS));
@@ -629,10 +646,10 @@ unsafe fn two_ended<P: Pack, const B: usize>(table: &mut [u64], bit: u64) -> usi
         }
     }
     let left = read.1 - read.0;
-    ends[2 * block..2 * block + left].copy_from_slice(&table[read.0..read.1]);
+    ends[3 * block..3 * block + left].copy_from_slice(&table[read.0..read.1]);
     // Their room, `written.0..written.1`, holds them exactly: each word written at both
     // ends of it, the end whose side it is moving past it (no branch to mispredict).
-    for &w in &ends[..2 * block + left] {
+    for &w in &ends[..3 * block + left] {
         table[written.0] = w;
         table[written.1 - 1] = w;
         let without = usize::from(w & bit == 0);

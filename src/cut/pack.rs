@@ -528,14 +528,16 @@ pub(super) fn partition512(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) ->
 }
 
 /// The fewest words [`partition256`] partitions from both ends. Below it the tail of
-/// [`two_ended`] (up to four blocks a word at a time) costs more than `aside`'s copy saves:
-/// on Zen 4 with AVX2, 700 words took 0.45-0.56 ns a word from both ends, 0.40-0.52
-/// through `aside`; 2,000 words the same; from 16,000 words on, 0.40 against 0.42-0.50,
-/// and from 4 million words (a table of n = 26 or 27 at the split's top, out of cache)
-/// 0.41-0.45 against 0.67-1.14 (`results/README.md`, twenty-seventh round). The unit
-/// tests take 96 (three blocks, the fewest [`two_ended`] takes), so that small tables go
-/// both ways.
-const TWO_ENDED: usize = if cfg!(test) { 96 } else { 2048 };
+/// [`two_ended`] (up to four blocks a word at a time) costs more than `aside`'s copy saves.
+/// It was 2,048 until the thirty-sixth round: on Zen 4 with AVX2, 700 words took 0.45-0.56
+/// ns a word from both ends, 0.40-0.52 through `aside`; from 16,000 words on, 0.40 against
+/// 0.42-0.50, and from 4 million words (a table of n = 26 or 27 at the split's top, out of
+/// cache) 0.41-0.45 against 0.67-1.14 (`results/README.md`, twenty-seventh round). Once
+/// [`two_ended`]'s loads no longer waited for the counts before them, 512 took 0.986x the
+/// time of 2,048 at `time_keys 27 1 5 avx2`, 0.997x at `27 4 17` and 0.996x at `22 400 7`
+/// (6 pairs each; 256 the same as 512). The unit tests take 96 (three blocks, the fewest
+/// [`two_ended`] takes), so that small tables go both ways.
+const TWO_ENDED: usize = if cfg!(test) { 96 } else { 512 };
 
 /// [`TWO_ENDED`] for [`partition512`]: eight words a step through `aside` cost less than
 /// four, so from both ends pays only for tables out of the caches. On Zen 4, one thread,

@@ -26,11 +26,13 @@ fn main() {
     let solutions: u128 = parts.iter().map(|&i| plan.count(i, kernel).solutions).sum();
     let seconds = start.elapsed().as_secs_f64();
     let after = nqueens::cut::matched();
-    // What the matching did for these keys: the pairs its leaves tested, and the leaves.
+    // What the matching did for these keys: the pairs its leaves tested, the leaves, and the
+    // split levels that went on with short words.
     println!(
-        "n={n} keys={keys} solutions={solutions} seconds={seconds:.3} tested={} leaves={}",
+        "n={n} keys={keys} solutions={solutions} seconds={seconds:.3} tested={} leaves={} short={}",
         after.tested - before.tested,
-        after.leaves - before.leaves
+        after.leaves - before.leaves,
+        after.short - before.short
     );
 }
 

@@ -17,10 +17,11 @@
 //! `#[target_feature]` entry point ([`Bitsets::disjoint`] picks it); a NEON form is one more
 //! `impl`.
 
+use super::Lanes;
 use super::matching::Span;
 #[cfg(target_arch = "x86_64")]
 use super::pack::{Narrow, Wide};
-use super::{Lanes, Word};
+use super::short::Held;
 
 /// The most ranks a table takes: a probe word's ranks are read a run of at most `CHUNK` at
 /// a time ([`spread`]), each run selecting one of its table's up to `2^CHUNK` entries (the
@@ -66,9 +67,9 @@ impl Bitsets {
     /// `spans[g]`) that share no bit of `live` (the other bits are settled: no table word
     /// shares them with a probe word), with tables of at most `budget` bytes, in `lanes`.
     /// Tallies the pairs it tested (`matching::tally_leaf`).
-    pub(super) fn disjoint(
+    pub(super) fn disjoint<E: Held>(
         &mut self,
-        (table, probe, spans): (&[Word], &[Word], &[Span]),
+        (table, probe, spans): Leaf<E>,
         live: u64,
         (budget, lanes): (usize, Lanes),
         out: &mut [u64],
@@ -94,7 +95,10 @@ impl Bitsets {
             for (g, range) in spans.iter().enumerate() {
                 out[g] += table
                     .iter()
-                    .map(|&t| probe[range.clone()].iter().filter(|&&p| p & t == 0).count() as u64)
+                    .map(|&t| {
+                        let meets = |&&p: &&E| p & t == E::default();
+                        probe[range.clone()].iter().filter(meets).count() as u64
+                    })
                     .sum::<u64>();
             }
             return;
@@ -130,7 +134,7 @@ impl Bitsets {
                 #[cfg(target_arch = "x86_64")]
                 Lanes::Avx2 => unsafe { t.met256(leaf, &mut met) },
                 // SAFETY: `Words` needs no feature.
-                Lanes::Scalar => unsafe { t.met::<Words>(leaf, &mut met) },
+                Lanes::Scalar => unsafe { t.met::<Words, E>(leaf, &mut met) },
             }
         }
         for (g, range) in spans.iter().enumerate() {
@@ -143,7 +147,7 @@ impl Bitsets {
 /// of the probe words, ANDed: a plain loop the compiler turns into vector ORs in the ISA
 /// each entry point enables (four vectors a step; without one, SSE2's). An OR over arrays of
 /// eight words was turned into gathers with AVX-512, 7.7% of `count 18` on Zen 4.
-fn unions(leaf: Leaf, lanes: Lanes) -> u64 {
+fn unions<E: Held>(leaf: Leaf<E>, lanes: Lanes) -> u64 {
     match lanes {
         // SAFETY: `Lanes::of` picked these only where the CPU has their features.
         #[cfg(target_arch = "x86_64")]
@@ -157,26 +161,26 @@ fn unions(leaf: Leaf, lanes: Lanes) -> u64 {
 /// [`unions`] in AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn unions512(leaf: Leaf) -> u64 {
+fn unions512<E: Held>(leaf: Leaf<E>) -> u64 {
     unions_in(leaf)
 }
 
 /// [`unions`] in AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn unions256(leaf: Leaf) -> u64 {
+fn unions256<E: Held>(leaf: Leaf<E>) -> u64 {
     unions_in(leaf)
 }
 
 /// [`unions`], inlined into each entry point.
 #[inline(always)]
-fn unions_in((table, probe, spans): Leaf) -> u64 {
-    let ored = |words: &[Word]| {
-        let mut u = 0;
+fn unions_in<E: Held>((table, probe, spans): Leaf<E>) -> u64 {
+    let ored = |words: &[E]| {
+        let mut u = E::default();
         for &w in words {
-            u |= w;
+            u = u | w;
         }
-        u
+        u.wide()
     };
     let probed = spans.iter().fold(0, |u, s| u | ored(&probe[s.clone()]));
     ored(table) & probed
@@ -298,7 +302,7 @@ fn aligned(buffer: &mut Vec<u64>, need: usize) -> &mut [u64] {
 }
 
 /// A leaf's slice of table words, its probe words and where each probe group's lie.
-type Leaf<'a> = (&'a [Word], &'a [Word], &'a [Span]);
+type Leaf<'a, E> = (&'a [E], &'a [E], &'a [Span]);
 
 /// Steps of eight probe words (a cache line each) that [`Tables::matched_in`] asks the CPU for
 /// before it reaches them. At n = 27 a leaf's probe words are about 30,000 (240 KB, past L1)
@@ -310,7 +314,7 @@ const AHEAD: usize = 16;
 /// Asks for the probe words [`AHEAD`] steps past `step` to be brought into the caches: a hint
 /// that never faults, whatever the address, and changes no result.
 #[inline(always)]
-fn read_ahead(step: &[Word]) {
+fn read_ahead<E>(step: &[E]) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch reads nothing and never faults, even past the slice's end; SSE is
     // in every x86-64 CPU.
@@ -327,14 +331,14 @@ fn read_ahead(step: &[Word]) {
 macro_rules! per_bytes {
     ($tables:expr, $loop:ident, $isa:ty, $probe:expr) => {
         match ($tables.union.count_ones() as usize).div_ceil(CHUNK) {
-            1 => $tables.$loop::<$isa, 1>($probe),
-            2 => $tables.$loop::<$isa, 2>($probe),
-            3 => $tables.$loop::<$isa, 3>($probe),
-            4 => $tables.$loop::<$isa, 4>($probe),
-            5 => $tables.$loop::<$isa, 5>($probe),
-            6 => $tables.$loop::<$isa, 6>($probe),
-            7 => $tables.$loop::<$isa, 7>($probe),
-            _ => $tables.$loop::<$isa, 8>($probe),
+            1 => $tables.$loop::<$isa, _, 1>($probe),
+            2 => $tables.$loop::<$isa, _, 2>($probe),
+            3 => $tables.$loop::<$isa, _, 3>($probe),
+            4 => $tables.$loop::<$isa, _, 4>($probe),
+            5 => $tables.$loop::<$isa, _, 5>($probe),
+            6 => $tables.$loop::<$isa, _, 6>($probe),
+            7 => $tables.$loop::<$isa, _, 7>($probe),
+            _ => $tables.$loop::<$isa, _, 8>($probe),
         }
     };
 }
@@ -347,10 +351,10 @@ impl Tables<'_> {
     ///
     /// The CPU has `I`'s ISA.
     #[inline(always)]
-    unsafe fn met<I: Entry>(&mut self, (slice, probe, spans): Leaf, met: &mut [u64]) {
+    unsafe fn met<I: Entry, E: Held>(&mut self, (slice, probe, spans): Leaf<E>, met: &mut [u64]) {
         // SAFETY: the caller's.
         unsafe {
-            self.fill::<I>(slice);
+            self.fill::<I, E>(slice);
             for (g, range) in spans.iter().enumerate() {
                 met[g] += per_bytes!(self, matched, I, &probe[range.clone()]);
             }
@@ -365,7 +369,7 @@ impl Tables<'_> {
     ///
     /// The CPU has `I`'s ISA.
     #[inline(always)]
-    unsafe fn fill<I: Entry>(&mut self, slice: &[Word]) {
+    unsafe fn fill<I: Entry, E: Held>(&mut self, slice: &[E]) {
         let (words, ranks, union) = (self.words, self.union.count_ones() as usize, self.union);
         let sets = &mut *self.sets;
         sets.clear();
@@ -375,7 +379,7 @@ impl Tables<'_> {
             block.fill(0);
             for (x, &t) in block.iter_mut().zip(chunk) {
                 // SAFETY: the caller's.
-                *x = unsafe { I::rank(t, union) };
+                *x = unsafe { I::rank(t.wide(), union) };
             }
             // SAFETY: the caller's.
             unsafe { I::columns(&block, ranks, &mut column) };
@@ -409,15 +413,15 @@ impl Tables<'_> {
     ///
     /// The CPU has `I`'s ISA.
     #[inline(always)]
-    unsafe fn matched<I: Entry, const K: usize>(&self, probe: &[Word]) -> u64 {
+    unsafe fn matched<I: Entry, E: Held, const K: usize>(&self, probe: &[E]) -> u64 {
         // SAFETY: the caller's.
         unsafe {
             if I::WORDS == 4 {
-                self.matched_in::<I, K, 4>(probe)
+                self.matched_in::<I, E, K, 4>(probe)
             } else if self.words == 8 {
-                self.matched_in::<I, K, 8>(probe)
+                self.matched_in::<I, E, K, 8>(probe)
             } else {
-                self.matched_in::<I, K, 0>(probe)
+                self.matched_in::<I, E, K, 0>(probe)
             }
         }
     }
@@ -430,7 +434,10 @@ impl Tables<'_> {
     ///
     /// The CPU has `I`'s ISA.
     #[inline(always)]
-    unsafe fn matched_in<I: Entry, const K: usize, const W: usize>(&self, probe: &[Word]) -> u64 {
+    unsafe fn matched_in<I: Entry, E: Held, const K: usize, const W: usize>(
+        &self,
+        probe: &[E],
+    ) -> u64 {
         let words = if W == 0 { self.words } else { W };
         debug_assert!(words == self.words && K * ENTRIES * words <= self.entries.len());
         debug_assert!(words % I::WORDS == 0);
@@ -443,19 +450,19 @@ impl Tables<'_> {
                 for s in steps.clone() {
                     read_ahead(s);
                     let e = [
-                        self.ored::<I, K>(s[0], c, words),
-                        self.ored::<I, K>(s[1], c, words),
-                        self.ored::<I, K>(s[2], c, words),
-                        self.ored::<I, K>(s[3], c, words),
-                        self.ored::<I, K>(s[4], c, words),
-                        self.ored::<I, K>(s[5], c, words),
-                        self.ored::<I, K>(s[6], c, words),
-                        self.ored::<I, K>(s[7], c, words),
+                        self.ored::<I, K>(s[0].wide(), c, words),
+                        self.ored::<I, K>(s[1].wide(), c, words),
+                        self.ored::<I, K>(s[2].wide(), c, words),
+                        self.ored::<I, K>(s[3].wide(), c, words),
+                        self.ored::<I, K>(s[4].wide(), c, words),
+                        self.ored::<I, K>(s[5].wide(), c, words),
+                        self.ored::<I, K>(s[6].wide(), c, words),
+                        self.ored::<I, K>(s[7].wide(), c, words),
                     ];
                     sum = I::add8(sum, e);
                 }
                 for &p in rest {
-                    sum = I::add(sum, self.ored::<I, K>(p, c, words));
+                    sum = I::add(sum, self.ored::<I, K>(p.wide(), c, words));
                 }
             }
             I::total(sum)
@@ -494,23 +501,23 @@ impl Tables<'_> {
 impl Tables<'_> {
     /// [`Tables::met`] in AVX-512.
     #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
-    fn met512(&mut self, leaf: Leaf, met: &mut [u64]) {
+    fn met512<E: Held>(&mut self, leaf: Leaf<E>, met: &mut [u64]) {
         // SAFETY: the features `Wide` needs are enabled here.
-        unsafe { self.met::<Wide>(leaf, met) }
+        unsafe { self.met::<Wide, E>(leaf, met) }
     }
 
     /// [`Tables::met`] in AVX2.
     #[target_feature(enable = "avx2,bmi2,popcnt")]
-    fn met256(&mut self, leaf: Leaf, met: &mut [u64]) {
+    fn met256<E: Held>(&mut self, leaf: Leaf<E>, met: &mut [u64]) {
         // SAFETY: the features `Narrow` needs are enabled here.
-        unsafe { self.met::<Narrow>(leaf, met) }
+        unsafe { self.met::<Narrow, E>(leaf, met) }
     }
 
     /// [`Tables::met`] in AVX2 for a slice of at most 256 half-boards: one vector an entry.
     #[target_feature(enable = "avx2,bmi2,popcnt")]
-    fn met256_half(&mut self, leaf: Leaf, met: &mut [u64]) {
+    fn met256_half<E: Held>(&mut self, leaf: Leaf<E>, met: &mut [u64]) {
         // SAFETY: the features `Half` needs are enabled here.
-        unsafe { self.met::<Half>(leaf, met) }
+        unsafe { self.met::<Half, E>(leaf, met) }
     }
 }
 
@@ -973,7 +980,7 @@ fn byte_counts(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
 
 /// The ranks among `union`'s bits of `word`'s bits, as bits (BMI2's `pext` where the CPU
 /// has it).
-fn ranked(word: u64, union: u64) -> u64 {
+pub(super) fn ranked(word: u64, union: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("bmi2") {
         // SAFETY: the CPU has BMI2, checked just above.
@@ -1092,7 +1099,7 @@ mod tests {
             let table = words(tables, 12, 48, &mut state);
             let probes = ENTRIES * 8 * 6 / tables + 37;
             // The second group's diagonals four above the first's: neither side's alone.
-            let probe: Vec<Word> = words(probes, 6, width, &mut state)
+            let probe: Vec<u64> = words(probes, 6, width, &mut state)
                 .into_iter()
                 .enumerate()
                 .map(|(i, w)| w << (shift + if i < probes / 2 { 0 } else { 4 }))

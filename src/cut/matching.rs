@@ -6,6 +6,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::leaf::{Bitsets, MOST_BYTES};
+use super::short::{self, Held};
 use super::{Lanes, Word};
 
 /// The most half-boards a table leaf holds: the split goes on below it, one diagonal at a
@@ -44,12 +45,14 @@ struct Tally {
     every: AtomicU64,
     tested: AtomicU64,
     leaves: AtomicU64,
+    short: AtomicU64,
 }
 
 static TALLY: Tally = Tally {
     every: AtomicU64::new(0),
     tested: AtomicU64::new(0),
     leaves: AtomicU64::new(0),
+    short: AtomicU64::new(0),
 };
 
 /// What the matching has done so far in this process, all threads together.
@@ -62,6 +65,9 @@ pub struct Matched {
     pub tested: u64,
     /// Leaves counted.
     pub leaves: u64,
+    /// Split levels that went on with their words short (`short.rs`): 32 bits, the
+    /// diagonals in play gathered.
+    pub short: u64,
 }
 
 /// The matching's totals so far ([`Matched`]).
@@ -70,6 +76,7 @@ pub fn matched() -> Matched {
         pairs: TALLY.every.load(Ordering::Relaxed),
         tested: TALLY.tested.load(Ordering::Relaxed),
         leaves: TALLY.leaves.load(Ordering::Relaxed),
+        short: TALLY.short.load(Ordering::Relaxed),
     }
 }
 
@@ -230,14 +237,14 @@ impl Matcher {
             budget: within.bytes,
             stop: within.stop,
             lanes,
-            aside: &mut self.aside,
+            aside: aside(&mut self.aside, table.len().max(probe.len())),
             bitsets: &mut self.bitsets,
         };
         split(
             table,
             probe,
             &spans[..ends.len()],
-            !0,
+            (!0, !0),
             &order.bits[..order.len],
             out,
             &mut self.levels[..room],
@@ -308,20 +315,19 @@ impl Matcher {
             slot[g] = at;
             at += sizes[g];
         }
-        self.aside.clear();
-        super::resize_exact(&mut self.aside, left.len());
+        let sorted = aside(&mut self.aside, left.len().max(right.len()));
         for &w in left.iter() {
             let g = pivot_pair(w);
-            self.aside[slot[g]] = w;
+            sorted[slot[g]] = w;
             slot[g] += 1;
         }
-        left.copy_from_slice(&self.aside);
+        left.copy_from_slice(&sorted[..left.len()]);
         let mut rest = left;
         for g in order().take_while(|&g| pivot[g]) {
             let (group, others) = std::mem::take(&mut rest).split_at_mut(sizes[g]);
             rest = others;
             let bits = 1u64 << g | 1u64 << (32 + g - 1);
-            let kept = partition(right, bits, lanes, &mut self.aside);
+            let kept = partition(right, bits, lanes, &mut self.aside[..]);
             self.either(group, &mut right[..kept], out, within, lanes);
         }
         if !rest.is_empty() {
@@ -347,6 +353,18 @@ impl Matcher {
         let ends = [probe.len()];
         self.disjoint(table, probe, &ends, out, within, lanes);
     }
+}
+
+/// The buffer of the words a partition moves aside, with room for `words` and a vector more
+/// (of either width: [`Leaf`]): grown afresh where it must grow (its words need not be kept;
+/// `calloc`'s pages are resident only where they are used: [`super::resize_exact`]).
+fn aside(buffer: &mut Vec<Word>, words: usize) -> &mut [Word] {
+    let need = words + 16;
+    if buffer.len() < need {
+        *buffer = Vec::new();
+        super::resize_exact(buffer, need);
+    }
+    buffer
 }
 
 /// Whether a side of `a` words should be the table against one of `b` (else `b`'s).
@@ -517,7 +535,7 @@ const REPICK: f64 = 4096.0;
 /// `pack::tally512`). A split level of n = 27 sampled about 512 words of its sides
 /// ([`picked`]); a word at a time, that was 4.5% of `time_keys 27 4 17` with AVX2 forced, and
 /// four words a vector 0.96x its time (`results/README.md`, twenty-eighth round).
-fn tally(v: &[Word], step: usize, counts: &mut [u64; 64], lanes: Lanes) {
+fn tally<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64], lanes: Lanes) {
     #[cfg(target_arch = "x86_64")]
     match lanes {
         // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
@@ -546,7 +564,7 @@ pub(super) fn take_out(counter: u64, k: usize, counts: &mut [u64; 64]) {
 /// [`tally`] a word at a time (the plain loop, and the vector loops' last few samples).
 /// Eight byte-wide counters a word (bit `k` of each byte into counter `k`), each taken out
 /// before it could pass 255.
-pub(super) fn tally_words(v: &[Word], step: usize, counts: &mut [u64; 64]) {
+pub(super) fn tally_words<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
     let mut lanes = [0u64; 8];
     let empty = |lanes: &mut [u64; 8], counts: &mut [u64; 64]| {
         for (k, lane) in lanes.iter_mut().enumerate() {
@@ -556,7 +574,7 @@ pub(super) fn tally_words(v: &[Word], step: usize, counts: &mut [u64; 64]) {
     };
     for (i, &w) in v.iter().step_by(step).enumerate() {
         for (k, lane) in lanes.iter_mut().enumerate() {
-            *lane += w >> k & ONES;
+            *lane += w.wide() >> k & ONES;
         }
         if i % 255 == 254 {
             empty(&mut lanes, counts);
@@ -571,7 +589,7 @@ fn stride(len: usize) -> usize {
 }
 
 /// How many of about [`SAMPLE`] words of `v` (every [`stride`]-th) have each bit.
-fn sampled(v: &[Word], lanes: Lanes) -> [u64; 64] {
+fn sampled<E: Held>(v: &[E], lanes: Lanes) -> [u64; 64] {
     let mut counts = [0u64; 64];
     tally(v, stride(v.len()), &mut counts, lanes);
     counts
@@ -590,7 +608,7 @@ struct Probed {
 
 impl Probed {
     /// A sample of the probe groups in `spans`, each in its share (one stride for all).
-    fn of(probe: &[Word], spans: &[Span], lanes: Lanes) -> Probed {
+    fn of<E: Held>(probe: &[E], spans: &[Span], lanes: Lanes) -> Probed {
         let mut counts = [0u64; 64];
         let probes: usize = spans.iter().map(Span::len).sum();
         let step = stride(probes);
@@ -620,7 +638,7 @@ impl Probed {
 /// below. One thread, alternated, on the Xeon with AVX2 forced, against the most pairs:
 /// `time_keys 27 1 5` 0.90x the time, `27 4 17` 0.97x (0.90x the pairs reaching the
 /// leaves), `25 6 7` 0.98x, `22 200 7` 0.96x (`results/README.md`, twenty-fifth round).
-fn picked(table: &[Word], probed: &Probed, order: &[u64], lanes: Lanes) -> Order {
+fn picked<E: Held>(table: &[E], probed: &Probed, order: &[u64], lanes: Lanes) -> (Order, u64) {
     let sample = Probed::of(table, std::slice::from_ref(&(0..table.len())), lanes);
     let (t, tl, table_share) = (&sample.counts, sample.words, sample.share);
     let (p, pl, probe_share) = (&probed.counts, probed.words, probed.share);
@@ -641,7 +659,8 @@ fn picked(table: &[Word], probed: &Probed, order: &[u64], lanes: Lanes) -> Order
     own.bits[..order.len()].copy_from_slice(order);
     own.bits[..=best].rotate_right(1);
     own.len = order.len();
-    own
+    let both = (0..64).filter(|&d| t[d] > 0 && p[d] > 0);
+    (own, both.fold(0, |bits, d| bits | 1 << d))
 }
 
 /// One split level of [`Matcher::disjoint`]: `live` holds the diagonals still in play,
@@ -661,18 +680,22 @@ fn picked(table: &[Word], probed: &Probed, order: &[u64], lanes: Lanes) -> Order
 /// It never turns twice running from the other side (the model's inequality is strict),
 /// so a chain of turns is at most two levels long.
 #[allow(clippy::too_many_arguments)]
-fn split(
-    table: &mut [Word],
-    probe: &mut [Word],
+fn split<E: Held>(
+    table: &mut [E],
+    probe: &mut [E],
     spans: &[Span],
-    live: u64,
+    (live, seen): (u64, u64),
     order: &[u64],
     out: &mut [u64],
-    levels: &mut [Word],
-    leaf: &mut Leaf,
+    levels: &mut [E],
+    leaf: &mut Leaf<E>,
     known: Option<&Probed>,
 ) {
     if table.is_empty() || spans.iter().all(Range::is_empty) || leaf.stop.load(Ordering::Relaxed) {
+        return;
+    }
+    let play = (live, seen);
+    if table.len() > LEAF && shortened(table, probe, spans, play, order, out, levels, leaf) {
         return;
     }
     if table.len() > LEAF && turned(table.len(), spans) {
@@ -685,7 +708,7 @@ fn split(
                 group,
                 table,
                 whole,
-                live,
+                play,
                 order,
                 &mut out[g..=g],
                 levels,
@@ -698,6 +721,7 @@ fn split(
     let probes: usize = spans.iter().map(Span::len).sum();
     let (own, drawn): (Order, Probed);
     let mut probed = known;
+    let mut seen = seen;
     // The model (a `powf`) asked only of levels above a leaf with diagonals to pick from.
     let picks =
         table.len() > LEAF && order.len() > 1 && work(table.len() as f64, probes as f64) >= REPICK;
@@ -712,8 +736,15 @@ fn split(
             }
         };
         probed = Some(sample);
-        own = picked(table, sample, order, leaf.lanes);
-        &own.bits[..own.len]
+        let sampled;
+        (own, sampled) = picked(table, sample, order, leaf.lanes);
+        seen = looked(table, probe, spans, (live, seen), sampled, leaf.lanes);
+        let order = &own.bits[..own.len];
+        if seen != play.1 && shortened(table, probe, spans, (live, seen), order, out, levels, leaf)
+        {
+            return;
+        }
+        order
     } else {
         order
     };
@@ -725,14 +756,14 @@ fn split(
     };
     let without = partition(table, bit, leaf.lanes, leaf.aside);
     let (t0, t1) = table.split_at_mut(without);
-    let live = live & !bit;
+    let play = (live & !bit, seen);
     let mut kept: [Span; MAX_GROUPS] = Default::default();
     if t1.is_empty() {
         // No table word has `bit` (deep in a split, a diagonal of the order may be gone
         // from the table's words): no probe words to filter or partition for them.
-        return split(t0, probe, spans, live, order, out, levels, leaf, probed);
+        return split(t0, probe, spans, play, order, out, levels, leaf, probed);
     }
-    if levels.len() < probes + 8 {
+    if levels.len() < probes + 16 {
         // No room left to filter: the probe words without `bit` first in each span.
         for (k, span) in kept.iter_mut().zip(spans) {
             let lacking = partition(&mut probe[span.clone()], bit, leaf.lanes, leaf.aside);
@@ -742,17 +773,17 @@ fn split(
             t1,
             probe,
             &kept[..spans.len()],
-            live,
+            play,
             order,
             out,
             levels,
             leaf,
             None,
         );
-        split(t0, probe, spans, live, order, out, levels, leaf, probed);
+        split(t0, probe, spans, play, order, out, levels, leaf, probed);
         return;
     }
-    split(t0, probe, spans, live, order, out, levels, leaf, probed);
+    split(t0, probe, spans, play, order, out, levels, leaf, probed);
     // The probe words without `bit`, group by group, in front of the levels below.
     let mut len = 0;
     for (k, span) in kept.iter_mut().zip(spans) {
@@ -765,7 +796,7 @@ fn split(
         t1,
         filtered,
         &kept[..spans.len()],
-        live,
+        play,
         order,
         out,
         below,
@@ -774,11 +805,114 @@ fn split(
     );
 }
 
+/// The fewest table words a level takes short ([`shortened`]): below it the levels left
+/// are too few to pay for gathering its words.
+const SHORT_LEAST: usize = if cfg!(test) { LEAF } else { 4096 };
+
+/// The most diagonals in play that the samples of a level of full words may show for it to
+/// look for every word's ([`looked`]): they miss the rarer ones, so a level whose samples
+/// show this many often has a few more.
+const LOOK: u32 = 32;
+
+/// `seen`, a superset of the diagonals the level's words use on both sides, made exact where
+/// its words are full, more than 32 of its diagonals in play (`live`) may be used, and the
+/// samples' (`sampled`: the bits both sides' samples have) are few enough that they might
+/// fit 32 ([`LOOK`]): one pass over both sides' words, ORed. Its levels below then take their
+/// words short ([`shortened`]) once the superset, less the diagonals split on since, fits.
+fn looked<E: Held>(
+    table: &[E],
+    probe: &[E],
+    spans: &[Span],
+    (live, seen): (u64, u64),
+    sampled: u64,
+    lanes: Lanes,
+) -> u64 {
+    let short = E::SHORT || matches!(lanes, Lanes::Scalar) || table.len() < SHORT_LEAST;
+    if short || (seen & live).count_ones() <= 32 || (sampled & live).count_ones() > LOOK {
+        return seen;
+    }
+    let probed = spans
+        .iter()
+        .fold(0, |u, s| u | short::ored(&probe[s.clone()]));
+    seen & live & short::ored(table) & probed
+}
+
+/// Goes on with the level's words short, and says so, where they are full, the diagonals in
+/// play that both sides may use (`live & seen`) fit 32 bits, the CPU has vector loops
+/// (and BMI2's `pext`), and the buffers have room: each probe group's words gathered
+/// ([`short::gather`]) into the front of the room for the filtered levels, the table's into
+/// the front of the partitions' buffer, and the order's diagonals where gathering puts
+/// them. The full words are left as they were (the levels above may use them again).
+#[allow(clippy::too_many_arguments)]
+fn shortened<E: Held>(
+    table: &mut [E],
+    probe: &mut [E],
+    spans: &[Span],
+    (live, seen): (u64, u64),
+    order: &[u64],
+    out: &mut [u64],
+    levels: &mut [E],
+    leaf: &mut Leaf<E>,
+) -> bool {
+    let mask = live & seen;
+    if mask.count_ones() > 32 || matches!(leaf.lanes, Lanes::Scalar) || table.len() < SHORT_LEAST {
+        return false;
+    }
+    let (Some(table), Some(probe), Some(levels), Some(aside)) = (
+        E::full(table),
+        E::full(probe),
+        E::full(levels),
+        E::full(leaf.aside),
+    ) else {
+        return false;
+    };
+    let probes: usize = spans.iter().map(Span::len).sum();
+    let (levels, aside) = (short::halves(levels), short::halves(aside));
+    if levels.len() < 2 * probes + 64 || aside.len() < table.len() + table.len().max(probes) + 64 {
+        return false;
+    }
+    let (short_probe, below) = levels.split_at_mut(probes);
+    let mut kept: [Span; MAX_GROUPS] = Default::default();
+    let mut at = 0;
+    for (k, span) in kept.iter_mut().zip(spans) {
+        *k = at..at + span.len();
+        short::gather(&probe[span.clone()], mask, &mut short_probe[k.clone()]);
+        at = k.end;
+    }
+    let (short_table, aside) = aside.split_at_mut(table.len());
+    short::gather(table, mask, short_table);
+    let mut gathered = Order::default();
+    for &bit in order.iter().filter(|&&bit| bit & mask != 0) {
+        gathered.bits[gathered.len] = short::gathered(bit, mask);
+        gathered.len += 1;
+    }
+    TALLY.short.fetch_add(1, Ordering::Relaxed);
+    let mut short_leaf = Leaf {
+        budget: leaf.budget,
+        stop: leaf.stop,
+        lanes: leaf.lanes,
+        aside,
+        bitsets: &mut *leaf.bitsets,
+    };
+    split(
+        short_table,
+        short_probe,
+        &kept[..spans.len()],
+        ((1 << mask.count_ones()) - 1, !0),
+        &gathered.bits[..gathered.len],
+        out,
+        below,
+        &mut short_leaf,
+        None,
+    );
+    true
+}
+
 /// Puts the words of `table` without `bit` first and returns how many there are; `aside`
 /// is a buffer the vector loops may use. The table's words and, where the room has run out,
 /// a probe group's. With AVX-512 the vector loop replaced the plain one for tables too in
 /// the fifteenth round: 1.09x at n = 18 on an Emerald Rapids (results/README.md).
-fn partition(table: &mut [Word], bit: u64, lanes: Lanes, aside: &mut Vec<Word>) -> usize {
+fn partition<E: Held>(table: &mut [E], bit: u64, lanes: Lanes, aside: &mut [E]) -> usize {
     #[cfg(target_arch = "x86_64")]
     if let Lanes::Avx512 = lanes {
         // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
@@ -792,18 +926,18 @@ fn partition(table: &mut [Word], bit: u64, lanes: Lanes, aside: &mut Vec<Word>) 
     let _ = (lanes, aside);
     // A branchless partition: each word is swapped into place and the boundary moves past
     // it when it lacks the bit.
-    let mut without = 0;
+    let (mut without, bit) = (0, E::of(bit));
     for j in 0..table.len() {
         let w = table[j];
         table.swap(j, without);
-        without += usize::from(w & bit == 0);
+        without += usize::from(w & bit == E::default());
     }
     without
 }
 
 /// Writes the words of `from` without `bit` to the front of `to` (room for every word and
 /// one vector more), in order, and returns how many there are.
-fn filter(from: &[Word], bit: u64, to: &mut [Word], lanes: Lanes) -> usize {
+fn filter<E: Held>(from: &[E], bit: u64, to: &mut [E], lanes: Lanes) -> usize {
     #[cfg(target_arch = "x86_64")]
     if let Lanes::Avx512 = lanes {
         // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
@@ -819,25 +953,27 @@ fn filter(from: &[Word], bit: u64, to: &mut [Word], lanes: Lanes) -> usize {
 }
 
 /// [`filter`] a word at a time (the plain loop, and the vector loops' last few words).
-pub(super) fn filter_words(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
+pub(super) fn filter_words<E: Held>(from: &[E], bit: u64, to: &mut [E]) -> usize {
     // Every word written, the kept ones advancing the end: no branch to mispredict.
     let to = &mut to[..from.len()];
-    let mut len = 0;
+    let (mut len, bit) = (0, E::of(bit));
     for &w in from {
         to[len] = w;
-        len += usize::from(w & bit == 0);
+        len += usize::from(w & bit == E::default());
     }
     len
 }
 
 /// What the split and its leaves need besides their words: the memory a leaf's tables may
 /// take, the flag that stops the split, the instructions they run in, the buffer a
-/// partition uses and the ones a leaf's tables are built in.
-struct Leaf<'a> {
+/// partition uses (room for the larger side and a vector more; where the words are
+/// shortened, the short table's and its partitions') and the ones a leaf's tables are built
+/// in.
+struct Leaf<'a, E> {
     budget: usize,
     stop: &'a AtomicBool,
     lanes: Lanes,
-    aside: &'a mut Vec<Word>,
+    aside: &'a mut [E],
     bitsets: &'a mut Bitsets,
 }
 
@@ -880,34 +1016,45 @@ pub(super) mod tests {
     }
 
     /// Every partition the CPU has (the split's tables, and its probe groups where the room
-    /// has run out) puts exactly the words without the bit first and keeps every word:
-    /// tables under and over the vector loops' `pack::TWO_ENDED` (96 in the tests), sparse
-    /// and dense words, and tables where every word or none has the bit.
+    /// has run out) puts exactly the words without the bit first and keeps every word, full
+    /// words and short ones: tables under and over the vector loops' `pack::TWO_ENDED` (192
+    /// in the tests), sparse and dense words, and tables where every word or none has the
+    /// bit.
     #[test]
     fn partitions_put_the_words_without_the_bit_first() {
+        partitions_of::<u64>(64);
+        partitions_of::<u32>(32);
+    }
+
+    /// [`partitions_put_the_words_without_the_bit_first`] for words of `E` (`width` bits).
+    fn partitions_of<E: Held + Ord>(width: u32) {
         let mut state = 0x2545_f491_4f6c_dd1d;
-        let mut aside = Vec::new();
         let lens = (0..300).chain([511, 512, 513, 1000, 4099]);
         for (i, len) in lens.enumerate() {
-            let table = match i % 5 {
-                0 => vec![0; len],
-                1 => vec![!0; len],
-                k => words(len, [1, 8, 40][k - 2], 64, &mut state),
+            let table: Vec<E> = match i % 5 {
+                0 => vec![E::of(0); len],
+                1 => vec![E::of(!0 >> (64 - width)); len],
+                k => words(len, [1, 8, 20][k - 2], width, &mut state)
+                    .into_iter()
+                    .map(E::of)
+                    .collect(),
             };
-            let bit = 1 << (i * 7 % 64);
+            let bit = 1 << (i * 7 % width as usize);
+            let has = |w: &E| (*w & E::of(bit)) != E::default();
             let mut want = table.clone();
-            want.sort_unstable_by_key(|&w| (w & bit != 0, w));
-            let without = table.iter().filter(|&&w| w & bit == 0).count();
+            want.sort_unstable_by_key(|w| (has(w), *w));
+            let without = table.iter().filter(|w| !has(w)).count();
             for kernel in [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512] {
                 if kernel.resolve().is_err() {
                     continue;
                 }
                 let mut got = table.clone();
+                let mut aside = vec![E::default(); len + 16];
                 let lacking = partition(&mut got, bit, Lanes::of(kernel), &mut aside);
-                assert_eq!(lacking, without, "{kernel:?} length {len}");
+                assert_eq!(lacking, without, "{kernel:?} length {len} width {width}");
                 got[..without].sort_unstable();
                 got[without..].sort_unstable();
-                assert_eq!(got, want, "{kernel:?} length {len}");
+                assert_eq!(got, want, "{kernel:?} length {len} width {width}");
             }
         }
     }
@@ -1058,7 +1205,7 @@ pub(super) mod tests {
             .collect();
         let spans = [0..300, 300..800];
         let order = [1 << 9, 1 << 5, 1 << 1];
-        let own = picked(
+        let (own, _) = picked(
             &table,
             &Probed::of(&probe, &spans, Lanes::Scalar),
             &order,
@@ -1077,12 +1224,14 @@ pub(super) mod tests {
             .collect();
         let whole: Vec<Span> = groups(&[1000]).collect();
         let probed = Probed::of(&probe, &whole, Lanes::Scalar);
-        let own = picked(&table, &probed, &[1 << 3, 1 << 2], Lanes::Scalar);
+        let (own, sampled) = picked(&table, &probed, &[1 << 3, 1 << 2], Lanes::Scalar);
         assert_eq!(own.bits[..own.len], [1 << 2, 1 << 3]);
+        // The diagonals both sides' samples have.
+        assert_eq!(sampled, 1 << 2 | 1 << 3);
         // Bits 1 and 5 alike in both sides: the tie keeps the order's.
         let same: Vec<Word> = (0..600).map(|_| 1 << 1 | 1 << 5).collect();
         let whole: Vec<Span> = groups(&[600]).collect();
-        let own = picked(
+        let (own, _) = picked(
             &same,
             &Probed::of(&same, &whole, Lanes::Scalar),
             &[1 << 5, 1 << 1],
@@ -1096,6 +1245,7 @@ pub(super) mod tests {
                 &[],
                 Lanes::Scalar
             )
+            .0
             .len,
             0
         );
@@ -1143,6 +1293,29 @@ pub(super) mod tests {
             .collect();
         let probe = words(2000, 9, 44, &mut state);
         split_against_every_pair(&table, &probe, &[700, 2000]);
+    }
+
+    /// Where the diagonals in play come to fit 32 bits part way down, the split goes on with
+    /// short words (and does so: the tally of such levels grows) and counts, group by group,
+    /// what testing every pair counts: sides whose words have more diagonals than that at
+    /// the top, at every budget, in each loop this CPU has.
+    #[test]
+    fn short_words_count_what_every_pair_counts() {
+        let mut state = 0x3c6e_f372_fe94_f82b;
+        let before = matched().short;
+        for (tables, probes, bits, width) in [(6000, 5000, 9, 40), (9000, 3000, 12, 48)] {
+            let table = words(tables, bits, width, &mut state);
+            let probe = words(probes, bits, width, &mut state);
+            for ends in [vec![probes / 4, probes / 2, probes], vec![probes]] {
+                split_against_every_pair(&table, &probe, &ends);
+            }
+        }
+        if !matches!(Lanes::of(Kernel::Auto), Lanes::Scalar) {
+            assert!(
+                matched().short > before,
+                "no level went on with short words"
+            );
+        }
     }
 
     /// [`the_split_counts_what_every_pair_counts`] for one case.

@@ -56,6 +56,7 @@ pub mod matching;
 #[cfg(target_arch = "x86_64")]
 mod pack;
 pub mod pieces;
+mod short;
 pub mod symmetric;
 pub mod weights;
 

@@ -17,27 +17,36 @@ use std::arch::x86_64::*;
 
 use super::matching::{ONES, take_out};
 use super::pieces::TAG_SHIFT;
+use super::short::Held;
 use super::{leaves, narrowed};
 
 /// For each set of four 64-bit lanes kept, the 32-bit indices for `vpermd` that move them
 /// to the front in order, and the others after them in order: so one permutation packs
 /// both sides of a partition, the kept words at the vector's front and the others at its
 /// end.
-const PACK: [[i32; 8]; 16] = packing();
+const PACK: [[i32; 8]; 16] = packing::<4, 16>();
 
-/// [`PACK`]'s indices: for each set of lanes kept, those lanes first, then the others.
-const fn packing() -> [[i32; 8]; 16] {
-    let mut table = [[0i32; 8]; 16];
+/// [`PACK`] for eight 32-bit lanes (the split's short words): 8 KB, in L1 beside the words.
+const PACK32: [[i32; 8]; 256] = packing::<8, 256>();
+
+/// [`PACK`]'s indices for `LANES` lanes (`SETS`, `2^LANES`, sets of them): for each set of
+/// lanes kept, those lanes first, then the others, each lane `8 / LANES` 32-bit indices.
+const fn packing<const LANES: usize, const SETS: usize>() -> [[i32; 8]; SETS] {
+    let span = 8 / LANES;
+    let mut table = [[0i32; 8]; SETS];
     let mut kept = 0;
-    while kept < 16 {
+    while kept < SETS {
         // Pass 0 places the kept lanes, pass 1 the others after them.
         let (mut pass, mut at) = (0, 0);
         while pass < 2 {
-            let mut lane = 0i32;
-            while lane < 4 {
+            let mut lane = 0;
+            while lane < LANES {
                 if kept >> lane & 1 != pass {
-                    table[kept][2 * at] = 2 * lane;
-                    table[kept][2 * at + 1] = 2 * lane + 1;
+                    let mut k = 0;
+                    while k < span {
+                        table[kept][span * at + k] = (span * lane + k) as i32;
+                        k += 1;
+                    }
                     at += 1;
                 }
                 lane += 1;
@@ -49,8 +58,8 @@ const fn packing() -> [[i32; 8]; 16] {
     table
 }
 
-/// A vector of [`Pack::WORDS`] 64-bit words and a set of them, and how the kept ones are
-/// stored packed.
+/// A vector of [`Pack::WORDS`] words ([`Pack::E`]: full ones, or the split's short ones)
+/// and a set of them, and how the kept ones are stored packed.
 ///
 /// # Safety
 ///
@@ -58,19 +67,21 @@ const fn packing() -> [[i32; 8]; 16] {
 pub(super) unsafe trait Pack {
     /// Words in a vector.
     const WORDS: usize;
+    /// A word.
+    type E: Held;
     /// A vector of words.
     type V: Copy;
     /// A set of a vector's words, a bit each.
     type M: Copy;
 
-    /// Every word `x`.
+    /// Every word `x` (which fits one).
     unsafe fn splat(x: u64) -> Self::V;
     /// The first [`Pack::WORDS`] words at `from`.
     ///
     /// # Safety
     ///
     /// They are readable.
-    unsafe fn load(from: *const u64) -> Self::V;
+    unsafe fn load(from: *const Self::E) -> Self::V;
     /// The words of `w` that share no bit with `b`.
     unsafe fn lacking(w: Self::V, b: Self::V) -> Self::M;
     /// The words not in `m`.
@@ -83,7 +94,7 @@ pub(super) unsafe trait Pack {
     /// # Safety
     ///
     /// [`Pack::WORDS`] words at `to` are writable.
-    unsafe fn put(to: *mut u64, w: Self::V, m: Self::M) -> usize {
+    unsafe fn put(to: *mut Self::E, w: Self::V, m: Self::M) -> usize {
         // SAFETY: the caller's.
         unsafe {
             Self::store(to, w, m);
@@ -95,7 +106,7 @@ pub(super) unsafe trait Pack {
     /// # Safety
     ///
     /// [`Pack::WORDS`] words at `to` are writable.
-    unsafe fn store(to: *mut u64, w: Self::V, m: Self::M);
+    unsafe fn store(to: *mut Self::E, w: Self::V, m: Self::M);
     /// Both sides of `w` stored: its words in `m` packed in order at `front` (as
     /// [`Pack::store`]), and the others packed in order at the end of the [`Pack::WORDS`]
     /// words at `back`, the vector's other words landing before them.
@@ -103,19 +114,29 @@ pub(super) unsafe trait Pack {
     /// # Safety
     ///
     /// [`Pack::WORDS`] words at `front` and at `back` are writable.
-    unsafe fn store_apart(front: *mut u64, back: *mut u64, w: Self::V, m: Self::M);
+    unsafe fn store_apart(front: *mut Self::E, back: *mut Self::E, w: Self::V, m: Self::M);
+}
+
+/// The rest of a vector of full words' steps: the narrowing of an odd key's left words
+/// ([`narrow_in`]) and the split's sampling tally ([`tally_in`]).
+///
+/// # Safety
+///
+/// As [`Pack`]'s.
+pub(super) unsafe trait Tally: Pack<E = u64> {
     /// The words in both `a` and `b`.
     unsafe fn both(a: Self::M, b: Self::M) -> Self::M;
     /// The words of `w` whose class (the bits from [`TAG_SHIFT`]) is above `c`.
     unsafe fn above(w: Self::V, c: u64) -> Self::M;
     /// Each word of `w` as [`narrowed`] turns it, with `mask` in every word.
     unsafe fn narrowed(w: Self::V, mask: Self::V) -> Self::V;
-    /// The words at `from`, `from + step`, ...: a vector of [`Pack::WORDS`] of them.
+    /// The words at `from`, `from + step`, ...: a vector of [`Pack::WORDS`] of them, each
+    /// widened to 64 bits.
     ///
     /// # Safety
     ///
     /// Each is readable.
-    unsafe fn strided(from: *const u64, step: usize) -> Self::V;
+    unsafe fn strided<W: Held>(from: *const W, step: usize) -> Self::V;
     /// `sum` plus, in each byte of each word, bit `k` of that byte of `w`'s word.
     unsafe fn add_bit(sum: Self::V, w: Self::V, k: u32) -> Self::V;
     /// The sum of `v`'s words, wrapping.
@@ -128,6 +149,7 @@ pub(super) struct Wide;
 // SAFETY: every method uses AVX-512F alone; the trait's contract puts it on the caller.
 unsafe impl Pack for Wide {
     const WORDS: usize = 8;
+    type E = u64;
     type V = __m512i;
     type M = __mmask8;
 
@@ -169,6 +191,10 @@ unsafe impl Pack for Wide {
             _mm512_storeu_si512(back.cast(), _mm512_maskz_expand_epi64(top, packed));
         }
     }
+}
+
+// SAFETY: every method uses AVX-512F alone; the trait's contract puts it on the caller.
+unsafe impl Tally for Wide {
     #[inline(always)]
     unsafe fn both(a: __mmask8, b: __mmask8) -> __mmask8 {
         a & b
@@ -189,9 +215,9 @@ unsafe impl Pack for Wide {
         }
     }
     #[inline(always)]
-    unsafe fn strided(from: *const u64, step: usize) -> __m512i {
+    unsafe fn strided<W: Held>(from: *const W, step: usize) -> __m512i {
         // SAFETY: the caller's.
-        let at = |i: usize| unsafe { *from.add(i * step) as i64 };
+        let at = |i: usize| unsafe { (*from.add(i * step)).wide() as i64 };
         unsafe { _mm512_set_epi64(at(7), at(6), at(5), at(4), at(3), at(2), at(1), at(0)) }
     }
     #[inline(always)]
@@ -214,6 +240,7 @@ pub(super) struct Narrow;
 // caller.
 unsafe impl Pack for Narrow {
     const WORDS: usize = 4;
+    type E = u64;
     type V = __m256i;
     type M = usize;
 
@@ -261,6 +288,11 @@ unsafe impl Pack for Narrow {
             _mm256_storeu_si256(back.cast(), packed);
         }
     }
+}
+
+// SAFETY: every method uses AVX2 (and AVX) alone; the trait's contract puts it on the
+// caller.
+unsafe impl Tally for Narrow {
     #[inline(always)]
     unsafe fn both(a: usize, b: usize) -> usize {
         a & b
@@ -283,9 +315,9 @@ unsafe impl Pack for Narrow {
         }
     }
     #[inline(always)]
-    unsafe fn strided(from: *const u64, step: usize) -> __m256i {
+    unsafe fn strided<W: Held>(from: *const W, step: usize) -> __m256i {
         // SAFETY: the caller's.
-        let at = |i: usize| unsafe { *from.add(i * step) as i64 };
+        let at = |i: usize| unsafe { (*from.add(i * step)).wide() as i64 };
         unsafe { _mm256_set_epi64x(at(3), at(2), at(1), at(0)) }
     }
     #[inline(always)]
@@ -304,19 +336,126 @@ unsafe impl Pack for Narrow {
     }
 }
 
+/// Sixteen short words of AVX-512F: [`Wide`]'s steps on 32-bit lanes.
+pub(super) struct Wide32;
+
+// SAFETY: every method uses AVX-512F alone; the trait's contract puts it on the caller.
+unsafe impl Pack for Wide32 {
+    const WORDS: usize = 16;
+    type E = u32;
+    type V = __m512i;
+    type M = __mmask16;
+
+    #[inline(always)]
+    unsafe fn splat(x: u64) -> __m512i {
+        unsafe { _mm512_set1_epi32(x as i32) }
+    }
+    #[inline(always)]
+    unsafe fn load(from: *const u32) -> __m512i {
+        // SAFETY: the caller's; unaligned.
+        unsafe { _mm512_loadu_si512(from.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn lacking(w: __m512i, b: __m512i) -> __mmask16 {
+        unsafe { _mm512_testn_epi32_mask(w, b) }
+    }
+    #[inline(always)]
+    unsafe fn others(m: __mmask16) -> __mmask16 {
+        !m
+    }
+    #[inline(always)]
+    unsafe fn count(m: __mmask16) -> usize {
+        m.count_ones() as usize
+    }
+    #[inline(always)]
+    unsafe fn store(to: *mut u32, w: __m512i, m: __mmask16) {
+        // SAFETY: the caller's; unaligned.
+        unsafe { _mm512_storeu_si512(to.cast(), _mm512_maskz_compress_epi32(m, w)) };
+    }
+    #[inline(always)]
+    unsafe fn store_apart(front: *mut u32, back: *mut u32, w: __m512i, m: __mmask16) {
+        // As `Wide`'s: the others packed, then spread to the top `k` lanes.
+        let top = (0xffff_0000u32 >> (!m).count_ones()) as u16;
+        // SAFETY: the caller's; unaligned.
+        unsafe {
+            Self::store(front, w, m);
+            let packed = _mm512_maskz_compress_epi32(!m, w);
+            _mm512_storeu_si512(back.cast(), _mm512_maskz_expand_epi32(top, packed));
+        }
+    }
+}
+
+/// Eight short words of AVX2: [`Narrow`]'s steps on 32-bit lanes, a set of them eight bits,
+/// an index of [`PACK32`].
+pub(super) struct Narrow32;
+
+// SAFETY: every method uses AVX2 (and AVX) alone; the trait's contract puts it on the
+// caller.
+unsafe impl Pack for Narrow32 {
+    const WORDS: usize = 8;
+    type E = u32;
+    type V = __m256i;
+    type M = usize;
+
+    #[inline(always)]
+    unsafe fn splat(x: u64) -> __m256i {
+        unsafe { _mm256_set1_epi32(x as i32) }
+    }
+    #[inline(always)]
+    unsafe fn load(from: *const u32) -> __m256i {
+        // SAFETY: the caller's; unaligned.
+        unsafe { _mm256_loadu_si256(from.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn lacking(w: __m256i, b: __m256i) -> usize {
+        unsafe {
+            let none = _mm256_cmpeq_epi32(_mm256_and_si256(w, b), _mm256_setzero_si256());
+            _mm256_movemask_ps(_mm256_castsi256_ps(none)) as usize
+        }
+    }
+    #[inline(always)]
+    unsafe fn others(m: usize) -> usize {
+        m ^ 255
+    }
+    #[inline(always)]
+    unsafe fn count(m: usize) -> usize {
+        m.count_ones() as usize
+    }
+    #[inline(always)]
+    unsafe fn store(to: *mut u32, w: __m256i, m: usize) {
+        // SAFETY: `m` is eight bits, an index of `PACK32` (masked so the compiler sees
+        // it); the store is the caller's; unaligned.
+        unsafe {
+            let order = _mm256_loadu_si256(PACK32[m & 255].as_ptr().cast());
+            _mm256_storeu_si256(to.cast(), _mm256_permutevar8x32_epi32(w, order));
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_apart(front: *mut u32, back: *mut u32, w: __m256i, m: usize) {
+        // One permutation for both, as `Narrow`'s. SAFETY: as `store`.
+        unsafe {
+            let order = _mm256_loadu_si256(PACK32[m & 255].as_ptr().cast());
+            let packed = _mm256_permutevar8x32_epi32(w, order);
+            _mm256_storeu_si256(front.cast(), packed);
+            _mm256_storeu_si256(back.cast(), packed);
+        }
+    }
+}
+
 /// Adds to `counts[b]` how many of every `step`-th word of `v` (words `0, step, 2 step,
-/// ...`) have bit `b`, eight sampled words a vector with AVX-512F ([`tally_in`]).
+/// ...`) have bit `b`, eight sampled words a vector with AVX-512F ([`tally_in`]), short
+/// words widened.
 #[target_feature(enable = "avx512f")]
-pub(super) fn tally512(v: &[u64], step: usize, counts: &mut [u64; 64]) {
+pub(super) fn tally512<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
     // SAFETY: this function runs only where the CPU has AVX-512F (its feature).
-    unsafe { tally_in::<Wide>(v, step, counts) }
+    unsafe { tally_in::<Wide, E>(v, step, counts) }
 }
 
 /// [`tally512`] four sampled words a vector with AVX2.
 #[target_feature(enable = "avx2")]
-pub(super) fn tally256(v: &[u64], step: usize, counts: &mut [u64; 64]) {
+pub(super) fn tally256<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
     // SAFETY: this function runs only where the CPU has AVX2 (its feature).
-    unsafe { tally_in::<Narrow>(v, step, counts) }
+    unsafe { tally_in::<Narrow, E>(v, step, counts) }
 }
 
 /// The split's sampling tally ([`super::matching::tally_words`]) a vector of sampled words
@@ -328,7 +467,7 @@ pub(super) fn tally256(v: &[u64], step: usize, counts: &mut [u64; 64]) {
 ///
 /// The CPU has `P`'s ISA.
 #[inline(always)]
-unsafe fn tally_in<P: Pack>(v: &[u64], step: usize, counts: &mut [u64; 64]) {
+unsafe fn tally_in<P: Tally, E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
     let vectors = v.len().div_ceil(step) / P::WORDS;
     let per = 255 / P::WORDS;
     // SAFETY: the CPU has `P`'s ISA (the caller's). Vector `i` reads samples `i WORDS` to
@@ -391,7 +530,7 @@ pub(super) fn narrow256(
 ///
 /// The CPU has `P`'s ISA.
 #[inline(always)]
-unsafe fn narrow_in<P: Pack>(
+unsafe fn narrow_in<P: Tally>(
     left: &[u64],
     (mid, mask): (u64, u64),
     above: Option<u64>,
@@ -448,7 +587,7 @@ pub(super) fn lacking256(words: &[u64], bits: u64) -> u64 {
 ///
 /// The CPU has `P`'s ISA.
 #[inline(always)]
-unsafe fn lacking_in<P: Pack>(words: &[u64], bits: u64) -> u64 {
+unsafe fn lacking_in<P: Pack<E = u64>>(words: &[u64], bits: u64) -> u64 {
     let chunks = words.chunks_exact(P::WORDS);
     let rest = chunks.remainder();
     let mut count = 0;
@@ -466,16 +605,16 @@ unsafe fn lacking_in<P: Pack>(words: &[u64], bits: u64) -> u64 {
 /// with AVX-512F ([`filter_in`]), and returns how many there are. `to` has room for every
 /// word of `from` and one vector more.
 #[target_feature(enable = "avx512f,popcnt")]
-pub(super) fn filter512(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
+pub(super) fn filter512<E: Held>(from: &[E], bit: u64, to: &mut [E]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX-512F and popcnt (its features).
-    unsafe { filter_in::<Wide>(from, bit, to) }
+    unsafe { filter_in::<E::Avx512>(from, bit, to) }
 }
 
 /// [`filter512`] four at a time with AVX2.
 #[target_feature(enable = "avx2,popcnt")]
-pub(super) fn filter256(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
+pub(super) fn filter256<E: Held>(from: &[E], bit: u64, to: &mut [E]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX2 and popcnt (its features).
-    unsafe { filter_in::<Narrow>(from, bit, to) }
+    unsafe { filter_in::<E::Avx2>(from, bit, to) }
 }
 
 /// The words of `from` without `bit` written to the front of `to` in `P`'s vectors: a
@@ -486,7 +625,7 @@ pub(super) fn filter256(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
 ///
 /// The CPU has `P`'s ISA.
 #[inline(always)]
-unsafe fn filter_in<P: Pack>(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
+unsafe fn filter_in<P: Pack>(from: &[P::E], bit: u64, to: &mut [P::E]) -> usize {
     // Room for every word and one full store past the last kept one.
     assert!(to.len() >= from.len() + P::WORDS);
     let dst = to.as_mut_ptr();
@@ -512,9 +651,9 @@ unsafe fn filter_in<P: Pack>(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
 /// same words) were 10-16% of an n = 20 count on Zen 3. The split partitions its probe
 /// words this way too where its room for filtered copies has run out.
 #[target_feature(enable = "avx2,popcnt")]
-pub(super) fn partition256(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) -> usize {
+pub(super) fn partition256<E: Held>(table: &mut [E], bit: u64, aside: &mut [E]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX2 and popcnt (its features).
-    unsafe { partition_in::<Narrow, { BLOCK / 4 }>(table, bit, aside, TWO_ENDED) }
+    unsafe { partition_in::<E::Avx2, 8>(table, bit, aside, TWO_ENDED) }
 }
 
 /// [`partition256`] eight words at a time with AVX-512F: the same loops over [`Wide`], whose
@@ -522,9 +661,9 @@ pub(super) fn partition256(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) ->
 /// For tables it was 1.09x over the plain loop at n = 18 on an Emerald Rapids (medians of
 /// 14 alternated rounds; 1.02x and 1.06x at n = 20).
 #[target_feature(enable = "avx512f,popcnt")]
-pub(super) fn partition512(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) -> usize {
+pub(super) fn partition512<E: Held>(table: &mut [E], bit: u64, aside: &mut [E]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX-512F and popcnt (its features).
-    unsafe { partition_in::<Wide, { BLOCK / 8 }>(table, bit, aside, TWO_ENDED_WIDE) }
+    unsafe { partition_in::<E::Avx512, 4>(table, bit, aside, TWO_ENDED_WIDE) }
 }
 
 /// The fewest words [`partition256`] partitions from both ends. Below it the tail of
@@ -535,23 +674,24 @@ pub(super) fn partition512(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) ->
 /// cache) 0.41-0.45 against 0.67-1.14 (`results/README.md`, twenty-seventh round). Once
 /// [`two_ended`]'s loads no longer waited for the counts before them, 512 took 0.986x the
 /// time of 2,048 at `time_keys 27 1 5 avx2`, 0.997x at `27 4 17` and 0.996x at `22 400 7`
-/// (6 pairs each; 256 the same as 512). The unit tests take 96 (three blocks, the fewest
-/// [`two_ended`] takes), so that small tables go both ways.
-const TWO_ENDED: usize = if cfg!(test) { 96 } else { 512 };
+/// (6 pairs each; 256 the same as 512). The unit tests take 192 (three blocks of short
+/// words, the fewest [`two_ended`] takes), so that small tables go both ways.
+const TWO_ENDED: usize = if cfg!(test) { 192 } else { 512 };
 
 /// [`TWO_ENDED`] for [`partition512`]: eight words a step through `aside` cost less than
 /// four, so from both ends pays only for tables out of the caches. On Zen 4, one thread,
 /// `time_keys 27 1 5` took 0.975x the time from 65,536 words on, level from 16,384 and
 /// from 2,048 (n = 22 level, 1.02x from 2,048).
-const TWO_ENDED_WIDE: usize = if cfg!(test) { 96 } else { 65536 };
+const TWO_ENDED_WIDE: usize = if cfg!(test) { 192 } else { 65536 };
 
 // [`two_ended`] reads three blocks before its loop.
 const _: () = assert!(TWO_ENDED >= 3 * BLOCK && TWO_ENDED_WIDE >= 3 * BLOCK);
 
-/// Words [`two_ended`] reads at a time from one end: eight AVX2 vectors (four of AVX-512),
-/// loaded before any is stored. Four AVX2 vectors a block took 1.1-1.4x the time of eight,
-/// sixteen 1.2-1.5x (they no longer fit the registers).
-const BLOCK: usize = 32;
+/// The most words [`two_ended`] reads at a time from one end: eight AVX2 vectors (four of
+/// AVX-512), loaded before any is stored, 32 full words or 64 short ones. Four AVX2 vectors
+/// a block took 1.1-1.4x the time of eight, sixteen 1.2-1.5x (they no longer fit the
+/// registers).
+const BLOCK: usize = 64;
 
 /// [`partition256`] in `P`'s vectors, `B` a block.
 ///
@@ -560,9 +700,9 @@ const BLOCK: usize = 32;
 /// The CPU has `P`'s ISA.
 #[inline(always)]
 unsafe fn partition_in<P: Pack, const B: usize>(
-    table: &mut [u64],
+    table: &mut [P::E],
     bit: u64,
-    aside: &mut Vec<u64>,
+    aside: &mut [P::E],
     from: usize,
 ) -> usize {
     // SAFETY: the caller's.
@@ -600,12 +740,12 @@ unsafe fn partition_in<P: Pack, const B: usize>(
 ///
 /// The CPU has `P`'s ISA; `table` has at least three blocks' words.
 #[inline(always)]
-unsafe fn two_ended<P: Pack, const B: usize>(table: &mut [u64], bit: u64) -> usize {
+unsafe fn two_ended<P: Pack, const B: usize>(table: &mut [P::E], bit: u64) -> usize {
     let block = B * P::WORDS;
     let len = table.len();
     debug_assert!(block <= BLOCK && len >= 3 * block);
     // The first two blocks and the last, then what is left unread.
-    let mut ends = [0u64; 4 * BLOCK];
+    let mut ends = [P::E::default(); 4 * BLOCK];
     ends[..2 * block].copy_from_slice(&table[..2 * block]);
     ends[2 * block..3 * block].copy_from_slice(&table[len - block..]);
     // Unread: `read.0..read.1`; stored: `..written.0` and `written.1..`.
@@ -651,10 +791,11 @@ unsafe fn two_ended<P: Pack, const B: usize>(table: &mut [u64], bit: u64) -> usi
     ends[3 * block..3 * block + left].copy_from_slice(&table[read.0..read.1]);
     // Their room, `written.0..written.1`, holds them exactly: each word written at both
     // ends of it, the end whose side it is moving past it (no branch to mispredict).
+    let b = P::E::of(bit);
     for &w in &ends[..3 * block + left] {
         table[written.0] = w;
         table[written.1 - 1] = w;
-        let without = usize::from(w & bit == 0);
+        let without = usize::from(w & b == P::E::default());
         written = (written.0 + without, written.1 - (1 - without));
     }
     debug_assert_eq!(written.0, written.1);
@@ -670,19 +811,15 @@ unsafe fn two_ended<P: Pack, const B: usize>(table: &mut [u64], bit: u64) -> usi
 ///
 /// The CPU has `P`'s ISA.
 #[inline(always)]
-unsafe fn through_aside<P: Pack>(table: &mut [u64], bit: u64, aside: &mut Vec<u64>) -> usize {
-    aside.clear();
-    aside.reserve_exact(table.len() + P::WORDS);
-    let (to, apart) = (
-        table.as_mut_ptr(),
-        aside.spare_capacity_mut().as_mut_ptr().cast::<u64>(),
-    );
+unsafe fn through_aside<P: Pack>(table: &mut [P::E], bit: u64, aside: &mut [P::E]) -> usize {
+    assert!(aside.len() >= table.len() + P::WORDS);
+    let (to, apart) = (table.as_mut_ptr(), aside.as_mut_ptr());
     let (mut lo, mut hi) = (0, 0);
     let whole = table.len() / P::WORDS * P::WORDS;
     // SAFETY: the CPU has `P`'s ISA (the caller's). A load at `j` reads words `j..j +
     // WORDS`, within `whole <= table.len()`; `lo <= j`, so the words stored at `lo` lie
     // within the words read so far; `hi <= j` and `aside` has room for `table.len() +
-    // WORDS` words.
+    // WORDS` words (checked above).
     unsafe {
         let b = P::splat(bit);
         for j in (0..whole).step_by(P::WORDS) {
@@ -694,19 +831,17 @@ unsafe fn through_aside<P: Pack>(table: &mut [u64], bit: u64, aside: &mut Vec<u6
             (lo, hi) = (lo + n, hi + P::WORDS - n);
         }
     }
+    let b = P::E::of(bit);
     for j in whole..table.len() {
         let w = table[j];
-        if w & bit == 0 {
+        if w & b == P::E::default() {
             table[lo] = w;
             lo += 1;
         } else {
-            // SAFETY: `hi < table.len()`, within the room reserved.
-            unsafe { apart.add(hi).write(w) };
+            aside[hi] = w;
             hi += 1;
         }
     }
-    // SAFETY: the first `hi` words of `aside` were written above.
-    unsafe { aside.set_len(hi) };
-    table[lo..].copy_from_slice(aside);
+    table[lo..].copy_from_slice(&aside[..hi]);
     lo
 }

@@ -1,0 +1,161 @@
+//! Short words: a split's half-boards held in 32 bits once the diagonals in play fit them.
+//!
+//! A half-board's word has a bit for each of the `2h - 1` shared diagonals of each direction
+//! (50 at n = 27), but deep in a split most of them are settled: the levels above took
+//! their diagonals out of play, and many others are used by no word of one side. A pair of
+//! words shares a diagonal in play exactly where their bits *gathered* by the diagonals in
+//! play (BMI2's `pext`) share a bit, so from the level where those fit 32 bits, the split goes
+//! on with both sides gathered into 32-bit words ([`Held`] for `u32`): a vector holds twice
+//! the words, and the partitions and filters below, the bulk of the split's passes, move
+//! half the bytes. At n = 27 65% of the table words the split partitions and 82% of the
+//! probe words it filters are at levels with at most 32 diagonals in play (22: 44% and 64%;
+//! `results/README.md`, thirty-seventh round). The gathering is a pass over both sides,
+//! into buffers the level already has (the room for the filtered levels, the words a
+//! partition moves aside), and leaves the 64-bit words as they were.
+
+use std::fmt::Debug;
+use std::ops::{BitAnd, BitOr};
+
+/// A word of half-boards' diagonals as the split holds it: all 64 bits, or 32 of them
+/// gathered ([`gather`]).
+pub(super) trait Held:
+    Copy + Default + Eq + Debug + Send + Sync + BitAnd<Output = Self> + BitOr<Output = Self> + 'static
+{
+    /// The vectors that pack these words with AVX2.
+    #[cfg(target_arch = "x86_64")]
+    type Avx2: super::pack::Pack<E = Self>;
+    /// The vectors that pack these words with AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    type Avx512: super::pack::Pack<E = Self>;
+
+    /// Whether it is a short word.
+    const SHORT: bool;
+
+    /// The word's bits.
+    fn wide(self) -> u64;
+    /// The word with `bits` (which fit it).
+    fn of(bits: u64) -> Self;
+    /// The words as 64-bit ones where they are: only the split's full words gather.
+    fn full(words: &mut [Self]) -> Option<&mut [u64]>;
+}
+
+impl Held for u64 {
+    #[cfg(target_arch = "x86_64")]
+    type Avx2 = super::pack::Narrow;
+    #[cfg(target_arch = "x86_64")]
+    type Avx512 = super::pack::Wide;
+    const SHORT: bool = false;
+
+    #[inline(always)]
+    fn wide(self) -> u64 {
+        self
+    }
+    #[inline(always)]
+    fn of(bits: u64) -> u64 {
+        bits
+    }
+    fn full(words: &mut [u64]) -> Option<&mut [u64]> {
+        Some(words)
+    }
+}
+
+impl Held for u32 {
+    #[cfg(target_arch = "x86_64")]
+    type Avx2 = super::pack::Narrow32;
+    #[cfg(target_arch = "x86_64")]
+    type Avx512 = super::pack::Wide32;
+    const SHORT: bool = true;
+
+    #[inline(always)]
+    fn wide(self) -> u64 {
+        u64::from(self)
+    }
+    #[inline(always)]
+    fn of(bits: u64) -> u32 {
+        debug_assert!(bits >> 32 == 0);
+        bits as u32
+    }
+    fn full(_: &mut [u32]) -> Option<&mut [u64]> {
+        None
+    }
+}
+
+/// The OR of `words`: the diagonals any of them has.
+pub(super) fn ored<E: Held>(words: &[E]) -> u64 {
+    words.iter().fold(E::default(), |u, &w| u | w).wide()
+}
+
+/// `words` as twice as many 32-bit words, the same bytes: a buffer of full words lent to
+/// short ones.
+pub(super) fn halves(words: &mut [u64]) -> &mut [u32] {
+    // SAFETY: the bytes of `words`, borrowed as long as it is; a `u32` is aligned wherever
+    // a `u64` is, and every bit pattern is a `u32`.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u32>(), 2 * words.len()) }
+}
+
+/// Writes each word of `from` to `to` with its bits of `mask` (at most 32) gathered to the
+/// low end in order (`pext`): the short words of the level where the diagonals in play,
+/// `mask`, fit 32 bits. Only where the CPU has BMI2 (every vector loop does: `Lanes::of`).
+pub(super) fn gather(from: &[u64], mask: u64, to: &mut [u32]) {
+    debug_assert!(mask.count_ones() <= 32 && to.len() == from.len());
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU has BMI2, checked just above.
+        return unsafe { gather_bmi2(from, mask, to) };
+    }
+    for (t, &w) in to.iter_mut().zip(from) {
+        *t = super::leaf::ranked(w, mask) as u32;
+    }
+}
+
+/// [`gather`] with BMI2's `pext`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn gather_bmi2(from: &[u64], mask: u64, to: &mut [u32]) {
+    for (t, &w) in to.iter_mut().zip(from) {
+        *t = std::arch::x86_64::_pext_u64(w, mask) as u32;
+    }
+}
+
+/// `bit` (one of `mask`'s) where [`gather`] puts it.
+pub(super) fn gathered(bit: u64, mask: u64) -> u64 {
+    1 << (mask & (bit - 1)).count_ones()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Gathered words share a bit exactly where the words share one of the mask's, and a
+    /// bit lands where `gathered` says.
+    #[test]
+    fn gathered_words_meet_where_the_words_meet_in_the_mask() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..200 {
+            let mut mask = next() & next();
+            while mask.count_ones() > 32 {
+                mask &= mask - 1;
+            }
+            let words: Vec<u64> = (0..40).map(|_| next() & next()).collect();
+            let mut short = vec![0u32; words.len()];
+            gather(&words, mask, &mut short);
+            for (i, &a) in words.iter().enumerate() {
+                for (j, &b) in words.iter().enumerate() {
+                    assert_eq!(a & b & mask == 0, short[i] & short[j] == 0);
+                }
+                let mut bits = mask;
+                while bits != 0 {
+                    let bit = bits & bits.wrapping_neg();
+                    assert_eq!(a & bit != 0, u64::from(short[i]) & gathered(bit, mask) != 0);
+                    bits &= bits - 1;
+                }
+            }
+        }
+    }
+}

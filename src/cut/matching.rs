@@ -638,6 +638,7 @@ impl Probed {
 /// below. One thread, alternated, on the Xeon with AVX2 forced, against the most pairs:
 /// `time_keys 27 1 5` 0.90x the time, `27 4 17` 0.97x (0.90x the pairs reaching the
 /// leaves), `25 6 7` 0.98x, `22 200 7` 0.96x (`results/README.md`, twenty-fifth round).
+/// Also returns the diagonals both samples have (for [`looked`]).
 fn picked<E: Held>(table: &[E], probed: &Probed, order: &[u64], lanes: Lanes) -> (Order, u64) {
     let sample = Probed::of(table, std::slice::from_ref(&(0..table.len())), lanes);
     let (t, tl, table_share) = (&sample.counts, sample.words, sample.share);
@@ -664,6 +665,8 @@ fn picked<E: Held>(table: &[E], probed: &Probed, order: &[u64], lanes: Lanes) ->
 }
 
 /// One split level of [`Matcher::disjoint`]: `live` holds the diagonals still in play,
+/// `seen` a superset of those both sides' words use (`!0` until a level [`looked`]; where
+/// the two together fit 32 bits the level goes on with short words, [`shortened`]),
 /// `order` those left to split on (the first, or where the model's work for the level is at
 /// least [`REPICK`] the one [`picked`] finds, the probe sampled once along a chain of
 /// levels: `known`, a [`Probed`]); probe group `g`'s words are `probe[spans[g]]`. The table

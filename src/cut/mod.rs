@@ -39,7 +39,8 @@
 //! One file per stage: [`pieces`] (the placements inside each quadrant), [`keys`](mod@keys) (the parts
 //! and their symmetry, and a key searched as an oracle), [`halves`] (half-boards built from
 //! pieces), [`matching`] (the pairs of half-boards that share no diagonal: the split, and
-//! `leaf`, the bitset tables written once over each ISA's steps) and [`symmetric`]
+//! `leaf`, the bitset tables written once over each ISA's steps, and `short`, the split's
+//! words held in 32 bits once the diagonals in play fit them) and [`symmetric`]
 //! (the solutions the other symmetries fix, for Burnside's count).
 
 use std::cell::RefCell;

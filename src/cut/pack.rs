@@ -1,10 +1,12 @@
-//! Keeping some of a vector's 64-bit words, packed to the front and stored where a list of
+//! Keeping some of a vector's words, packed to the front and stored where a list of
 //! kept words ends: the step the half-boards' build ([`super::halves`]), the matching's
 //! filter and partition ([`super::matching`]) and an odd key's narrowing ([`narrow512`])
 //! share. [`Pack`] is that step in one ISA: [`Wide`], eight words of AVX-512 packed by
 //! `vpcompressq` in a register (its memory form is slow on Zen 4), and [`Narrow`], four
-//! words of AVX2 packed by a `vpermd` with indices from [`PACK`] (AVX2 has no compress).
-//! The filter, the partition and the narrowing are written once over it, with a
+//! words of AVX2 packed by a `vpermd` with indices from [`PACK`] (AVX2 has no compress);
+//! [`Wide32`] and [`Narrow32`] the same steps on the split's short words (32 bits: sixteen
+//! and eight a vector; `super::short`). The filter and the partition are written once over
+//! it for both widths, the narrowing for full words ([`Tally`]), each with a
 //! `#[target_feature]` entry point per ISA; so are the split's sampling tally ([`tally_in`]:
 //! a vector of sampled words at a time, the same trait's loads and adds) and the count of
 //! the words that miss some bits that a side's sizes take ([`lacking_in`]).

@@ -175,13 +175,7 @@ fn unions256<E: Held>(leaf: Leaf<E>) -> u64 {
 /// [`unions`], inlined into each entry point.
 #[inline(always)]
 fn unions_in<E: Held>((table, probe, spans): Leaf<E>) -> u64 {
-    let ored = |words: &[E]| {
-        let mut u = E::default();
-        for &w in words {
-            u = u | w;
-        }
-        u.wide()
-    };
+    let ored = super::short::ored::<E>;
     let probed = spans.iter().fold(0, |u, s| u | ored(&probe[s.clone()]));
     ored(table) & probed
 }

@@ -812,6 +812,12 @@ fn split<E: Held>(
 /// are too few to pay for gathering its words.
 const SHORT_LEAST: usize = if cfg!(test) { LEAF } else { 4096 };
 
+/// Whether a level of `table` words of `E` may go on short ([`shortened`], [`looked`]):
+/// its words are full, at least [`SHORT_LEAST`], and the CPU has vector loops (and BMI2).
+fn may_shorten<E: Held>(table: usize, lanes: Lanes) -> bool {
+    !E::SHORT && !matches!(lanes, Lanes::Scalar) && table >= SHORT_LEAST
+}
+
 /// The most diagonals in play that the samples of a level of full words may show for it to
 /// look for every word's ([`looked`]): they miss the rarer ones, so a level whose samples
 /// show this many often has a few more.
@@ -830,8 +836,10 @@ fn looked<E: Held>(
     sampled: u64,
     lanes: Lanes,
 ) -> u64 {
-    let short = E::SHORT || matches!(lanes, Lanes::Scalar) || table.len() < SHORT_LEAST;
-    if short || (seen & live).count_ones() <= 32 || (sampled & live).count_ones() > LOOK {
+    if !may_shorten::<E>(table.len(), lanes)
+        || (seen & live).count_ones() <= 32
+        || (sampled & live).count_ones() > LOOK
+    {
         return seen;
     }
     let probed = spans
@@ -858,7 +866,7 @@ fn shortened<E: Held>(
     leaf: &mut Leaf<E>,
 ) -> bool {
     let mask = live & seen;
-    if mask.count_ones() > 32 || matches!(leaf.lanes, Lanes::Scalar) || table.len() < SHORT_LEAST {
+    if mask.count_ones() > 32 || !may_shorten::<E>(table.len(), leaf.lanes) {
         return false;
     }
     let (Some(table), Some(probe), Some(levels), Some(aside)) = (

@@ -15,8 +15,8 @@ mod common;
 use std::time::Instant;
 
 use nqueens::Kernel;
-use nqueens::cut;
-use nqueens::plan::Parts;
+use nqueens::join;
+use nqueens::run::plan::Parts;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,10 +31,10 @@ fn main() {
     plan.count(0, Kernel::Auto);
     for part in parts {
         let key = keys[part * group];
-        let (before, start) = (cut::enumerated(), Instant::now());
+        let (before, start) = (join::enumerated(), Instant::now());
         let solutions = plan.count(part, Kernel::Auto).solutions;
         let seconds = start.elapsed().as_secs_f64();
-        let pieces = (cut::enumerated() - before).seconds;
+        let pieces = (join::enumerated() - before).seconds;
         let matching = seconds - pieces;
         println!(
             "{n},{part},{},{},{},{solutions},{matching:.6},{pieces:.6},{:.3}",

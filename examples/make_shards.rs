@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use nqueens::shard::{self, Shard, ShardResult};
+use nqueens::run::shard::{self, Shard, ShardResult};
 use nqueens::{Engine, Options, Plan, Run, Symmetry, Tally};
 
 fn main() {

@@ -5,7 +5,7 @@
 //! half-boards tests (the join before it split on diagonals); `tested` what the split leaves
 //! to the bitset tables.
 
-use nqueens::cut::matched;
+use nqueens::join::matched;
 use nqueens::{Kernel, Method, Plan, Symmetry};
 use rayon::prelude::*;
 

@@ -21,11 +21,11 @@ fn main() {
     };
     // One key first, untimed: the thread's buffers.
     plan.count(parts[0], kernel);
-    let before = nqueens::cut::matched();
+    let before = nqueens::join::matched();
     let start = Instant::now();
     let solutions: u128 = parts.iter().map(|&i| plan.count(i, kernel).solutions).sum();
     let seconds = start.elapsed().as_secs_f64();
-    let after = nqueens::cut::matched();
+    let after = nqueens::join::matched();
     // What the matching did for these keys: the pairs its leaves tested, the leaves, and the
     // split levels that went on with short words.
     println!(

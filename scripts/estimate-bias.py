@@ -6,7 +6,7 @@ running at T are left out, as `estimate` leaves them out. Those are more often t
 (a long part is more likely to be running at any moment), so the parts kept are short on
 average. Also shown: keeping only the queue's prefix up to the first part not finished, and
 the `lean` that `estimate` reports from the parts kept (the parts in flight, one a thread, times
-the kept parts' relative variance, over how many were kept, times 1 - 1/threads; src/estimate.rs,
+the kept parts' relative variance, over how many were kept, times 1 - 1/threads; src/run/estimate.rs,
 `lean`), as a mean kept: 1 - lean is what the estimate says its kept parts' mean is.
 
 One stratum, no costs: `estimate` divides by each part's modelled cost within strata, which

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lanes' stack frames against each other (how SLACK in src/simd.rs was chosen): each
+# The lanes' stack frames against each other (how SLACK in src/search/simd.rs was chosen): each
 # frame forced with NQUEENS_LANE_FRAME, the search (the frames are its lanes'), full symmetry,
 # all threads, median of REPS runs taken in turn. Needs a CPU with AVX-512.
 #

@@ -32,7 +32,7 @@ kernel=${KERNEL:-auto}
 base_modes=${BASE_MODES-$modes}
 base_methods=${BASE_METHODS:-auto}
 base_min_n=${BASE_MIN_N:-14}
-# The largest board the join handles (src/cut.rs, MAX_CUT_N).
+# The largest board the join handles (src/join/mod.rs, MAX_CUT_N).
 join_max_n=22
 
 if [ "${NO_PLOT:-}" != 1 ] && [ -z "${PLOT_BIN:-}" ]; then

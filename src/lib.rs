@@ -4,7 +4,7 @@
 //! per-part counts are reduced, exactly, into totals. Two methods cut and count the parts
 //! ([`Method`]; [`Method::Auto`] picks per board, from `n` alone):
 //!
-//! - the **join** ([`cut`]; the default from n = 10 to 28): the board is cut down the middle.
+//! - the **join** ([`join`]; the default from n = 10 to 28): the board is cut down the middle.
 //!   Each part is a *key*, the rows the queens of the left columns take; its left and right
 //!   half-boards are built from pieces (the placements inside each quarter), and a left and
 //!   a right half-board make a solution exactly when no diagonal holds a queen of each. The
@@ -15,8 +15,8 @@
 //!   whose bitmask backtracking counts the completions; symmetry cuts the work (the mirror
 //!   image on the first row halves it, the eight symmetries of the square cut it to about
 //!   an eighth). Where the CPU has AVX-512, sixteen subtrees at a time are searched in
-//!   lockstep in SIMD lanes, eight where it has AVX2 ([`simd`]); the scalar loop
-//!   ([`scalar`]) runs everywhere and gives the same counts. The join's matching follows
+//!   lockstep in SIMD lanes, eight where it has AVX2 ([`search::simd`]); the scalar loop
+//!   ([`search::scalar`]) runs everywhere and gives the same counts. The join's matching follows
 //!   the same choice of loop.
 //!
 //! ```
@@ -31,37 +31,22 @@
 //! ```
 //!
 //! The modules, from what is shared to what uses it (ARCHITECTURE.md has the data flow):
-//! [`types`] (options, counts, errors), [`schedule`] (a partial board's free rows),
-//! [`scalar`] and [`simd`] (the two counting loops, each with its feeding) behind
-//! [`kernel`] (the one interface both are called through), [`symmetry`] and [`split`]
-//! (roots and subproblems), [`cut`] (the join), [`plan`] (a board's parts, the search's
-//! subproblems or the join's keys, and their costs), [`estimate`] (a count's cost from a
-//! timed sample), [`run`] (an
-//! engine counting a plan, with observers), [`checkpoint`] and [`shard`] (long runs, over
-//! [`durable`]: temporary files, syncs, locks and the limits of what is read),
-//! [`list`] and [`board`] (solutions in order, rendered), [`published`] (the tables, for
-//! checking only).
+//! [`types`] (options, counts, errors); [`search`] (roots, subproblems and the scalar and
+//! SIMD loops); [`join`] (the join: keys, pieces, half-boards and their matching); [`run`]
+//! (a board's plan, the engine that counts it, and the long-run files: checkpoints, shards,
+//! estimates); [`solve`] (solutions in order, rendered as boards); [`bench`](mod@bench) (the
+//! benchmark's workloads); [`published`] (the tables, for checking only).
 
 pub mod bench;
-pub mod board;
-pub mod checkpoint;
-pub mod cut;
-pub mod durable;
-pub mod estimate;
-pub mod kernel;
-pub mod list;
-pub mod plan;
+pub mod join;
 pub mod published;
+mod random;
 pub mod run;
-pub mod scalar;
-pub mod schedule;
-pub mod shard;
-pub mod simd;
-pub mod split;
-pub mod symmetry;
+pub mod search;
+pub mod solve;
 pub mod types;
 
-pub use plan::Plan;
+pub use run::plan::Plan;
 pub use run::{Engine, Observer, Outcome, Run};
 pub use types::{
     Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Method, Options, Symmetry,

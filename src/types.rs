@@ -369,7 +369,7 @@ pub enum Error {
         depth: usize,
         /// Board size.
         n: u32,
-        /// [`crate::plan::MAX_CUT_PLACEMENTS`].
+        /// [`crate::run::plan::MAX_CUT_PLACEMENTS`].
         limit: u64,
     },
     /// The parts an estimate must sample are too large to count.

@@ -168,7 +168,7 @@ fn memory_slices_the_work_never_the_plan() {
             joined(17, Symmetry::Full, 1 << 30).unwrap().config()
         );
     }
-    let max = nqueens::cut::MAX_CUT_N;
+    let max = nqueens::join::MAX_CUT_N;
     assert_eq!(
         joined(max + 1, Symmetry::Full, 1 << 30).map(|p| p.len()),
         Err(nqueens::Error::JoinSize(max + 1))
@@ -184,13 +184,13 @@ fn memory_slices_the_work_never_the_plan() {
 
 /// A small share per thread goes to the pieces kept for all threads: enumerating them again
 /// and again is what made a small `--memory` slow (`count 19 -j 2 --memory 32M` 1.6x the
-/// time of 2G), while a thread's chunks count as fast at [`cut::THREAD_FLOOR`]. At n = 19,
+/// time of 2G), while a thread's chunks count as fast at [`join::THREAD_FLOOR`]. At n = 19,
 /// 32 MiB on 2 threads keeps more than 20 MB of pieces (8 MB before); 2 GiB on 2 threads
 /// still gives each thread its fair three quarters; every split fits what it shares.
 #[test]
 fn small_shares_go_to_the_pieces() {
-    use nqueens::cut::{self, THREAD_FLOOR};
-    use nqueens::plan::Parts;
+    use nqueens::join::{self, THREAD_FLOOR};
+    use nqueens::run::plan::Parts;
     let pieces = |plan: &Plan| match &plan.parts {
         Parts::Columns { cut, .. } => cut.pieces_budget(),
         Parts::Rows { .. } => panic!("a join was asked for"),
@@ -201,9 +201,9 @@ fn small_shares_go_to_the_pieces() {
     let roomy = joined(19, Symmetry::Full, 2 << 30).unwrap();
     assert!(roomy.join_budget > 700 << 20, "{}", roomy.join_budget);
     assert_eq!(small.fingerprint(), roomy.fingerprint());
-    for free in [cut::MIN_BYTES, 1 << 20, 32 << 20, 1 << 30, 1 << 40] {
+    for free in [join::MIN_BYTES, 1 << 20, 32 << 20, 1 << 30, 1 << 40] {
         for threads in [1, 2, 64, 1024] {
-            if free < threads * cut::MIN_BYTES {
+            if free < threads * join::MIN_BYTES {
                 continue;
             }
             let (pieces, each) = Plan::split_memory(free, threads);
@@ -278,9 +278,9 @@ fn kernels_agree_subproblem_by_subproblem_on_random_sets() {
 
 #[test]
 fn every_lane_frame_agrees_with_the_scalar_loop_at_its_shallowest_start() {
-    use nqueens::scalar;
-    use nqueens::schedule::State;
-    use nqueens::simd::{self, Frame, Lanes};
+    use nqueens::search::scalar;
+    use nqueens::search::schedule::State;
+    use nqueens::search::simd::{self, Frame, Lanes};
     let lanes_here = Lanes::here();
     if lanes_here.is_empty() {
         common::untested("this CPU has no SIMD lanes: no lane frames to compare");
@@ -421,8 +421,8 @@ fn counts_past_u64_are_printed_exactly() {
 /// print exactly.
 #[test]
 fn kernel_counters_run_past_u64_exactly() {
-    use nqueens::scalar;
-    use nqueens::simd::{self, Frame, Lanes};
+    use nqueens::search::scalar;
+    use nqueens::search::simd::{self, Frame, Lanes};
     let plan = Plan::new(12, Symmetry::Mirror, 1).unwrap();
     let (roots, subproblems) = plan.rows().unwrap();
     let sub = subproblems[2];

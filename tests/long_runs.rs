@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use nqueens::Tally;
-use nqueens::shard::ShardResult;
+use nqueens::run::shard::ShardResult;
 use nqueens::types::Residues;
 
 fn nqueens(args: &[&str]) -> Output {
@@ -1324,7 +1324,7 @@ fn every_bad_file_is_named_with_what_is_wrong_with_it() {
 
 #[test]
 fn a_joined_shard_is_audited_with_the_best_loop_of_this_cpu() {
-    use nqueens::shard::audit_counting;
+    use nqueens::run::shard::audit_counting;
     use nqueens::{Kernel, Method};
     // Made with AVX-512, audited on a CPU whose best loop is AVX2 or the scalar one.
     for best in [Kernel::Avx2, Kernel::Scalar] {

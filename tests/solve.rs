@@ -8,8 +8,8 @@ use std::ops::ControlFlow;
 use std::process::{Command as Std, Stdio};
 
 use assert_cmd::Command;
-use nqueens::board::is_solution;
-use nqueens::list::{FEW, ListOptions, for_each_solution};
+use nqueens::solve::board::is_solution;
+use nqueens::solve::{FEW, ListOptions, for_each_solution};
 use nqueens::{Kernel, published};
 
 fn list(n: u32, threads: usize, unique: bool, limit: Option<u64>) -> Vec<Vec<u8>> {
@@ -278,7 +278,7 @@ struct Picture {
 
 fn parse_svg(text: &str, n: usize) -> Picture {
     use quick_xml::events::Event;
-    let square = nqueens::board::SVG_SQUARE;
+    let square = nqueens::solve::board::SVG_SQUARE;
     let number = |e: &quick_xml::events::BytesStart, name: &str| -> usize {
         let a = e.try_get_attribute(name).unwrap().unwrap();
         a.value.parse().unwrap()
@@ -360,7 +360,7 @@ fn parse_svg(text: &str, n: usize) -> Picture {
 
 #[test]
 fn svg_draws_every_listed_solution_numbered_in_one_valid_picture() {
-    let square = nqueens::board::SVG_SQUARE;
+    let square = nqueens::solve::board::SVG_SQUARE;
     for (n, args, expected, title) in [
         (
             8,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
-use nqueens::shard::Shard;
+use nqueens::run::shard::Shard;
 use nqueens::types::MAX_THREADS;
 use nqueens::{
     Counts, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Method, Options, Plan, Symmetry, published,
@@ -247,7 +247,7 @@ pub struct EstimateArgs {
     pub shards: Option<usize>,
     /// Parts to count at most (one of each stratum in any case); by default `--seconds`
     /// decides
-    #[arg(long, value_name = "S", default_value_t = nqueens::estimate::Settings::default().samples, value_parser = parse_samples, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", default_value_t = nqueens::run::estimate::Settings::default().samples, value_parser = parse_samples, allow_negative_numbers = true)]
     pub samples: usize,
     /// Sample for at most this many seconds, the parts' costs included: then no part starts
     /// and the parts still counting are abandoned and left out. Sampling over a

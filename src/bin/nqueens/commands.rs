@@ -9,14 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use clap::CommandFactory;
-use nqueens::checkpoint::{self, Checkpoint};
-use nqueens::durable::{FileError, Output};
-use nqueens::list::{self, ListOptions};
-use nqueens::shard::{self, ShardResult};
-use nqueens::{
-    Counts, Engine, Error, Kernel, Method, Observer, Options, Run, Tally, board, estimate,
-    published,
-};
+use nqueens::run::checkpoint::{self, Checkpoint};
+use nqueens::run::durable::{FileError, Output};
+use nqueens::run::estimate;
+use nqueens::run::shard::{self, ShardResult};
+use nqueens::solve::board;
+use nqueens::solve::{self, ListOptions};
+use nqueens::{Counts, Engine, Error, Kernel, Method, Observer, Options, Run, Tally, published};
 
 use crate::cli::{
     BoardFormat, Cli, Command, CountArgs, EstimateArgs, LongRunArgs, MergeArgs, SolveArgs,
@@ -667,7 +666,7 @@ fn list_options(args: &SolveArgs) -> Result<ListOptions, Failure> {
 fn write_svg(args: &SolveArgs) -> Result<(), Failure> {
     let options = list_options(args)?;
     let mut boards = Vec::new();
-    let listed = list::for_each_solution(args.n, &options, |cols| {
+    let listed = solve::for_each_solution(args.n, &options, |cols| {
         boards.extend_from_slice(cols);
         ControlFlow::Continue(())
     })?;
@@ -724,7 +723,7 @@ where
     out.write_all(open)?;
     let mut first = true;
     let mut failed = None;
-    list::render(args.n, &options, render, |run| {
+    solve::render(args.n, &options, render, |run| {
         let mut bytes = run.bytes();
         if first && leads && !run.is_empty() {
             bytes = &bytes[1..];

@@ -102,7 +102,7 @@ pub fn planning(n: u32, method: Method) -> &'static str {
     let joins = match method {
         Method::Join => true,
         Method::Search => false,
-        Method::Auto => nqueens::plan::JOIN_FASTER.contains(&n),
+        Method::Auto => nqueens::run::plan::JOIN_FASTER.contains(&n),
     };
     if joins {
         "building the join's pieces and keys"

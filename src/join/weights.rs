@@ -48,7 +48,7 @@
 //! [`search`] is the oracle: every solution of the key found by a plain backtracking search
 //! of the board turned a quarter, and weighed on its own.
 
-use crate::schedule::{MAX_N, mask_of};
+use crate::search::schedule::{MAX_N, mask_of};
 use crate::types::Symmetry;
 
 use super::keys::Key;
@@ -282,7 +282,7 @@ impl Walk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cut::keys::keys;
+    use crate::join::keys::keys;
 
     #[test]
     fn psi_is_kept_by_the_mirror_and_the_upside_down_image() {
@@ -319,7 +319,7 @@ mod tests {
             for (i, key) in keys(n, Symmetry::Full).into_iter().enumerate() {
                 let kernel = [crate::Kernel::Scalar, crate::Kernel::Auto][i % 2];
                 let by_rows =
-                    crate::cut::keys::search_weighed(n, Symmetry::Full, key, kernel, true);
+                    crate::join::keys::search_weighed(n, Symmetry::Full, key, kernel, true);
                 assert_eq!(by_rows, search(n, Symmetry::Full, key), "n={n} {key:?}");
             }
         }
@@ -333,7 +333,7 @@ mod tests {
             let (mut sum, mut differ) = (0u128, 0);
             for key in keys(n, Symmetry::Full) {
                 let w = search(n, Symmetry::Full, key);
-                let plain = crate::cut::search(n, Symmetry::Full, key, crate::Kernel::Scalar);
+                let plain = crate::join::search(n, Symmetry::Full, key, crate::Kernel::Scalar);
                 differ += usize::from(w != plain);
                 sum += w;
             }

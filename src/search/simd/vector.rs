@@ -1,7 +1,7 @@
 //! The steps of the search's lane loop in one ISA each: [`Vector`], a vector of 32-bit
 //! lanes with its mask, and its two forms, sixteen lanes of AVX-512 ([`Avx512`]) and eight
-//! of AVX2 ([`Avx2`]). The loop itself ([`super::search`]) is written once over the trait;
-//! a NEON or AVX10 form is one more `impl` here and one entry point in [`super::search`].
+//! of AVX2 ([`Avx2`]). The loop itself ([`super::lanes`]) is written once over the trait;
+//! a NEON or AVX10 form is one more `impl` here and one entry point in [`super::lanes`].
 //!
 //! Every method is a few instructions, `#[inline(always)]` and `unsafe`: it may run only
 //! where the CPU has the ISA, which the loop's `#[target_feature]` entry points guarantee.
@@ -10,7 +10,7 @@
 
 use std::arch::x86_64::*;
 
-use crate::schedule::MAX_N;
+use crate::search::schedule::MAX_N;
 
 /// Frames in one of a lane loop's stacks: a frame per level and lane (`level * LANES +
 /// lane`) for the widest loop, and a spare slot per lane after them, where an ISA without

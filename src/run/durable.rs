@@ -1,5 +1,5 @@
-//! Durable files: what checkpoints ([`crate::checkpoint`]) and shard results
-//! ([`crate::shard`]) share, so that neither imports the other.
+//! Durable files: what checkpoints ([`crate::run::checkpoint`]) and shard results
+//! ([`crate::run::shard`]) share, so that neither imports the other.
 //!
 //! - **Paths given for files we write** ([`file_to_write`]) are checked before any work:
 //!   a directory, a path ending in `/`, or anything that is not a regular file (a device,
@@ -36,6 +36,12 @@ use crate::types::Tally;
 /// File format version of checkpoints and shard results (2: records and shards carry
 /// residues, shards list their subproblems, the configuration names version and method).
 pub const VERSION: u32 = 2;
+
+/// The `format` a checkpoint's header names.
+pub const CHECKPOINT_FORMAT: &str = "nqueens-checkpoint";
+
+/// The `format` a shard result names.
+pub const SHARD_FORMAT: &str = "nqueens-shard";
 
 /// Why a file could not be used: each message names the file (or the flag and the path
 /// given for it) and what is wrong.

@@ -1,11 +1,13 @@
 //! Listing solutions in lexicographic order (row 0 first), generated in parallel.
 //!
 //! The subproblems of a listing are cut in lexicographic order (see
-//! [`crate::split::Subproblems`]) and
+//! [`crate::search::roots::Subproblems`]) and
 //! come lazily, a batch at a time. A producer thread has the pool render each batch's
 //! solutions into one buffer per subproblem; a channel that holds one batch carries them to the
 //! caller's thread, which sees the solutions in order. Memory holds at most a batch being
 //! rendered and one waiting, whatever the board size.
+
+pub mod board;
 
 use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
@@ -15,9 +17,9 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::run::Engine;
-use crate::schedule::Schedule;
-use crate::split::{self, Root, Subproblem, Subproblems};
-use crate::symmetry;
+use crate::search::roots::{self, Root, Subproblem, Subproblems};
+use crate::search::schedule::Schedule;
+use crate::search::symmetry;
 use crate::types::{Error, Kernel, Options, Symmetry, validate};
 
 /// What to list.
@@ -132,9 +134,9 @@ where
     })?;
     let (pool, kernel) = (engine.pool(), engine.kernel());
     let roots = if options.unique {
-        split::smallest_image_roots(n)
+        roots::smallest_image_roots(n)
     } else {
-        split::roots(n, Symmetry::None)
+        roots::roots(n, Symmetry::None)
     };
     let limit = options.limit.unwrap_or(u64::MAX);
     let mut batch = Batch::new(engine.threads());
@@ -347,7 +349,7 @@ fn render_one<R: Fn(&[u8], &mut Vec<u8>)>(
 ///
 /// ```
 /// use std::ops::ControlFlow;
-/// use nqueens::list::{for_each_solution, ListOptions};
+/// use nqueens::solve::{for_each_solution, ListOptions};
 ///
 /// let mut all = Vec::new();
 /// for_each_solution(4, &ListOptions::default(), |cols| {

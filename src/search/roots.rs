@@ -5,7 +5,7 @@
 //! - `mirror`: the top-row columns of the left half, weight 2, and the middle column of an
 //!   odd board, weight 1: every solution's mirror image starts in the other half.
 //! - `full`: roots that together reach every solution whose border constellation is the
-//!   smallest of its eight images (see [`crate::symmetry`]), each exactly once:
+//!   smallest of its eight images (see [`crate::search::symmetry`]), each exactly once:
 //!   - *corner*: a queen at `(0, 0)` and one at `(1, c1)`. The only other transform that
 //!     keeps the corner queen is the transpose, which swaps `c1` with the row of the queen
 //!     in column 1, so that row must be greater than `c1`: column 1 is closed on rows
@@ -13,14 +13,14 @@
 //!   - *border*: otherwise, every border constellation with no queen in a corner that is the
 //!     smallest of its images, all four border queens fixed. Its weight is
 //!     `8 / |stabiliser|`; where a symmetry fixes the constellation each solution is
-//!     classified on its own ([`crate::symmetry::classify`]). A constellation's completions
+//!     classified on its own ([`crate::search::symmetry::classify`]). A constellation's completions
 //!     are the same in each of its eight images, so one without symmetry is searched in the
 //!     image whose search is expected smallest ([`cheapest_view`]).
 //!
 //! The empty board (`n == 0`) and `n == 1` have a single root that is classified on its own.
 
-use crate::schedule::{MAX_N, Schedule, State};
-use crate::symmetry::{self, Constellation, Transform};
+use crate::search::schedule::{MAX_N, Schedule, State};
+use crate::search::symmetry::{self, Constellation, Transform};
 use crate::types::Symmetry;
 
 /// What a root fixes, and so which squares it closes.
@@ -36,10 +36,10 @@ pub enum Kind {
     /// searched as its image under `view` (the count of completions is the same in every
     /// view; the search tree is not, see [`cheapest_view`]).
     Border {
-        /// The constellation, as [`crate::symmetry`] compares it.
+        /// The constellation, as [`crate::search::symmetry`] compares it.
         canonical: Constellation,
         /// The transform whose image is searched (`Identity` where completions are
-        /// classified one by one: [`crate::symmetry::classify`] reads the canonical view).
+        /// classified one by one: [`crate::search::symmetry::classify`] reads the canonical view).
         view: Transform,
     },
     /// A queen at `(0, t)`, every border square nearer a corner closed, ties open: the
@@ -98,8 +98,8 @@ fn close_nearer_than(n: u32, t: u8, forbid: &mut [u32; MAX_N as usize]) {
         forbid[r] |= sides;
         forbid[m - r] |= sides;
     }
-    forbid[m] |=
-        crate::schedule::mask_of(u32::from(t)) | !crate::schedule::mask_of(n - u32::from(t));
+    forbid[m] |= crate::search::schedule::mask_of(u32::from(t))
+        | !crate::search::schedule::mask_of(n - u32::from(t));
 }
 
 /// Roots for the solutions with top queen `(0, t)` nearest a corner: one per border
@@ -374,7 +374,7 @@ impl Iterator for Subproblems<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scalar;
+    use crate::search::scalar;
 
     /// Each full-mode border root, its constellation and its view.
     fn border_roots(n: u32) -> Vec<(Root, Constellation, Transform)> {

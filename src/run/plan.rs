@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::cut::{self, Cut, Key};
-use crate::schedule::{Schedule, State};
-use crate::split::{self, Root, Subproblem};
-use crate::symmetry;
+use crate::join::{self, Join, Key};
+use crate::search::roots::{self, Root, Subproblem};
+use crate::search::schedule::{Schedule, State};
+use crate::search::symmetry;
 use crate::types::{
     Counts, DEFAULT_MEMORY, Error, Kernel, MAX_SUBPROBLEMS, Method, Symmetry, Tally, validate,
 };
@@ -23,11 +23,11 @@ use crate::types::{
 /// join's best of five took 0.24 ms against 0.46 searching at n = 10, 1.2 against 3.4 at
 /// n = 12, 16 against 33 at n = 14 and 148 against 410 at n = 16 (and grows slower than the
 /// search from there: n = 20 took 153 s against 1515 s); below 10 both take 0.2 ms or
-/// less. Up to [`cut::MAX_CUT_N`], n = 28: the join's lead grew at every n measured, and
+/// less. Up to [`join::MAX_CUT_N`], n = 28: the join's lead grew at every n measured, and
 /// at 28 the search cannot finish (its parts at the deepest split allowed take hours each:
 /// `estimate 28` with the search was still in its first parts 38 minutes on, while the
 /// join's projects n = 28 within its bound).
-pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 10..=cut::MAX_CUT_N;
+pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 10..=join::MAX_CUT_N;
 
 /// A thread's share of a join's memory below which the pieces get the most of it
 /// ([`Plan::split_memory`]).
@@ -114,7 +114,7 @@ pub enum Parts {
     /// one more part last: the solutions the other symmetries fix, for Burnside's count.
     Columns {
         /// How the board is cut, and the pieces kept for the threads.
-        cut: Cut,
+        cut: Join,
         /// The keys, in order.
         keys: Vec<Key>,
         /// Keys per part: consecutive keys are grouped where there are more than a plan's
@@ -159,7 +159,7 @@ impl Plan {
     /// [`MAX_CUT_PLACEMENTS`] queens to cut them.
     pub fn new(n: u32, symmetry: Symmetry, split_depth: usize) -> Result<Plan, Error> {
         validate(n, split_depth)?;
-        let roots = split::roots(n, symmetry);
+        let roots = roots::roots(n, symmetry);
         let mut subproblems = Vec::new();
         Plan::cut(n, &roots, split_depth, |s| subproblems.push(s))?;
         Ok(Plan {
@@ -179,11 +179,11 @@ impl Plan {
     /// [`MAX_CUT_PLACEMENTS`] queens to cut them (so a refusal takes a second at most).
     fn cut(
         n: u32,
-        roots: &[split::Root],
+        roots: &[roots::Root],
         split_depth: usize,
         mut each: impl FnMut(Subproblem),
     ) -> Result<(), Error> {
-        let mut cut = split::Subproblems::new(n, roots, split_depth.saturating_sub(1))
+        let mut cut = roots::Subproblems::new(n, roots, split_depth.saturating_sub(1))
             .within(MAX_CUT_PLACEMENTS);
         let mut found = 0;
         for s in cut.by_ref().take(MAX_SUBPROBLEMS + 1) {
@@ -214,11 +214,11 @@ impl Plan {
     /// method counts the board, within a second.
     pub fn check_split_depth(n: u32, symmetry: Symmetry, split_depth: usize) -> Result<(), Error> {
         validate(n, split_depth)?;
-        Plan::cut(n, &split::roots(n, symmetry), split_depth, |_| {})
+        Plan::cut(n, &roots::roots(n, symmetry), split_depth, |_| {})
     }
 
     /// Refuses, before anything is built or started, what the arguments alone rule out for
-    /// [`Plan::build`]: a board or depth out of range, a join beyond [`cut::MAX_CUT_N`], or
+    /// [`Plan::build`]: a board or depth out of range, a join beyond [`join::MAX_CUT_N`], or
     /// a join whose threads and keys cannot fit `memory` (its keys counted at their fewest,
     /// `C(n, n / 2)` row sets over the symmetries' orbits of at most 1, 2 or 4 keys). What
     /// passes may still be refused by `build` once the keys are counted exactly.
@@ -234,7 +234,7 @@ impl Plan {
         if method.resolve(n) == Method::Search {
             return Ok(());
         }
-        if n > cut::MAX_CUT_N {
+        if n > join::MAX_CUT_N {
             return Err(Error::JoinSize(n));
         }
         let orbit = match symmetry {
@@ -257,7 +257,7 @@ impl Plan {
     /// The least a join of `keys` keys needs on `threads` threads: its keys, their costs and
     /// the run's order of them, and each thread's least table.
     fn join_bytes(keys: usize, threads: usize) -> usize {
-        keys * (std::mem::size_of::<cut::Key>() + 16) + threads * cut::MIN_BYTES
+        keys * (std::mem::size_of::<join::Key>() + 16) + threads * join::MIN_BYTES
     }
 
     /// The plan of an `n`-board counted with `method` (`Auto` resolved by [`Method::resolve`]:
@@ -278,15 +278,15 @@ impl Plan {
         Plan::precheck(n, symmetry, split_depth, method, memory, threads)?;
         // What the threads hold from a join's plan before goes first (a search's too: it
         // holds none of it). Only the current pool's threads and this one are reached.
-        rayon::broadcast(|_| cut::release_scratch());
-        cut::release_scratch();
+        rayon::broadcast(|_| join::release_scratch());
+        join::release_scratch();
         if method.resolve(n) == Method::Search {
             return Plan::new(n, symmetry, split_depth);
         }
-        let keys = cut::keys(n, symmetry);
+        let keys = join::keys(n, symmetry);
         let need = Plan::join_bytes(keys.len(), threads);
         // The plan's own memory: each key, its cost and the run's order of the parts.
-        let own = need - threads * cut::MIN_BYTES;
+        let own = need - threads * join::MIN_BYTES;
         if need > memory {
             return Err(Error::Memory {
                 n,
@@ -298,7 +298,7 @@ impl Plan {
         let group = keys.len().div_ceil(MAX_SUBPROBLEMS).max(1);
         let mut costs: Vec<u64> = keys
             .par_chunks(group)
-            .map(|g| g.iter().map(|&k| cut::cost(n, k)).sum())
+            .map(|g| g.iter().map(|&k| join::cost(n, k)).sum())
             .collect();
         if symmetry == Symmetry::Full {
             // The symmetric solutions' searches: a few rows' worth; start them first.
@@ -311,7 +311,7 @@ impl Plan {
             symmetry,
             split_depth,
             parts: Parts::Columns {
-                cut: Cut::new(n, symmetry, pieces),
+                cut: Join::new(n, symmetry, pieces),
                 keys,
                 group,
                 costs,
@@ -327,7 +327,7 @@ impl Plan {
     /// thread's tables: `(pieces, per thread)`. A thread's fair share is three quarters of
     /// `free` over the threads; where that is at least [`SMALL_SHARE`] a thread gets it and
     /// the pieces the last quarter. A smaller share makes a thread no faster (a chunk of
-    /// [`cut::THREAD_FLOOR`] bytes counts as fast, measured, where the pieces it holds on its
+    /// [`join::THREAD_FLOOR`] bytes counts as fast, measured, where the pieces it holds on its
     /// own leave it that much) while the pieces it takes from
     /// the others are enumerated again and again: there a thread gets a quarter of its fair
     /// share, at least the floor, and the pieces the rest. Memory only decides how a part is
@@ -338,7 +338,7 @@ impl Plan {
         let per_thread = if fair >= SMALL_SHARE {
             fair
         } else {
-            (fair / 4).max(cut::THREAD_FLOOR).min(free / threads)
+            (fair / 4).max(join::THREAD_FLOOR).min(free / threads)
         };
         (free - per_thread * threads, per_thread)
     }
@@ -472,7 +472,7 @@ impl Plan {
         };
         let sub = subproblems.get(i)?;
         let schedule = roots[sub.root as usize].schedule(self.n);
-        let mut random = crate::shard::xorshift(seed);
+        let mut random = crate::random::xorshift(seed);
         Some(schedule.estimated_nodes(sub.state, probes, &mut random))
     }
 
@@ -480,11 +480,11 @@ impl Plan {
     /// independent check (`merge --audit`, the tests); the search's subproblems are always
     /// searched.
     pub fn count_by(&self, i: usize, method: Method, kernel: Kernel) -> Tally {
-        self.count_with(i, method, kernel, cut::NEVER)
+        self.count_with(i, method, kernel, join::NEVER)
     }
 
     /// [`Plan::count`], abandoned once `stop` is set: a join's keys and its symmetric
-    /// solutions' part ([`Cut::count_until`]), and a search's subproblem of more than
+    /// solutions' part ([`Join::count_until`]), and a search's subproblem of more than
     /// [`ABANDON_ROWS`] free rows between the subtrees it is then counted by. A count
     /// that ended after `stop` was set may be too small: the caller drops it (`estimate`,
     /// whose `--seconds` is a bound so).
@@ -508,14 +508,14 @@ impl Plan {
             // The last part in full mode: what the seven other symmetries fix.
             return Tally {
                 solutions: 0,
-                unique8: cut::fixed_by_symmetries_until(self.n, stop),
+                unique8: join::fixed_by_symmetries_until(self.n, stop),
             };
         };
         let solutions = part
             .iter()
             .map(|&key| match method {
                 Method::Join => cut.count_until(key, self.join_budget, kernel, stop),
-                _ => cut::search(self.n, self.symmetry, key, kernel),
+                _ => join::search(self.n, self.symmetry, key, kernel),
             })
             .sum();
         Tally {
@@ -526,12 +526,12 @@ impl Plan {
 
     /// A relative estimate of each part's cost: for a subproblem the number of nodes a few
     /// levels below it, for a join's part an estimate of its keys' half-boards on each side
-    /// and the word steps of matching them ([`cut::cost`]). Costs vary by orders of
+    /// and the word steps of matching them ([`join::cost`]). Costs vary by orders of
     /// magnitude; this tracks them well enough to order the parts, weight an ETA and balance
     /// shards. Computed once per plan (a join's when the plan is built).
     pub fn costs(&self) -> &[u64] {
         // Never `None`: the flag is never set.
-        self.costs_until(cut::NEVER).unwrap_or_default()
+        self.costs_until(join::NEVER).unwrap_or_default()
     }
 
     /// [`Plan::costs`], given up once `stop` is set (`None`, and nothing kept): a search's
@@ -603,7 +603,7 @@ fn binomial(n: u32, k: u32) -> u64 {
 pub const ABANDON_ROWS: usize = 18;
 
 /// Counts one subproblem of the search, abandoned once `stop` is set: with a flag that can
-/// be set ([`cut::NEVER`] cannot), a subproblem of more than `rows` free rows is counted as
+/// be set ([`join::NEVER`] cannot), a subproblem of more than `rows` free rows is counted as
 /// the subtrees of its nodes that leave `rows`, and `stop` is read before each. What it
 /// returns after `stop` was set may be too small; the same total as one search otherwise.
 fn search_until(
@@ -615,7 +615,7 @@ fn search_until(
 ) -> Tally {
     let s = root.schedule(n);
     let floor = s.levels.saturating_sub(rows);
-    if std::ptr::eq(stop, cut::NEVER) || floor <= sub.state.level {
+    if std::ptr::eq(stop, join::NEVER) || floor <= sub.state.level {
         return subtree(&s, root, (sub.state, &sub.prefix), kernel);
     }
     let mut tally = Tally::default();
@@ -672,7 +672,7 @@ mod tests {
             for kernel in [Kernel::Scalar, Kernel::Auto] {
                 for sub in subproblems {
                     let part = (&roots[sub.root as usize], sub);
-                    let whole = search_until(12, part, kernel, cut::NEVER, 1);
+                    let whole = search_until(12, part, kernel, join::NEVER, 1);
                     for rows in [1, 3, 6] {
                         let counted = search_until(12, part, kernel, &unset, rows);
                         assert_eq!(counted, whole, "{symmetry:?} {kernel:?} {rows}");

@@ -3,7 +3,7 @@
 
 use super::vector::{Avx2, Avx512, SLOTS, Stacks, Vector};
 use super::{Args, record_hits};
-use crate::schedule::MAX_N;
+use crate::search::schedule::MAX_N;
 
 /// The loop in sixteen AVX-512 lanes; `KEEP_RD`, `KEEP_LD` and `RECORD` as for [`search`].
 #[target_feature(enable = "avx512f")]

@@ -1,7 +1,7 @@
 //! The counting loop in SIMD lanes: sixteen subtrees searched in lockstep with AVX-512, and
 //! its feeding: how a subtree is cut into batches of smaller subtrees for the lanes.
 //!
-//! The scalar loop ([`crate::scalar`]) spends much of its time on mispredicted branches:
+//! The scalar loop ([`crate::search::scalar`]) spends much of its time on mispredicted branches:
 //! whether a node's first child is live, how many siblings it pushes. Here each of sixteen
 //! lanes runs its own depth-first search of one subtree, and every step of the loop advances
 //! every lane by one node: lanes with an open square descend (or count, on the row before
@@ -33,10 +33,10 @@
 use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
-use crate::schedule::{Board, MAX_N, Schedule, State};
+use crate::search::schedule::{Board, MAX_N, Schedule, State};
 
 #[cfg(target_arch = "x86_64")]
-mod search;
+mod lanes;
 #[cfg(target_arch = "x86_64")]
 mod vector;
 
@@ -192,7 +192,7 @@ pub fn count_below(s: &Schedule, start: State, lanes: Lanes) -> Option<u128> {
 }
 
 /// Calls `visit` with each completed board below `start` in increasing lexicographic order
-/// until it returns false, as [`crate::scalar::walk`] does, searched in `lanes` (see
+/// until it returns false, as [`crate::search::scalar::walk`] does, searched in `lanes` (see
 /// `feed`). Returns false, visiting nothing, where they cannot run.
 pub fn walk_below<F: FnMut(&[u8]) -> bool>(
     s: &Schedule,
@@ -419,12 +419,12 @@ fn dispatch<const RECORD: bool>(
             // or AVX2), checked just above.
             return Some(unsafe {
                 match (lanes, frame) {
-                    (Lanes::Avx512, Frame::Open) => search::avx512::<false, false, RECORD>(args),
-                    (Lanes::Avx512, Frame::OpenRd) => search::avx512::<true, false, RECORD>(args),
-                    (Lanes::Avx512, Frame::OpenRdLd) => search::avx512::<true, true, RECORD>(args),
-                    (Lanes::Avx2, Frame::Open) => search::avx2::<false, false, RECORD>(args),
-                    (Lanes::Avx2, Frame::OpenRd) => search::avx2::<true, false, RECORD>(args),
-                    (Lanes::Avx2, Frame::OpenRdLd) => search::avx2::<true, true, RECORD>(args),
+                    (Lanes::Avx512, Frame::Open) => lanes::avx512::<false, false, RECORD>(args),
+                    (Lanes::Avx512, Frame::OpenRd) => lanes::avx512::<true, false, RECORD>(args),
+                    (Lanes::Avx512, Frame::OpenRdLd) => lanes::avx512::<true, true, RECORD>(args),
+                    (Lanes::Avx2, Frame::Open) => lanes::avx2::<false, false, RECORD>(args),
+                    (Lanes::Avx2, Frame::OpenRd) => lanes::avx2::<true, false, RECORD>(args),
+                    (Lanes::Avx2, Frame::OpenRdLd) => lanes::avx2::<true, true, RECORD>(args),
                 }
             });
         }

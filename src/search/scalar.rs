@@ -7,7 +7,7 @@
 //! still open on it are the completions below the node. All state lives in fixed arrays on
 //! the native stack: no heap, no recursion.
 
-use crate::schedule::{Board, MAX_N, Schedule, State};
+use crate::search::schedule::{Board, MAX_N, Schedule, State};
 
 /// What the loop does on the row before the last: it hands over the open squares of the
 /// last free row (each one a completion; by then one column is left, so at most one).
@@ -282,12 +282,12 @@ fn search<L: Leaves>(s: &Schedule, start: State, board: &mut Board, mut leaves: 
 mod tests {
     use super::*;
     use crate::published;
-    use crate::split;
+    use crate::search::roots;
     use crate::types::Symmetry;
 
     /// Mirror-mode total of `n` counted root by root with `count_root`.
     fn mirror_total(n: u32, count_root: impl Fn(&Schedule) -> u128) -> u128 {
-        split::roots(n, Symmetry::Mirror)
+        roots::roots(n, Symmetry::Mirror)
             .iter()
             .map(|root| u128::from(root.weight) * count_root(&root.schedule(n)))
             .sum()
@@ -318,7 +318,7 @@ mod tests {
         // Every full-mode root of these sizes, and every node one, two and three levels
         // below them: starts on every level the plan hands out, down to the last rows.
         for n in 4..=11 {
-            for root in split::roots(n, Symmetry::Full) {
+            for root in roots::roots(n, Symmetry::Full) {
                 let s = root.schedule(n);
                 let mut frontier = vec![(s.start(), vec![])];
                 let mut starts = frontier.clone();
@@ -350,7 +350,7 @@ mod tests {
             return;
         }
         for n in 1..=12 {
-            for root in split::roots(n, Symmetry::Full) {
+            for root in roots::roots(n, Symmetry::Full) {
                 let s = root.schedule(n);
                 let portable = search(&s, s.start(), &mut [0; MAX_N as usize], Count(0)).0;
                 // SAFETY: the CPU has every feature the function is built for (checked above).

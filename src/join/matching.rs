@@ -90,7 +90,7 @@ pub(super) struct Matcher {
 }
 
 /// What a matching may use: its thread's share of the memory, and a flag that abandons it
-/// (the split stops going down once it is set; see [`super::Cut::count_until`]).
+/// (the split stops going down once it is set; see [`super::Join::count_until`]).
 #[derive(Clone, Copy)]
 pub(super) struct Within<'a> {
     /// Bytes of this thread's budget.
@@ -1001,14 +1001,19 @@ pub(super) mod tests {
     use crate::types::Kernel;
 
     /// For each probe group, the pairs of it and `table` that share no bit, pair by pair.
-    pub(in crate::cut) fn every_pair(table: &[Word], probe: &[Word], spans: &[Span]) -> Vec<u64> {
+    pub(in crate::join) fn every_pair(table: &[Word], probe: &[Word], spans: &[Span]) -> Vec<u64> {
         let met = |g: &Span, t: Word| probe[g.clone()].iter().filter(|&&p| p & t == 0).count();
         let group = |g: &Span| table.iter().map(|&t| met(g, t)).sum::<usize>() as u64;
         spans.iter().map(group).collect()
     }
 
     /// Random words of `bits` set bits among the low `width`: half-boards' diagonals.
-    pub(in crate::cut) fn words(count: usize, bits: u32, width: u32, state: &mut u64) -> Vec<Word> {
+    pub(in crate::join) fn words(
+        count: usize,
+        bits: u32,
+        width: u32,
+        state: &mut u64,
+    ) -> Vec<Word> {
         let mut next = move || {
             *state ^= *state << 13;
             *state ^= *state >> 7;

@@ -207,7 +207,7 @@ mod tests {
                 .map(|c| {
                     Fixed::default()
                         .place(n, g, 0, c)
-                        .map_or(0, |b| b.complete(n, g, crate::cut::NEVER))
+                        .map_or(0, |b| b.complete(n, g, crate::join::NEVER))
                 })
                 .sum();
             assert_eq!(half_turn(n), general, "n={n}");

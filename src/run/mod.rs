@@ -26,6 +26,12 @@
 //! assert_eq!(seen.0.into_inner(), plan.len() as u64);
 //! ```
 
+pub mod checkpoint;
+pub mod durable;
+pub mod estimate;
+pub mod plan;
+pub mod shard;
+
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::Mutex;
@@ -33,11 +39,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::plan::Plan;
 use crate::types::{
     Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_THREADS, Method, Options,
     Symmetry, Tally,
 };
+use plan::Plan;
 
 /// The worker threads and the counting loop, decided once.
 pub struct Engine {

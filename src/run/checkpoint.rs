@@ -14,8 +14,8 @@
 //! again. Anything else that does not fit (another configuration, a damaged record before
 //! the end, a subproblem counted twice) is an error naming the file, never a silently
 //! wrong total; so are counts that no board has (summed with the records before them,
-//! [`crate::durable::count_limit`]). The file itself is opened, locked and read, a bounded
-//! line at a time, through [`crate::durable`].
+//! [`crate::run::durable::count_limit`]). The file itself is opened, locked and read, a bounded
+//! line at a time, through [`crate::run::durable`].
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -26,14 +26,11 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::durable::{self, FileError, VERSION};
-use crate::plan::{Config, Plan};
 use crate::run::Observer;
-use crate::shard::Shard;
+use crate::run::durable::{self, CHECKPOINT_FORMAT, FileError, VERSION};
+use crate::run::plan::{Config, Plan};
+use crate::run::shard::Shard;
 use crate::types::{Residues, Tally};
-
-/// The `format` a checkpoint's header names.
-pub const CHECKPOINT_FORMAT: &str = "nqueens-checkpoint";
 
 /// The longest header line read (a header is about 300 bytes).
 const HEADER_BYTES: usize = 4096;
@@ -189,14 +186,14 @@ struct Sink {
 
 /// Where [`Checkpoint::open`] cut a file at its first damaged record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Cut {
+pub struct Join {
     /// The line (1-based) of the first damaged record.
     pub line: usize,
     /// Lines dropped with it (that one included); their subproblems are counted again.
     pub dropped: usize,
 }
 
-impl std::fmt::Display for Cut {
+impl std::fmt::Display for Join {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
@@ -208,7 +205,7 @@ impl std::fmt::Display for Cut {
 
 /// What [`Checkpoint::open`] returns: the checkpoint, the subproblems it holds with their
 /// counts, and where it was cut if a record was damaged.
-pub type Opened = (Checkpoint, HashMap<usize, Tally>, Option<Cut>);
+pub type Opened = (Checkpoint, HashMap<usize, Tally>, Option<Join>);
 
 /// An open checkpoint that finished subproblems are appended to.
 pub struct Checkpoint {
@@ -319,7 +316,7 @@ impl Checkpoint {
         file: &File,
         len: u64,
         done: &mut HashMap<usize, Tally>,
-        cut: &mut Option<Cut>,
+        cut: &mut Option<Join>,
     ) -> Result<u64, FileError> {
         let invalid = |why: String| FileError::invalid(path, why);
         let read_error = || FileError::io("read checkpoint", path);
@@ -398,7 +395,7 @@ impl Checkpoint {
                 // record's checksum; it and what follows are dropped and recounted.
                 None => {
                     let rest = durable::count_lines(&mut reader).map_err(read_error())?;
-                    *cut = Some(Cut {
+                    *cut = Some(Join {
                         line: number,
                         dropped: 1 + rest,
                     });

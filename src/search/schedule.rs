@@ -12,7 +12,7 @@
 //! down and to the left (shifted right). Bits shifted past column `n - 1` or below column
 //! 0 fall off the board, which is exactly what a diagonal does.
 //!
-//! Both counting loops ([`crate::scalar`], [`crate::simd`]) search a schedule.
+//! Both counting loops ([`crate::search::scalar`], [`crate::search::simd`]) search a schedule.
 
 use std::ops::ControlFlow;
 

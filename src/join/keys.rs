@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use crate::schedule::{Schedule, mask_of};
+use crate::search::schedule::{Schedule, mask_of};
 use crate::types::{Kernel, MAX_N, Symmetry};
 
 /// One key of the join, with the middle rows that go with it on an odd board: the rows of

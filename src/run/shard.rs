@@ -3,7 +3,7 @@
 //!
 //! A **shard result** is one JSON object: the configuration, which part `I/K` of the
 //! subproblems it covers, its partial counts and a CRC-32 of all that, written whole or not
-//! at all through [`crate::durable::Output`]. `merge` adds shard results up after checking
+//! at all through [`crate::run::durable::Output`]. `merge` adds shard results up after checking
 //! that they are complete, distinct, of one configuration and untouched, reading each as
 //! untrusted input: its size bounded ([`MAX_SHARD_BYTES`]) and its sums checked.
 
@@ -13,12 +13,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::durable::{self, FileError, Output, VERSION, Written};
-use crate::plan::{Config, Plan};
+use crate::random::xorshift;
+use crate::run::durable::{
+    self, CHECKPOINT_FORMAT, FileError, Output, SHARD_FORMAT, VERSION, Written,
+};
+use crate::run::plan::{Config, Plan};
 use crate::run::{Engine, Outcome, Run};
 use crate::types::{Error, Kernel, MAX_SUBPROBLEMS, Method, Residues, Symmetry, Tally};
-
-const SHARD_FORMAT: &str = "nqueens-shard";
 
 /// Part `index` of `count` disjoint parts of a plan's subproblems.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -217,7 +218,7 @@ impl ShardResult {
         match durable::read_json::<ShardResult>(path, "shard result", MAX_SHARD_BYTES) {
             Ok(r) => r.checked(path),
             Err(e) => Err(match durable::format_of(path) {
-                Some(f) if f == crate::checkpoint::CHECKPOINT_FORMAT => FileError::invalid(
+                Some(f) if f == CHECKPOINT_FORMAT => FileError::invalid(
                     path,
                     "a checkpoint (count --checkpoint), not a shard result: merge takes the \
                      files that count --shard I/K --output FILE writes; a checkpoint is \
@@ -687,17 +688,6 @@ fn rebuild(path: &Path, config: &Config) -> Result<Plan, MergeError> {
         });
     }
     Ok(plan)
-}
-
-/// xorshift64*: a fixed sequence of pseudo-random numbers for a given seed.
-pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
-    let mut state = seed | 1;
-    move || {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
 }
 
 /// Recounts about `percent`% of the merged subproblems (at least one), picked at random from

@@ -7,7 +7,7 @@
 //! constellations, and full mode counts a solution only when its constellation is the
 //! smallest of its eight images (compared as `(top, bottom, left, right)`): the top queen is
 //! nearest to a corner, and the search fixes each such constellation's queens before it
-//! starts (the corner ones by their first two rows); see [`crate::split`].
+//! starts (the corner ones by their first two rows); see [`crate::search::roots`].
 //!
 //! A counted solution `x` with constellation `C` stands for `8 / |Stab(C)|` solutions, where
 //! `Stab(C)` is the set of transforms fixing `C`; and by Burnside's lemma the fundamental

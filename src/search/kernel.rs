@@ -2,16 +2,16 @@
 //! per run) and what it does below a node of a [`Schedule`]: count the completions, or walk
 //! them in lexicographic order.
 //!
-//! The engine ([`crate::plan`]) and listing ([`crate::list`]) call only these. Each loop's
-//! own feeding, how it is handed subtrees, lives beside it: [`crate::scalar`] searches one
-//! subtree at a time, [`crate::simd`] cuts a subtree into batches for its lanes (sixteen
+//! The engine ([`crate::run::plan`]) and listing ([`crate::solve`]) call only these. Each loop's
+//! own feeding, how it is handed subtrees, lives beside it: [`crate::search::scalar`] searches one
+//! subtree at a time, [`crate::search::simd`] cuts a subtree into batches for its lanes (sixteen
 //! with AVX-512, eight with AVX2) and declines (the scalar loop then runs) where the CPU or
 //! the subtree does not suit them.
 
-use crate::schedule::{Schedule, State};
-use crate::simd::Lanes;
+use crate::search::schedule::{Schedule, State};
+use crate::search::simd::Lanes;
+use crate::search::{scalar, simd};
 use crate::types::{Error, Kernel};
-use crate::{scalar, simd};
 
 impl Kernel {
     /// The loop that will actually run: `Auto` resolved for this CPU; a SIMD loop on a CPU

@@ -27,7 +27,7 @@
 //! half-boards; a plain loop elsewhere. The table is built and matched a
 //! slice of at most 2048 half-boards at a time (so that a slice stays in L2 cache), fewer
 //! where the memory budget asks. On an odd board the left half-boards of one row set go
-//! into one table for all its middle rows (see [`Cut::count`]).
+//! into one table for all its middle rows (see [`Join::count`]).
 //!
 //! Symmetry: the mirror image maps key `(E, m)` to `(rest, m)`, the upside-down image to
 //! the flipped rows; keys in one orbit have the same count, so one key per orbit is counted
@@ -47,7 +47,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use crate::schedule::mask_of;
+use crate::search::schedule::mask_of;
 use crate::types::{Kernel, Symmetry};
 
 pub mod halves;
@@ -73,8 +73,8 @@ use matching::{LEAF, MAX_GROUPS, Matcher, Within};
 
 use pieces::{Cache, MakeRoom, Pieces, Store, TAG_SHIFT};
 
-/// A count that is never abandoned: the flag [`Cut::count`] and the whole-run counts pass
-/// where [`Cut::count_until`] takes one that `estimate` sets at its deadline. It is read at
+/// A count that is never abandoned: the flag [`Join::count`] and the whole-run counts pass
+/// where [`Join::count_until`] takes one that `estimate` sets at its deadline. It is read at
 /// every split level by every thread, so it has a cache line of its own: the linker had put
 /// it beside the matching's tallies, which every thread writes.
 pub static NEVER: &AtomicBool = &UNSET.0;
@@ -90,7 +90,7 @@ struct Alone(AtomicBool);
 /// How an `n`-board is cut: its left half (`h = n / 2` columns) into a top quadrant (rows
 /// `0..top`) and a bottom one; the right half's half-boards are the mirror images of left
 /// ones. The pieces of each key's rows are enumerated when it is counted.
-pub struct Cut {
+pub struct Join {
     n: usize,
     h: usize,
     top: usize,
@@ -152,14 +152,14 @@ fn thread_bytes(words: [&Vec<Word>; 4], matcher: &Matcher) -> usize {
     held(words) + matcher.bytes()
 }
 
-impl Cut {
+impl Join {
     /// The cut of an `n`-board (`n <= MAX_CUT_N`) whose keys stand for their orbits under
     /// the symmetries `symmetry` uses, keeping the pieces it enumerates for all threads up
     /// to `pieces` bytes.
-    pub fn new(n: u32, symmetry: Symmetry, pieces: usize) -> Cut {
+    pub fn new(n: u32, symmetry: Symmetry, pieces: usize) -> Join {
         debug_assert!(n <= MAX_CUT_N);
         let n = n as usize;
-        Cut {
+        Join {
             n,
             h: n / 2,
             top: n / 2,
@@ -265,7 +265,7 @@ impl Cut {
 
     /// The side `north` and `south` make, and its sizes: each north piece's half-boards
     /// that do not meet `forbid` (a middle queen's lines, or none) counted where their
-    /// pairs pass `bound` ([`Cut::boards`]: counted in `lanes`' vectors, not built).
+    /// pairs pass `bound` ([`Join::boards`]: counted in `lanes`' vectors, not built).
     fn sized(
         &self,
         (north, south): (Arc<Pieces>, Arc<Pieces>),
@@ -285,7 +285,7 @@ impl Cut {
 
     /// Fills `out` with chunk `c` of `side`'s half-boards (left ones, or right ones
     /// `mirrored`) that do not meet `forbid`, only those above a class where `above` is one
-    /// (see [`Cut::build`]).
+    /// (see [`Join::build`]).
     #[allow(clippy::too_many_arguments)]
     fn build_chunk(
         &self,
@@ -343,7 +343,7 @@ impl Cut {
         self.count_until(key, budget, kernel, NEVER)
     }
 
-    /// [`Cut::count`], abandoned as soon as `stop` is set: the matching's split stops going
+    /// [`Join::count`], abandoned as soon as `stop` is set: the matching's split stops going
     /// down, so the count returns early with too few solutions, and the caller must drop
     /// every count that ended after it set `stop` (`estimate` keeps `--seconds` a bound so,
     /// where one key of n = 26 takes minutes). The pieces' enumeration stops too, and what
@@ -352,7 +352,7 @@ impl Cut {
         self.count_in(key, budget, kernel, u64::MAX, stop)
     }
 
-    /// [`Cut::count_until`] with chunks of at most `most` half-boards (and at most what
+    /// [`Join::count_until`] with chunks of at most `most` half-boards (and at most what
     /// the budget holds).
     ///
     /// The key's pieces are found first: those the store does not keep are this thread's
@@ -991,7 +991,7 @@ mod tests {
     }
 
     fn total(n: u32, symmetry: Symmetry, kernel: Kernel) -> u128 {
-        let cut = Cut::new(n, symmetry, 1 << 30);
+        let cut = Join::new(n, symmetry, 1 << 30);
         keys(n, symmetry)
             .into_iter()
             .map(|k| cut.count(k, 1 << 20, kernel))
@@ -1027,7 +1027,7 @@ mod tests {
     fn chunked_sides_keep_every_count() {
         for n in [10, 11, 13, 14] {
             for symmetry in Symmetry::ALL {
-                let cut = Cut::new(n, symmetry, 1 << 20);
+                let cut = Join::new(n, symmetry, 1 << 20);
                 for k in keys(n, symmetry).into_iter().step_by(7) {
                     let whole = cut.count(k, 1 << 20, Kernel::Auto);
                     for most in [1, 7, 50, 300] {
@@ -1045,7 +1045,7 @@ mod tests {
     #[test]
     fn weighted_keys_count_what_the_oracle_weighs() {
         for n in [7u32, 8, 9, 10, 11, 12, 13, 14, 15, 16] {
-            let mut cut = Cut::new(n, Symmetry::Full, 1 << 20);
+            let mut cut = Join::new(n, Symmetry::Full, 1 << 20);
             assert!(!cut.weighted(), "n={n} is below the weighted boards");
             cut.weighted = true;
             // Every key up to 13 (their sum checked), a sample of the larger boards'; the
@@ -1116,7 +1116,7 @@ mod tests {
     #[test]
     fn a_piece_meets_the_lines_its_mask_says() {
         for n in [13usize, 14] {
-            let (cut, h) = (Cut::new(n as u32, Symmetry::Full, 1 << 20), n / 2);
+            let (cut, h) = (Join::new(n as u32, Symmetry::Full, 1 << 20), n / 2);
             let mut cache = Cache::default();
             let (mut met, mut missed) = (0, 0);
             for k in keys(n as u32, Symmetry::Full).into_iter().step_by(7) {
@@ -1149,7 +1149,7 @@ mod tests {
     /// A chunk holds at most `most` half-boards (or one north piece's, where those alone
     /// are more), and the chunks together hold every half-board of the side once: with no
     /// middle queen, and counting only those a middle queen leaves (an odd board's sides
-    /// for one middle row). Each chunk holds as many as its sizes counted (`Cut::boards`)
+    /// for one middle row). Each chunk holds as many as its sizes counted (`Join::boards`)
     /// where the side was cut, in every loop this CPU has (the build's sieve for a middle
     /// queen takes blocks of a few bottom pieces in tests, `MISSING`, so a span takes many).
     #[test]
@@ -1160,7 +1160,7 @@ mod tests {
                 .filter(|k| k.resolve().is_ok())
                 .map(move |k| (n, k))
         }) {
-            let cut = Cut::new(n, Symmetry::Full, 1 << 20);
+            let cut = Join::new(n, Symmetry::Full, 1 << 20);
             let mut cache = Cache::default();
             let mut out = Vec::new();
             let lanes = Lanes::of(kernel);
@@ -1250,7 +1250,7 @@ mod tests {
     /// same rows enumerates them whole.
     #[test]
     fn pieces_cut_short_are_not_kept() {
-        let cut = Cut::new(22, Symmetry::Full, 1 << 30);
+        let cut = Join::new(22, Symmetry::Full, 1 << 30);
         let mut cache = Cache::default();
         let stop = AtomicBool::new(true);
         let rows = 0b111_1111_0001;
@@ -1335,7 +1335,7 @@ mod tests {
 
     #[test]
     fn a_small_budget_slices_the_table_and_keeps_the_count() {
-        let cut = Cut::new(14, Symmetry::Full, 0);
+        let cut = Join::new(14, Symmetry::Full, 0);
         for k in keys(14, Symmetry::Full).into_iter().step_by(37) {
             assert_eq!(
                 cut.count(k, 0, Kernel::Scalar),

@@ -3,7 +3,7 @@
 //! reach (plain words, or eight or four bottom pieces a step with AVX-512 or AVX2).
 
 use super::pieces::{Pieces, TAG, TAG_SHIFT};
-use super::{Cut, Lanes, Word};
+use super::{Join, Lanes, Word};
 
 /// A queen set's diagonals as bits: `r - c + n - 1` (down-right) and `r + c` (down-left).
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -32,7 +32,7 @@ impl Lines {
     }
 }
 
-impl Cut {
+impl Join {
     /// Fills `out` with the word of every left half-board whose top piece is one of
     /// `north`'s on a column set of `ups` and whose bottom piece is one of `south`'s (the
     /// pieces of one row set of each quadrant), that does not meet `forbid`; or
@@ -81,7 +81,7 @@ impl Cut {
         }
     }
 
-    /// Appends to `counts` how many half-boards [`Cut::build`] makes of each top piece of
+    /// Appends to `counts` how many half-boards [`Join::build`] makes of each top piece of
     /// `span` (pieces of `north`) with `south`'s that do not meet `forbid`, none of them
     /// written: each bottom piece tested with one AND ([`Pieces::meeting`]), a vector of
     /// them at a time ([`lacking`]), those a middle queen forbids dropped first for all the
@@ -185,7 +185,7 @@ pub(super) struct Sizes {
 impl Sizes {
     /// The sizes of the side `north` and `south` make; each north piece's half-boards
     /// counted where the pairs pass `bound` (`size`, which appends a column set's counts,
-    /// a north piece each, in order: [`Cut::boards`]).
+    /// a north piece each, in order: [`Join::boards`]).
     pub(super) fn of(
         north: &Pieces,
         south: &Pieces,
@@ -348,8 +348,8 @@ impl Halves<'_> {
         &self.north.on(span.up as usize)[span.from as usize..span.to as usize]
     }
 
-    /// [`Cut::build`] with `pairs` joining one top piece to the bottom pieces under it,
-    /// appended to `out` (which `Cut::build` cleared and gave room).
+    /// [`Join::build`] with `pairs` joining one top piece to the bottom pieces under it,
+    /// appended to `out` (which `Join::build` cleared and gave room).
     #[inline(always)]
     fn build_with(
         &self,
@@ -415,7 +415,7 @@ impl Halves<'_> {
         }
     }
 
-    /// [`Cut::build`] compiled for AVX-512, eight bottom pieces a step ([`pairs512`]).
+    /// [`Join::build`] compiled for AVX-512, eight bottom pieces a step ([`pairs512`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,popcnt")]
     fn build512(&self, shape: &Shape, out: &mut Vec<Word>) {
@@ -425,7 +425,7 @@ impl Halves<'_> {
         });
     }
 
-    /// [`Cut::build`] compiled for AVX2, four bottom pieces a step ([`pairs256`]).
+    /// [`Join::build`] compiled for AVX2, four bottom pieces a step ([`pairs256`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt")]
     fn build256(&self, shape: &Shape, out: &mut Vec<Word>) {

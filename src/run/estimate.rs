@@ -13,16 +13,16 @@
 //!
 //! A join enumerates the pieces of its keys' rows as it needs them: a sampled part mostly
 //! finds none kept, where a whole run that keeps every row set's pieces enumerates each
-//! once. So the pieces are timed apart ([`crate::cut::enumerated`]) and, where they all fit
+//! once. So the pieces are timed apart ([`crate::join::enumerated`]) and, where they all fit
 //! what the run keeps, counted once per row set the plan uses; otherwise with each part.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::cut;
-use crate::plan::{Parts, Plan};
+use crate::join;
 use crate::run::Engine;
+use crate::run::plan::{Parts, Plan};
 use crate::types::Error;
 
 /// How an estimate samples.
@@ -62,7 +62,7 @@ pub struct Sample {
     /// Seconds counting it took, its pieces' enumeration included.
     pub seconds: f64,
     /// The pieces enumerated for it.
-    pub pieces: cut::Enumerated,
+    pub pieces: join::Enumerated,
 }
 
 /// The predicted cost of counting a plan's parts.
@@ -126,7 +126,7 @@ impl Estimate {
 /// `settings.seconds` is a bound on the whole of it, the parts' costs included: at that
 /// moment no part starts, and the parts still counting (a join's keys and its symmetric
 /// solutions' search, a search's subproblems between their subtrees of at most
-/// [`plan::ABANDON_ROWS`](crate::plan::ABANDON_ROWS) free rows) are abandoned through
+/// [`plan::ABANDON_ROWS`](crate::run::plan::ABANDON_ROWS) free rows) are abandoned through
 /// [`Plan::count_until`] and left out of the sample. The parts abandoned are likelier the
 /// long ones (at most one per thread), so a sample of few parts a thread leans low: by about
 /// [`Estimate::lean`], which the estimate reports beside them. Where no part of
@@ -242,14 +242,14 @@ fn sample<'a>(
             else {
                 return;
             };
-            let (before, t) = (cut::enumerated(), Instant::now());
+            let (before, t) = (join::enumerated(), Instant::now());
             let finished = counted(part);
             let sample = Sample {
                 part,
                 stratum,
                 cost: costs[part],
                 seconds: t.elapsed().as_secs_f64(),
-                pieces: cut::enumerated() - before,
+                pieces: join::enumerated() - before,
             };
             if !finished {
                 abandoned
@@ -300,7 +300,7 @@ fn sampleable(plan: &Plan, settings: &Settings, threads: usize) -> Result<(), Er
     if !matches!(plan.parts, Parts::Rows { .. }) || parts == 0 {
         return Ok(());
     }
-    let mut random = crate::shard::xorshift(settings.seed);
+    let mut random = crate::random::xorshift(settings.seed);
     let smallest = (0..64.min(parts))
         .map(|_| random() as usize % parts)
         .filter_map(|i| plan.estimated_nodes(i, 200, settings.seed))
@@ -429,7 +429,7 @@ fn predict(
     // The pieces once per row set where they all fit what the run keeps.
     let enumerated = samples
         .iter()
-        .fold(cut::Enumerated::default(), |a, s| cut::Enumerated {
+        .fold(join::Enumerated::default(), |a, s| join::Enumerated {
             row_sets: a.row_sets + s.pieces.row_sets,
             seconds: a.seconds + s.pieces.seconds,
             bytes: a.bytes + s.pieces.bytes,
@@ -627,7 +627,7 @@ mod tests {
     /// `bound`, those running then left out. Returns the kept parts' mean and what `lean`
     /// predicts from them (their spread, the parts left out), each averaged over `runs`.
     fn pulled(threads: usize, bound: f64, cv: f64, runs: usize) -> (f64, f64) {
-        let mut random = crate::shard::xorshift(0x1ea4);
+        let mut random = crate::random::xorshift(0x1ea4);
         let mut uniform = move || (random() >> 11) as f64 / (1u64 << 53) as f64;
         let s2 = (1.0 + cv * cv).ln();
         let (mut kept_mean, mut predicted) = (0.0, 0.0);

@@ -1,7 +1,8 @@
 //! Published solution counts, for checking the engine (never for answering).
 //!
 //! Sources: OEIS A000170 (all solutions) and A002562 (fundamental solutions, up to rotation
-//! and reflection); the Q27 project (n = 27). Copied from `shared/sequences/published.tsv`.
+//! and reflection); the Q27 project (n = 27). Copied from `tests/data/published.tsv`, which a
+//! test checks them against.
 
 /// OEIS A000170: solutions of the `n`-queens problem, `n = 0..=27` (the empty board has one).
 pub const A000170: [u128; 28] = [

@@ -81,25 +81,23 @@ pub fn classes(n: usize) -> (usize, usize) {
     (reps.len(), orbit_sizes)
 }
 
-/// The published table, read from `shared/sequences/published.tsv` beside the checkout
-/// when it is there, so the compiled-in copy is checked against its source.
-pub fn published_tsv() -> Option<Vec<(u32, u128, Option<u128>)>> {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sequences/published.tsv");
-    let text = std::fs::read_to_string(path).ok()?;
-    Some(
-        text.lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-            .map(|l| {
-                let f: Vec<&str> = l.split('\t').collect();
-                (
-                    f[0].parse().unwrap(),
-                    f[1].parse().unwrap(),
-                    f[2].trim().parse().ok(),
-                )
-            })
-            .collect(),
-    )
+/// The published table as OEIS and the Q27 project give it (`tests/data/published.tsv`), the
+/// source the compiled-in copy in `src/published.rs` is checked against.
+pub fn published_tsv() -> Vec<(u32, u128, Option<u128>)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/published.tsv");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{} cannot be read: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].trim().parse().ok(),
+            )
+        })
+        .collect()
 }
 
 /// Says on the test run's own stderr (not the captured output a passing test hides) that a

@@ -5,17 +5,17 @@
 # that they share the machine's state and its drift. Every line goes to $OUT/ab.csv as it is
 # measured, so a run cut off at its deadline still brings back what it finished.
 #
-# Usage: OUT=DIR [DEADLINE_S=480] [ROUNDS=5] [N_SMALL=18] [N_LARGE=20] [KLUEV_SH=FILE] \
+# Usage: OUT=DIR [DEADLINE_S=480] [ROUNDS=5] [N_SMALL=18] [N_LARGE=20] KLUEV_SH=FILE \
 #          scripts/device-ab.sh KLUEV_GIT_DIR KLUEV_FALLBACK LABEL=BIN[:KERNEL] ...
 #   KLUEV_GIT_DIR, KLUEV_FALLBACK, KLUEV_SH: as scripts/device-sweep.sh's
 #   LABEL=BIN[:KERNEL]: a release build (runtime dispatch) and the --kernel to force (auto);
-#     BIN-libtests beside it, if there, is its library's test binary, run on `cut::`
+#     BIN-libtests beside it, if there, is its library's test binary, run on `join::`
 # Needs bash 5 (EPOCHREALTIME), taskset and awk.
 set -uo pipefail
 kgit=${1:?KLUEV_GIT_DIR} kfall=${2:?KLUEV_FALLBACK}
 shift 2
 [ $# -ge 1 ] || { echo "name at least one LABEL=BIN" >&2; exit 2; }
-ksh=${KLUEV_SH:-$(dirname "$0")/../../shared/anchors/kluev.sh}
+ksh=${KLUEV_SH:?KLUEV_SH=FILE, the script that builds kluev-N binaries}
 out=${OUT:?OUT=DIR} deadline=${DEADLINE_S:-480} rounds=${ROUNDS:-5}
 small=${N_SMALL:-18} large=${N_LARGE:-20}
 mkdir -p "$out"
@@ -33,8 +33,8 @@ for spec in "$@"; do
   [ "$rest" != "$bin" ] && kernel=${rest#*:}
   labels+=("$label") bins+=("$bin") kernels+=("$kernel")
   if [ -x "$bin-libtests" ]; then
-    "$bin-libtests" --test-threads "$(nproc)" cut:: >"$out/tests-$label.txt" 2>&1
-    echo "$label unit tests (cut::): rc=$? $(grep -m1 '^test result' "$out/tests-$label.txt")"
+    "$bin-libtests" --test-threads "$(nproc)" join:: >"$out/tests-$label.txt" 2>&1
+    echo "$label unit tests (join::): rc=$? $(grep -m1 '^test result' "$out/tests-$label.txt")"
   fi
 done
 

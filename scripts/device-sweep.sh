@@ -5,16 +5,16 @@
 # whole on every thread. Every line goes to $OUT/device.csv as it is measured, so a run cut off at
 # its deadline still brings back what it finished.
 #
-# Usage: OUT=DIR [DEADLINE_S=540] [KLUEV_SH=FILE] scripts/device-sweep.sh NQUEENS_BIN KLUEV_GIT_DIR KLUEV_FALLBACK
+# Usage: OUT=DIR [DEADLINE_S=540] KLUEV_SH=FILE scripts/device-sweep.sh NQUEENS_BIN KLUEV_GIT_DIR KLUEV_FALLBACK
 #   NQUEENS_BIN: a release build (runtime dispatch, no -C target-cpu: it runs on any x86-64)
 #   KLUEV_GIT_DIR: a bare clone of github.com/EvgenyKluev/N-Queens-Count-Sol (the `fetch` tool's),
-#     built here by KLUEV_SH (default ../shared/anchors/kluev.sh: its per-size settings and
-#     -march=native; the lent machine has no ../shared, so carry a copy and name it)
+#     built here by KLUEV_SH (a script taking GIT_DIR OUT_DIR N... that builds kluev-N with the
+#     author's per-size settings and -march=native; carry it to the lent machine and name it)
 #   KLUEV_FALLBACK: kluev-N binaries built elsewhere (-march=x86-64-v3), used where that fails
 # Needs bash 5 (EPOCHREALTIME); nothing else beyond coreutils and awk.
 set -uo pipefail
 bin=${1:?NQUEENS_BIN} kgit=${2:?KLUEV_GIT_DIR} kfall=${3:?KLUEV_FALLBACK}
-ksh=${KLUEV_SH:-$(dirname "$0")/../../shared/anchors/kluev.sh}
+ksh=${KLUEV_SH:?KLUEV_SH=FILE, the script that builds kluev-N binaries}
 out=${OUT:?OUT=DIR}
 mkdir -p "$out"
 deadline=${DEADLINE_S:-540}

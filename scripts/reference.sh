@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The repository's reference counter (scripts/reference/textbook.c) against another C counter,
-# e.g. the published ../shared/reference/baseline.c: both built with `cc -O3 -march=native`,
+# e.g. a published baseline counter: both built with `cc -O3 -march=native`,
 # run alternately on the same board, each count checked against the other. Shows that ratios
 # measured against the one carry over to the other.
 #

@@ -8,8 +8,9 @@
 # Usage: KLUEV=DIR scripts/vs-kluev.sh RUNS N... [> CSV]   (THREADS [2]; SHARD=I/K times
 #   shard I of K of ours against Kluev's part I of K: a slice of n = 21 or 22; KERNELS="auto
 #   avx2" runs ours once per kernel in each round, a row each, against the same Kluev runs)
-#   DIR holds kluev-N binaries, built by ../shared/anchors/kluev.sh from a fetched copy of
-#   github.com/EvgenyKluev/N-Queens-Count-Sol (MIT); nothing of it is in this repository.
+#   DIR holds kluev-N binaries, each built from github.com/EvgenyKluev/N-Queens-Count-Sol (MIT)
+#   with `size` set to N and the author's per-size settings in solcounter.h, by
+#   `g++ -std=c++20 -O3 -march=native -pthread`; nothing of it is in this repository.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 runs=${1:?RUNS}

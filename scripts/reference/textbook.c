@@ -7,9 +7,9 @@
  * image on the first row: a queen in the left half of the first row stands for itself and its
  * mirror image, and on an odd board the middle column is counted once.
  *
- * This is the algorithm of the published reference (../shared/reference/baseline.c, outside
- * the repository); scripts/reference.sh times the two side by side (results/README.md has the
- * figures). The scripts build it as that one is built, with the same compiler and flags:
+ * It is the algorithm of the usual published reference counters; scripts/reference.sh times it
+ * side by side with any other C counter (results/README.md has the figures). The scripts build
+ * it with the same compiler and flags as such a counter:
  *
  *     cc -O3 -march=native -o textbook textbook.c
  *     ./textbook N        prints "N SOLUTIONS", 0 <= N <= 28 (the counts fit in 64 bits)

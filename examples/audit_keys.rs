@@ -4,7 +4,7 @@
 //! difference. `MIB` (2048 unless given) is the join's memory: a small one makes it cut
 //! the keys' sides in chunks, as the largest boards' keys are.
 //! This is what `merge --audit` does for a shard's parts; issue 21 asks for it at n = 23
-//! and 24 (results/README.md has the run).
+//! and 24 (results/zen4/2026-11-23-join-frontier/ has the run).
 
 use std::time::Instant;
 

@@ -1,6 +1,7 @@
 //! Which keys cost the join the most per solution: random keys of an `n`-board counted on
-//! one thread and timed, each with its class, written as CSV (one row per key) for
-//! `results/`. `cargo run --release --example key_classes -- N KEYS [SEED]`
+//! one thread and timed, each with its class, written as CSV (one row per key; a run is
+//! results/zen3/2026-11-25-estimate-bound/key-classes.csv).
+//! `cargo run --release --example key_classes -- N KEYS [SEED]`
 //!
 //! A key's class is how its left queens split between the board's top and bottom halves:
 //! `top` is the number of them in the top `n / 2` rows. A key with most of its left queens

@@ -5,7 +5,7 @@
 //! shard's `elapsed_s` is its share of the counting time, by parts.
 //! `cargo run --release --example make_shards -- N DEPTH SYMMETRY K DIR`, e.g.
 //! `14 6 none 176871 shards/` (n = 14 at depth 6 has 241,484 parts: 176,871 shards, as many
-//! as n = 22's join has parts, in about ten seconds on 2 cores).
+//! as n = 22's join has parts; `scripts/merge-scale.sh` makes them so).
 
 use std::path::PathBuf;
 

@@ -4,8 +4,9 @@
 # from outside the process (the checkpoint's last sync included). Then, per binary and case,
 # the medians of this set and the overhead (median with / median without - 1).
 #
-# Usage: scripts/checkpoint-overhead.sh RUNS [OUT]     (OUT [results/zen4/checkpoint-overhead.csv]
-#        is appended to, its header written when it is new)
+# Usage: scripts/checkpoint-overhead.sh RUNS [OUT]     (OUT is appended to, its header written
+#        when it is new; default checkpoint-overhead.csv in a new folder
+#        results/<machine>/<date>-checkpoint-overhead/, lib.sh's results_dir)
 #   CASES: the count arguments, ';'-separated [16 --method search -j 1;18 -j 2]
 #   BINS:  LABEL=PATH pairs to compare, space-separated [the release build, labelled by commit]
 #   IDLE:  each count starts after a second in which the CPUs were at least IDLE% idle [90]
@@ -17,7 +18,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 runs=${1:?RUNS}
-out=${2:-$root/results/zen4/checkpoint-overhead.csv}
+out=${2:-$(results_dir checkpoint-overhead)/checkpoint-overhead.csv}
 IFS=';' read -r -a cases <<<"${CASES:-16 --method search -j 1;18 -j 2}"
 read -r -a bins <<<"${BINS:-$commit=$bin}"
 work=$(target_dir)/checkpoint-overhead

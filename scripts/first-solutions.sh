@@ -4,11 +4,12 @@
 # With BEFORE set to another build's binary, that build runs alternately with this one on the
 # same boards, for a side-by-side ratio.
 #
-# Usage: scripts/first-solutions.sh [OUT_CSV] [N...]   (defaults results/first-solutions.csv and
-#        28 29 30 31 32; REPS [5], LIMIT [1], THREADS [all], BEFORE [unset])
+# Usage: scripts/first-solutions.sh [OUT_CSV] [N...]   (defaults: first-solutions.csv in a new
+#        folder results/<machine>/<date>-first-solutions/, lib.sh's results_dir, also for an
+#        OUT_CSV of ''; and 28 29 30 31 32. REPS [5], LIMIT [1], THREADS [all], BEFORE [unset])
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-out=${1:-$root/results/first-solutions.csv}
+out=${1:-$(results_dir first-solutions)/first-solutions.csv}
 shift || true
 boards=("$@")
 ((${#boards[@]})) || boards=(28 29 30 31 32)

@@ -2,14 +2,15 @@
 # Time and peak memory of `nqueens count N -j THREADS` for N = MIN..MAX, and each n's time
 # over the one before (the growth per n; backtracking grows about 8-9x per n).
 #
-# Usage: scripts/growth.sh MIN MAX [OUT_CSV]   (default results/growth.csv; THREADS [2],
-#        KERNEL [auto], METHOD [auto]). Needs GNU time (/usr/bin/time). The method and kernel
-#        columns are what nqueens reports it ran.
+# Usage: scripts/growth.sh MIN MAX [OUT_CSV]   (default growth.csv in a new folder
+#        results/<machine>/<date>-growth/, lib.sh's results_dir; THREADS [2], KERNEL [auto],
+#        METHOD [auto]). Needs GNU time (/usr/bin/time). The method and kernel columns are
+#        what nqueens reports it ran.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 min=${1:?MIN}
 max=${2:?MAX}
-out=${3:-$root/results/growth.csv}
+out=${3:-$(results_dir growth)/growth.csv}
 threads=${THREADS:-2}
 kernel=${KERNEL:-auto}
 method=${METHOD:-auto}

@@ -3,14 +3,14 @@
 # symmetry, one thread and all threads, median of REPS alternating runs, with the method
 # METHOD (the join's matcher follows the loop too).
 #
-# Usage: scripts/kernels.sh [MIN_N] [MAX_N] [OUT_DIR]     (defaults 14, 17, results/; REPS [3],
-#        METHOD [search])
+# Usage: scripts/kernels.sh [MIN_N] [MAX_N] [OUT_DIR]     (defaults 14, 17 and a new folder
+#        results/<machine>/<date>-kernels/, lib.sh's results_dir; REPS [3], METHOD [search])
 # Writes OUT_DIR/kernels.csv; its method column is what nqueens reports it ran.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 min_n=${1:-14}
 max_n=${2:-17}
-out=${3:-results}
+out=${3:-$(results_dir kernels)}
 reps=${REPS:-3}
 method=${METHOD:-search}
 mkdir -p "$out"

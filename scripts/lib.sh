@@ -2,8 +2,9 @@
 #
 # Sets `root` (the checkout), `bin` (the nqueens binary: $NQUEENS_BIN if set, else the
 # release build, built now, in cargo's target directory, CARGO_TARGET_DIR respected),
-# `cpu_model`, `cpus` and `commit`; `reference_bin` builds the reference counter. Needs
-# python3 (JSON is read with its json module).
+# `cpu_model`, `cpus` and `commit`; `reference_bin` builds the reference counter and
+# `results_dir` makes the folder a round of measurements goes to by default. Needs python3
+# (JSON is read with its json module).
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -24,6 +25,22 @@ cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | 
 cpu_model=${cpu_model:-$(uname -m)}
 cpus=$(nproc)
 commit=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
+
+# A new folder for one round of measurements, made and printed: `results_dir TOPIC` gives
+# results/MACHINE/DATE-TOPIC in the checkout (results/README.md indexes them), MACHINE being
+# $MACHINE if set (the folders' names: zen4, xeon, ...), else this host's short name, and DATE
+# today's (YYYY-MM-DD). Where that folder already holds files, the round goes to DATE-TOPIC-2
+# (-3, ...) instead: a default path never overwrites or appends to an earlier round.
+results_dir() {
+  local host=${MACHINE:-$(hostname -s 2>/dev/null || uname -n)}
+  local base=$root/results/${host%%.*}/$(date +%F)-${1:?results_dir TOPIC} i=1
+  local dir=$base
+  while [ -n "$(ls -A "$dir" 2>/dev/null)" ]; do
+    i=$((i + 1))
+    dir=$base-$i
+  done
+  mkdir -p "$dir" && echo "$dir"
+}
 
 # Seconds since the epoch, with nanoseconds.
 now() { date +%s.%N; }

@@ -3,17 +3,21 @@
 # 176,871, as many as n = 22's join plan has parts: n = 14 searched at split depth 6 with no
 # symmetry, 241,484 parts) made by examples/make_shards.rs, then merged as a folder, as a
 # --list file and with --partial after a few are removed, each under /usr/bin/time -v.
-# Appends one row per merge to results/merge-scale.csv: machine, commit, files, how they were
-# given, wall seconds, user and system CPU seconds, peak memory, the total.
+# Appends one row per merge to OUT_CSV (its header written when it is new): machine, commit,
+# files, how they were given, wall seconds, user and system CPU seconds, peak memory, the total.
 #
-#   scripts/merge-scale.sh [K] [THREADS]      # defaults: 176871 2
+#   scripts/merge-scale.sh [K] [THREADS] [OUT_CSV]
+#   # defaults: 176871, 2 and merge-scale.csv in a new folder results/<machine>/<date>-merge-scale/
+#   # (lib.sh's results_dir)
 #
-# The issue's target: 176,871 files within 60 s and 256 MB on 2 cores.
+# The issue's target: 176,871 files within 60 s and 256 MB on 2 cores (a run against it:
+# results/zen3/2026-11-25-cluster-readiness/).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 k=${1:-176871}
 threads=${2:-2}
-csv=$root/results/merge-scale.csv
+csv=${3:-$(results_dir merge-scale)/merge-scale.csv}
+mkdir -p "$(dirname "$csv")"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cargo build --release --quiet --manifest-path "$root/Cargo.toml" --example make_shards

@@ -3,12 +3,13 @@
 # of each key's half-boards (the join before it split on diagonals): examples/pairs.rs,
 # counting each board in --symmetry none so that the solutions are the board's.
 #
-# Usage: scripts/pairs.sh MIN MAX [OUT_CSV]   (default results/zen4/pairs.csv)
+# Usage: scripts/pairs.sh MIN MAX [OUT_CSV]   (default pairs.csv in a new folder
+#        results/<machine>/<date>-join-pairs/, lib.sh's results_dir)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 min=${1:?MIN}
 max=${2:?MAX}
-out=${3:-$root/results/zen4/pairs.csv}
+out=${3:-$(results_dir join-pairs)/pairs.csv}
 cargo build --release --quiet --manifest-path "$root/Cargo.toml" --example pairs
 "$(target_dir)/release/examples/pairs" "$min" "$max" |
   awk -v cpu="\"$cpu_model\"" -v commit="$commit" -F, 'NR == 1 {print "cpu_model,commit," $0; next} {print cpu "," commit "," $0}' |

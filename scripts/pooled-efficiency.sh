@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The pooled thread efficiency of results/README.md from a scaling.csv: per method and split
+# The pooled thread efficiency of a scaling.csv (scripts/scaling.sh's): per method and split
 # depth (the join has none), the geometric mean over modes and n >= MIN_N of the efficiency at
-# the most threads measured, with the lowest and highest cell. Prints a Markdown table. A CSV
-# without a method column predates the join: every row of it is the search.
+# the most threads measured, with the lowest and highest cell. Prints a Markdown table (as in
+# results/xeon/2026-11-22-search-vs-textbook/ and results/zen4/2026-11-23-scaling-sweep/). A
+# CSV without a method column predates the join: every row of it is the search.
 #
-# Usage: scripts/pooled-efficiency.sh [SCALING_CSV] [MIN_N]    (defaults results/scaling.csv, 16)
+# Usage: scripts/pooled-efficiency.sh SCALING_CSV [MIN_N]    (MIN_N default 16)
 set -euo pipefail
-csv=${1:-results/scaling.csv}
+csv=${1:?SCALING_CSV, e.g. results/zen4/2026-11-23-scaling-sweep/scaling.csv}
 min_n=${2:-16}
 python3 - "$csv" "$min_n" <<'PY'
 import csv, math, sys

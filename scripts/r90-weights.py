@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-# The weights a full-symmetry join would give (results/README.md, "The full-symmetry join"), checked
-# by brute force on small boards. Per key E (the rows of the left columns' queens, with the middle
-# column's queen's row m on an odd board) and its quarter-turned key F (the columns of the bottom
-# rows' queens, with the middle row's queen's column): psi(X) = |2 sum f(X) + f(mid) - sum f(rows)|
-# for a symmetric f, and each solution weighted 1 + sign(psi(F) - psi(E)). Prints, per n and f, the
-# share of solutions and of (left, right) half-board pairs with weight 0 (skipped) and 1 (tie), and
-# the weights' sum ("check"), which must equal the solutions' count.
+# The weights a full-symmetry join would give (results/zen3/2026-11-25-generic-leaf/README.md,
+# "The full-symmetry join"), checked by brute force on small boards. Per key E (the rows of the
+# left columns' queens, with the middle column's queen's row m on an odd board) and its
+# quarter-turned key F (the columns of the bottom rows' queens, with the middle row's queen's
+# column): psi(X) = |2 sum f(X) + f(mid) - sum f(rows)| for a symmetric f, and each solution
+# weighted 1 + sign(psi(F) - psi(E)). Prints, per n and f, the share of solutions and of (left,
+# right) half-board pairs with weight 0 (skipped) and 1 (tie), and the weights' sum ("check"),
+# which must equal the solutions' count.
 #
 # Usage: scripts/r90-weights.py N...     (n = 12 and 13 take a few minutes)
 import sys, itertools

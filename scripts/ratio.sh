@@ -9,8 +9,9 @@
 #        METHODS ["auto"], e.g. "search join": each method with each kernel;
 #        REFERENCE [scripts/reference/textbook.c]: another C counter to time instead)
 #        OUT [ratio.csv in cargo's target directory] is appended to (its header written when it
-#        is new; a file with another header is refused rather than mixed: results/ratio.csv
-#        holds an older format). The results/ CSVs are written with OUT=results/....
+#        is new; a file with another header is refused rather than mixed: the ratio.csv of
+#        results/xeon/2026-11-22-search-vs-textbook/ holds an older format). A round kept in
+#        results/ goes to its own folder: OUT=results/<machine>/<date>-<topic>/ratio.csv.
 # Columns: cpu_model, commit, n, method and kernel (as nqueens reports them: what ran),
 # threads, run, baseline_s (the reference's seconds), nqueens_s, ratio, max_rss_kb (of the
 # nqueens process, from GNU time), solutions.

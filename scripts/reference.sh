@@ -4,8 +4,9 @@
 # run alternately on the same board, each count checked against the other. Shows that ratios
 # measured against the one carry over to the other.
 #
-# Usage: scripts/reference.sh OTHER.c N RUNS    (OUT [results/reference.csv] is appended to,
-#        its header written when it is new). Needs GNU time (/usr/bin/time).
+# Usage: scripts/reference.sh OTHER.c N RUNS    (OUT is appended to, its header written when it
+#        is new; default reference.csv in a new folder results/<machine>/<date>-textbook-reference/,
+#        lib.sh's results_dir). Needs GNU time (/usr/bin/time).
 # Columns: cpu_model, commit, n, other (the file's name), run, then wall seconds and user CPU
 # seconds of each (the CPU time is the steadier on a busy machine) and the other's over the
 # textbook's (above 1: the other is slower).
@@ -14,11 +15,11 @@ set -euo pipefail
 other_src=${1:?OTHER.c}
 n=${2:?N}
 runs=${3:?RUNS}
-out=${OUT:-$root/results/reference.csv}
 textbook=$(reference_bin)
 other=$(REFERENCE=$other_src reference_bin)
 [ "$other" != "$textbook" ] || { echo "$other_src has the name of the reference: rename it" >&2; exit 1; }
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time (/usr/bin/time; Debian: apt-get install time)" >&2; exit 1; }
+out=${OUT:-$(results_dir textbook-reference)/reference.csv}
 [ -s "$out" ] || echo "cpu_model,commit,n,other,run,textbook_s,other_s,other_over_textbook,textbook_cpu_s,other_cpu_s,other_over_textbook_cpu" >"$out"
 cpu=$(mktemp)
 trap 'rm -f "$cpu"' EXIT

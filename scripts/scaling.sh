@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Thread-scaling sweep of nqueens, its ratio to the reference counter, and plots.
 #
-# Usage: scripts/scaling.sh [MAX_N] [OUT_DIR]        (defaults: 17 and results/)
+# Usage: scripts/scaling.sh [MAX_N] [OUT_DIR]    (defaults: 17 and a new folder
+#        results/<machine>/<date>-scaling/, lib.sh's results_dir)
 #
 # Writes OUT_DIR/scaling.csv: one row per (n, method, symmetry, split depth, threads) with the
 # median, min and max of REPS runs, the speedup over 1 thread and the efficiency; the search is
@@ -21,7 +22,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 max_n=${1:-17}
-out=${2:-results}
+out=${2:-$(results_dir scaling)}
 reps=${REPS:-3}
 min_n=${MIN_N:-12}
 sweep_max_n=${SWEEP_MAX_N:-$max_n}
@@ -32,8 +33,8 @@ kernel=${KERNEL:-auto}
 base_modes=${BASE_MODES-$modes}
 base_methods=${BASE_METHODS:-auto}
 base_min_n=${BASE_MIN_N:-14}
-# The largest board the join handles (src/join/mod.rs, MAX_CUT_N).
-join_max_n=22
+# The largest board the join handles (MAX_CUT_N in src/types.rs, join::MAX_CUT_N).
+join_max_n=28
 
 if [ "${NO_PLOT:-}" != 1 ] && [ -z "${PLOT_BIN:-}" ]; then
   cargo build --release --quiet --manifest-path "$root/Cargo.toml" -p nqueens-plot

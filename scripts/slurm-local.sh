@@ -6,21 +6,22 @@
 # `merge --partial` on the shard folder while the array runs, merges the shards (with an
 # audit) and checks the total against the published one (src/published.rs).
 #
-# Usage: scripts/slurm-local.sh [OUT_FILE]        (default results/slurm-local.txt)
+# Usage: scripts/slurm-local.sh [OUT_FILE]        (default slurm-local.txt in a new folder
+#        results/<machine>/<date>-slurm-local/, lib.sh's results_dir)
 # Environment: N [17], SHARDS [8], KILLS [1], POLL [seconds between partial merges, 5],
 # NQUEENS_FLAGS ["--kernel scalar": slow enough per shard that a task can be caught mid-count
 # on 2 cores; at n = 15 each shard ends in a few ms], WORK [a fresh directory under /tmp],
 # KEEP [unset; 1 leaves the cluster running], SLOTS [the node's CPUs as Slurm sees them, default
 # the real count; more lets more one-CPU tasks run at once, as on a node with that many cores: Slurm
 # starts a task in about a second, so with 2 slots 2,048 short tasks take most of an hour].
-# The issue 30 rehearsal, 2,048 tasks:
-#   N=20 SHARDS=2048 KILLS=5 SLOTS=8 scripts/slurm-local.sh results/slurm-rehearsal.txt
+# The issue 30 rehearsal, 2,048 tasks (its log: results/zen3/2026-11-25-cluster-readiness/):
+#   N=20 SHARDS=2048 KILLS=5 SLOTS=8 scripts/slurm-local.sh
 # Needs root (apt-get, munged, slurmd). Prints a log to stdout and OUT_FILE; exits non-zero
 # if any check fails.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out_file=${1:-$root/results/slurm-local.txt}
+out_file=${1:-$(results_dir slurm-local)/slurm-local.txt}
 n=${N:-17}
 shards=${SHARDS:-8}
 kills=${KILLS:-1}

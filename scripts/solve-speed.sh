@@ -4,13 +4,14 @@
 # both with the same threads, run alternately, median of REPS (the search, as listing walks the
 # same tree; METHOD=join compares with the join instead).
 #
-# Usage: scripts/solve-speed.sh [N] [OUT_DIR]       (defaults 16 and results/; REPS [3], THREADS [2],
+# Usage: scripts/solve-speed.sh [N] [OUT_DIR]       (defaults 16 and a new folder
+#        results/<machine>/<date>-solve-speed/, lib.sh's results_dir; REPS [3], THREADS [2],
 #        METHOD [search])
 # Writes OUT_DIR/solve.csv.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 n=${1:-16}
-out=${2:-results}
+out=${2:-$(results_dir solve-speed)}
 reps=${REPS:-3}
 threads=${THREADS:-2}
 method=${METHOD:-search}

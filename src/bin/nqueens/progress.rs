@@ -167,10 +167,9 @@ impl Counting {
     /// Estimated work done: the finished parts', and half the work of the parts in flight.
     ///
     /// The run takes the costliest parts first, and a part counts as done only when it ends:
-    /// with whole parts only, the first seconds' rate missed the parts in flight, about the
-    /// last one's cost per thread, and the first ETA was 2-3 times the time left (`count 20`
-    /// on 2 threads: 7m55s left at 0.5 s, 5m20s at 1 s, where it took 2m26s). The parts in
-    /// flight, no costlier than the last that ended, are half done on the average.
+    /// with whole parts only, the first seconds' rate misses the parts in flight, about the
+    /// last one's cost per thread, and the first ETA is several times the time left. The
+    /// parts in flight, no costlier than the last that ended, are half done on the average.
     fn done(&self) -> u64 {
         let done = self.done_cost.load(Ordering::Relaxed);
         let finished = self.done_subproblems.load(Ordering::Relaxed);
@@ -182,9 +181,7 @@ impl Counting {
     /// How far back the rate is measured: a quarter of the time counted so far, at least
     /// [`SETTLING`]. The first parts run slower per unit of estimated cost than the rest (the
     /// join builds its pieces as the first keys need them), so a rate since the start stays
-    /// low for long (`count 20` on a loaded 2-vCPU Zen 3, 424 s: 1.9x the time it took at
-    /// 2 s, 1.4x at 10 s and 20 s, 1.26x at 30 s); the recent rate forgets them (340 s: 1.2x
-    /// at 5 s and 10 s, 0.9x at 20 s and 30 s).
+    /// low for long, where the recent rate forgets them.
     fn window(&self, now: Instant) -> Duration {
         (now.duration_since(self.since) / 4).max(SETTLING)
     }

@@ -15,7 +15,9 @@ use nqueens::run::estimate;
 use nqueens::run::shard::{self, ShardResult};
 use nqueens::solve::board;
 use nqueens::solve::{self, ListOptions};
-use nqueens::{Counts, Engine, Error, Kernel, Method, Observer, Options, Run, Tally, published};
+use nqueens::{
+    Counts, Engine, Error, Kernel, Method, Observer, Options, Outcome, Run, Tally, published,
+};
 
 use crate::cli::{
     BoardFormat, Cli, Command, CountArgs, EstimateArgs, LongRunArgs, MergeArgs, SolveArgs,
@@ -158,7 +160,6 @@ fn long_count(
     engine: &Engine,
     (long, output, interrupts): (&LongRunArgs, Option<Output>, &Interrupts),
 ) -> Result<Option<Counts>, Failure> {
-    let failed = |e: FileError| Failure::Failed(e.into());
     let start = Instant::now();
     let progress = Progress::start(
         long.progress,
@@ -174,40 +175,8 @@ fn long_count(
         let costs = engine.pool().install(|| plan.costs());
         run = run.only(shard::subproblems_of(costs, shard)).keep_each();
     }
-    let checkpoint = match &long.checkpoint {
-        Some(path) => {
-            let (c, done, cut) = Checkpoint::open(path, &plan, long.shard).map_err(failed)?;
-            if let Some(cut) = cut {
-                let _ = writeln!(
-                    io::stderr(),
-                    "warning: checkpoint {}: {cut}",
-                    path.display()
-                );
-            }
-            audit_resumed(&plan, engine, path, &done, long.audit)?;
-            run = run.resume(done);
-            let already = run.already_done().len();
-            if already > 0 {
-                let _ = writeln!(
-                    io::stderr(),
-                    "resuming: {already} of {} parts done (from {})",
-                    run.selected().len(),
-                    path.display()
-                );
-            }
-            Some(Arc::new(c))
-        }
-        None => None,
-    };
-    let abort = std::env::var(ABORT_AFTER)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .zip(checkpoint.clone())
-        .map(|(after, checkpoint)| AbortAfter {
-            after,
-            seen: AtomicUsize::new(0),
-            checkpoint,
-        });
+    let (mut run, checkpoint) = open_checkpoint(run, long, engine)?;
+    let abort = abort_hook(checkpoint.as_ref());
     if let Some(p) = &progress {
         // Costs are estimated on the engine's threads, as -j asks (planning still).
         let costs = Progress::during(&progress, || {
@@ -226,19 +195,83 @@ fn long_count(
         run = run.observe(p);
     }
     let selected = run.selected().len();
-    // Progress brought up to date (a plain line every 2 s); checkpoint records serialized as
-    // they come (off the workers) and synced every second even while no subproblem finishes.
+    let outcome = execute(run, engine, progress.as_ref(), checkpoint.as_deref());
+    match (long.shard, output) {
+        (Some(shard), Some(output)) => {
+            debug_assert_eq!(outcome.each.len(), selected);
+            write_shard(&plan, shard, engine, outcome, output)?;
+            Ok(None)
+        }
+        _ => whole_counts(&plan, engine, &outcome, long).map(Some),
+    }
+}
+
+/// Opens `--checkpoint` where one is given: its records audited ([`audit_resumed`]) and
+/// resumed by `run`, a damaged end cut off with a warning.
+fn open_checkpoint<'a>(
+    mut run: Run<'a>,
+    long: &LongRunArgs,
+    engine: &Engine,
+) -> Result<(Run<'a>, Option<Arc<Checkpoint>>), Failure> {
+    let Some(path) = &long.checkpoint else {
+        return Ok((run, None));
+    };
+    let plan = run.plan();
+    let (c, done, cut) =
+        Checkpoint::open(path, plan, long.shard).map_err(|e| Failure::Failed(e.into()))?;
+    if let Some(cut) = cut {
+        let _ = writeln!(
+            io::stderr(),
+            "warning: checkpoint {}: {cut}",
+            path.display()
+        );
+    }
+    audit_resumed(plan, engine, path, &done, long.audit)?;
+    run = run.resume(done);
+    let already = run.already_done().len();
+    if already > 0 {
+        let _ = writeln!(
+            io::stderr(),
+            "resuming: {already} of {} parts done (from {})",
+            run.selected().len(),
+            path.display()
+        );
+    }
+    Ok((run, Some(Arc::new(c))))
+}
+
+/// The test hook [`ABORT_AFTER`]'s observer, where the variable is set and a checkpoint open.
+fn abort_hook(checkpoint: Option<&Arc<Checkpoint>>) -> Option<AbortAfter> {
+    let after = std::env::var(ABORT_AFTER).ok()?.parse().ok()?;
+    Some(AbortAfter {
+        after,
+        seen: AtomicUsize::new(0),
+        checkpoint: Arc::clone(checkpoint?),
+    })
+}
+
+/// Counts `run` while a helper thread brings the progress up to date (a plain line every
+/// 2 s) and serializes the checkpoint's records as they come (off the workers), syncing
+/// them every second even while no subproblem finishes; then ends the progress and the
+/// checkpoint. The count is complete whatever became of the checkpoint: one that could not
+/// keep up is only a warning.
+fn execute(
+    run: Run<'_>,
+    engine: &Engine,
+    progress: Option<&Progress>,
+    checkpoint: Option<&Checkpoint>,
+) -> Outcome {
     let (line, stage, sync) = (
-        progress.as_ref().map(|p| move || p.tick()),
-        checkpoint.as_ref().map(|c| move || c.stage()),
-        checkpoint.as_ref().map(|c| {
+        progress.map(|p| move || p.tick()),
+        checkpoint.map(|c| move || c.stage()),
+        checkpoint.map(|c| {
             move || {
                 let _ = c.flush();
             }
         }),
     );
     let mut ticks: Vec<Tick> = Vec::new();
-    if let (Some(f), Some(p)) = (&line, &progress) {
+    if let (Some(f), Some(p)) = (&line, progress) {
         ticks.push((p.period(), f));
     }
     if let (Some(stage), Some(sync)) = (&stage, &sync) {
@@ -246,12 +279,10 @@ fn long_count(
         ticks.push((checkpoint::SYNC_EVERY, sync));
     }
     let outcome = while_running(&ticks, || run.execute(engine));
-    if let Some(p) = &progress {
+    if let Some(p) = progress {
         p.finish();
     }
-    // The count is complete whatever became of the checkpoint: it is printed (or written)
-    // all the same, and a checkpoint that could not keep up is only a warning.
-    if let Some(c) = &checkpoint
+    if let Some(c) = checkpoint
         && let Err(e) = c.finish()
     {
         let _ = writeln!(
@@ -259,43 +290,58 @@ fn long_count(
             "warning: {e}; the count is complete and does not depend on it"
         );
     }
-    match (long.shard, output) {
-        (Some(shard), Some(output)) => {
-            debug_assert_eq!(outcome.each.len(), selected);
-            let result = ShardResult::new(
-                &plan,
-                shard,
-                engine.kernel(),
-                outcome.each,
-                outcome.threads,
-                outcome.elapsed_s,
-            );
-            let path = output.path().display().to_string();
-            let written = result.write(output).map_err(failed)?;
-            hooks::pause_at("output");
-            written.publish().map_err(failed)?;
-            let _ = writeln!(
-                io::stderr(),
-                "shard {shard}: {selected} of {} subproblems counted; partial counts written to {path}",
-                plan.len(),
-            );
-            Ok(None)
-        }
-        _ => {
-            // As merge refuses shards whose fundamental counts are no whole number (eight
-            // times a Burnside sum), a count whose resumed records make one is refused.
-            if plan.symmetry == nqueens::Symmetry::Full && outcome.tally.unique8 % 8 != 0 {
-                let from = long.checkpoint.as_ref().map_or(String::new(), |p| {
-                    format!(" (records resumed from {})", p.display())
-                });
-                return Err(Failure::Failed(anyhow::anyhow!(
-                    "the fundamental counts add up to {} eighths, not a whole number of solutions{from}: a record was changed; remove the checkpoint to count afresh",
-                    outcome.tally.unique8
-                )));
-            }
-            Ok(Some(outcome.counts(&plan, engine.kernel())))
-        }
+    outcome
+}
+
+/// Writes a shard's partial counts to its output (synced, then renamed into place).
+fn write_shard(
+    plan: &nqueens::Plan,
+    shard: shard::Shard,
+    engine: &Engine,
+    outcome: Outcome,
+    output: Output,
+) -> Result<(), Failure> {
+    let failed = |e: FileError| Failure::Failed(e.into());
+    let selected = outcome.each.len();
+    let result = ShardResult::new(
+        plan,
+        shard,
+        engine.kernel(),
+        outcome.each,
+        outcome.threads,
+        outcome.elapsed_s,
+    );
+    let path = output.path().display().to_string();
+    let written = result.write(output).map_err(failed)?;
+    hooks::pause_at("output");
+    written.publish().map_err(failed)?;
+    let _ = writeln!(
+        io::stderr(),
+        "shard {shard}: {selected} of {} subproblems counted; partial counts written to {path}",
+        plan.len(),
+    );
+    Ok(())
+}
+
+/// The counts of a whole board. As merge refuses shards whose fundamental counts are no
+/// whole number (eight times a Burnside sum), a count whose resumed records make one is
+/// refused.
+fn whole_counts(
+    plan: &nqueens::Plan,
+    engine: &Engine,
+    outcome: &Outcome,
+    long: &LongRunArgs,
+) -> Result<Counts, Failure> {
+    if plan.symmetry == nqueens::Symmetry::Full && outcome.tally.unique8 % 8 != 0 {
+        let from = long.checkpoint.as_ref().map_or(String::new(), |p| {
+            format!(" (records resumed from {})", p.display())
+        });
+        return Err(Failure::Failed(anyhow::anyhow!(
+            "the fundamental counts add up to {} eighths, not a whole number of solutions{from}: a record was changed; remove the checkpoint to count afresh",
+            outcome.tally.unique8
+        )));
     }
+    Ok(outcome.counts(plan, engine.kernel()))
 }
 
 /// Recounts `audit` of the parts a checkpoint at `path` holds (`done`), picked at random
@@ -513,36 +559,10 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         ..estimate::Settings::default()
     };
     let start = Instant::now();
-    let loud = std::io::IsTerminal::is_terminal(&io::stderr());
-    let done = AtomicUsize::new(0);
-    let seen = |s: &estimate::Sample| {
-        let k = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if loud {
-            let _ = write!(
-                io::stderr(),
-                "\restimate n={n}: {k} parts sampled, {:.0} s (last: part {}, {:.3} s)  ",
-                start.elapsed().as_secs_f64(),
-                s.part,
-                s.seconds
-            );
-        }
-    };
-    let e = estimate::estimate(&engine, &plan, &settings, &seen)?;
-    if loud {
-        let _ = writeln!(io::stderr());
-    }
-    let longest = args.shards.map(|count| {
-        // Each shard's predicted cost, the plan dealt once.
-        let costs = engine.pool().install(|| plan.costs());
-        let mut shards = vec![Vec::new(); count];
-        for (i, part) in shard::deal(costs, count).into_iter().enumerate() {
-            shards[part].push(i);
-        }
-        shards
-            .into_iter()
-            .map(|parts| e.wall(parts, engine.threads()))
-            .fold(0.0, f64::max)
-    });
+    let e = sample(&engine, &plan, &settings, start)?;
+    let longest = args
+        .shards
+        .map(|count| longest_shard(&engine, &plan, &e, count));
     let hours = |s: f64| s / 3600.0;
     let prediction = Prediction {
         n,
@@ -564,6 +584,66 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         shards: args.shards,
         longest_shard_s: longest,
     };
+    summarize(&prediction, &e, args.seconds);
+    let mut out = Printer::new(io::stdout().lock(), counting.format);
+    out.print(&prediction)?;
+    hooks::report_threads();
+    Ok(())
+}
+
+/// Times a sample of `plan`'s parts, each one said on stderr as it ends where stderr is a
+/// terminal (`start`: when the command started).
+fn sample(
+    engine: &Engine,
+    plan: &nqueens::Plan,
+    settings: &estimate::Settings,
+    start: Instant,
+) -> Result<estimate::Estimate, Failure> {
+    let n = plan.n;
+    let loud = std::io::IsTerminal::is_terminal(&io::stderr());
+    let done = AtomicUsize::new(0);
+    let seen = |s: &estimate::Sample| {
+        let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if loud {
+            let _ = write!(
+                io::stderr(),
+                "\restimate n={n}: {k} parts sampled, {:.0} s (last: part {}, {:.3} s)  ",
+                start.elapsed().as_secs_f64(),
+                s.part,
+                s.seconds
+            );
+        }
+    };
+    let e = estimate::estimate(engine, plan, settings, &seen)?;
+    if loud {
+        let _ = writeln!(io::stderr());
+    }
+    Ok(e)
+}
+
+/// The predicted wall time of the longest of `count` shards, the plan dealt once.
+fn longest_shard(
+    engine: &Engine,
+    plan: &nqueens::Plan,
+    e: &estimate::Estimate,
+    count: usize,
+) -> f64 {
+    let costs = engine.pool().install(|| plan.costs());
+    let mut shards = vec![Vec::new(); count];
+    for (i, part) in shard::deal(costs, count).into_iter().enumerate() {
+        shards[part].push(i);
+    }
+    shards
+        .into_iter()
+        .map(|parts| e.wall(parts, engine.threads()))
+        .fold(0.0, f64::max)
+}
+
+/// Says on stderr what `estimate` predicts, and what the sample left out (`seconds`: the
+/// bound it was taken in).
+fn summarize(prediction: &Prediction, e: &estimate::Estimate, seconds: f64) {
+    let n = prediction.n;
+    let hours = |s: f64| s / 3600.0;
     let _ = writeln!(
         io::stderr(),
         "n = {n}: about {} thread-hours ({}), {} on {} threads, from {} of {} parts; pieces {}",
@@ -579,7 +659,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
                 .to_string(),
         },
         duration(prediction.wall_s),
-        engine.threads(),
+        prediction.threads,
         prediction.sampled,
         prediction.parts,
         if e.pieces_once {
@@ -608,14 +688,9 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
     if !e.untimed.is_empty() {
         let _ = writeln!(
             io::stderr(),
-            "n = {n}: the symmetric solutions' part (one search, counted once) did not finish within --seconds {}: it is left out of the figures, which are short by its time (a search of the few solutions the square's other symmetries fix: small beside the keys)",
-            args.seconds
+            "n = {n}: the symmetric solutions' part (one search, counted once) did not finish within --seconds {seconds}: it is left out of the figures, which are short by its time (a search of the few solutions the square's other symmetries fix: small beside the keys)",
         );
     }
-    let mut out = Printer::new(io::stdout().lock(), counting.format);
-    out.print(&prediction)?;
-    hooks::report_threads();
-    Ok(())
 }
 
 /// A duration for people: seconds, minutes, hours or days.

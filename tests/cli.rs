@@ -533,6 +533,88 @@ fn ctrl_c_on_a_terminal_ends_the_bar_line() {
     );
 }
 
+/// Whether `word` is one the progress line writes whole: a word of its text, a share, a
+/// duration, parts done of all (`total` after the slash), or a piece of the bar.
+fn progress_word(word: &str, total: &mut Option<String>) -> bool {
+    const WORDS: &[&str] = &[
+        "planning:",
+        "planning",
+        "cutting",
+        "the",
+        "search's",
+        "subproblems",
+        "elapsed",
+        "time",
+        "left",
+        "after",
+        "first",
+        "part",
+        "in",
+        "a",
+        "few",
+        "seconds",
+        "of",
+        "estimated",
+        "work",
+        "about",
+        "done",
+    ];
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let duration = word
+        .split_inclusive(['h', 'm', 's'])
+        .all(|p| p.len() > 1 && digits(&p[..p.len() - 1]))
+        && word.ends_with('s');
+    let share = word
+        .strip_suffix('%')
+        .and_then(|w| w.split_once('.'))
+        .is_some_and(|(a, b)| digits(a) && b.len() == 1 && digits(b));
+    let parts = word.split_once('/').is_some_and(|(done, all)| {
+        digits(done) && digits(all) && total.get_or_insert_with(|| all.to_string()) == all
+    });
+    let bar = word.chars().all(|c| "[]=>".contains(c));
+    WORDS.contains(&word) || word.starts_with("n=") || duration || share || parts || bar
+}
+
+/// On a terminal 40 and 80 columns wide, every frame of the progress line fits the width,
+/// and holds whole words and numbers only (the total of parts never cut short).
+#[test]
+fn progress_fits_the_terminal_in_whole_words() {
+    if !have_script() {
+        return;
+    }
+    for width in [40, 80] {
+        let command = format!(
+            "stty cols {width}; timeout --preserve-status -s INT 2 {} count 17 --method search --kernel scalar -j 1",
+            env!("CARGO_BIN_EXE_nqueens")
+        );
+        let out = std::process::Command::new("script")
+            .args(["-qfec", &command, "/dev/null"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut total = None;
+        let frames: Vec<&str> = text
+            .split(['\r', '\n'])
+            .map(|f| f.trim_start_matches("\x1b[2K").trim_end())
+            .filter(|f| f.starts_with("n=17"))
+            .collect();
+        assert!(frames.len() > 1, "{text:?}");
+        for frame in &frames {
+            assert!(frame.chars().count() <= width, "{width}: {frame:?}");
+            for word in frame
+                .split([' ', ','])
+                .filter(|w| !w.is_empty() && w.is_ascii())
+            {
+                assert!(
+                    progress_word(word, &mut total),
+                    "{width}: {word:?} in {frame:?}"
+                );
+            }
+        }
+        assert!(frames.iter().any(|f| f.contains('%')), "{width}: {text:?}");
+    }
+}
+
 /// `estimate` predicts from a sample: every field filled and positive, no more parts timed
 /// than asked, the same parts for the same seed; more shards than parts is refused.
 #[test]

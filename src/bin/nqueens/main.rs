@@ -10,6 +10,7 @@ mod cli;
 mod commands;
 mod files;
 mod hooks;
+mod layout;
 mod man;
 mod output;
 mod periodic;

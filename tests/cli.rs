@@ -958,6 +958,19 @@ fn bench_sweeps_the_threads_with_counts_checked_in_json_and_csv() {
     );
     let score: Vec<&str> = lines[3].split_whitespace().collect();
     assert_eq!(score[1..4], ["score", "-", "-"], "{text}");
+    // Every column splits on white space: the extensions joined by `+`, the CPU's name by `_`.
+    let one_word = |value: &serde_json::Value, join: &str| {
+        let words: Vec<&str> = value.as_str().unwrap().split_whitespace().collect();
+        words.join(join)
+    };
+    for line in &lines {
+        assert_eq!(line.split_whitespace().count(), header.len(), "{line}");
+    }
+    for line in &lines[1..] {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cells[at("isa")], one_word(&rows[0]["isa"], "+"), "{line}");
+        assert_eq!(cells[at("cpu")], one_word(&rows[0]["cpu"], "_"), "{line}");
+    }
 }
 
 #[test]

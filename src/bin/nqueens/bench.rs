@@ -47,9 +47,11 @@ pub struct BenchRow {
     pub efficiency: f64,
     /// The counting loop that ran (`scalar`, `avx2` or `avx512`).
     pub kernel: &'static str,
-    /// The architecture and the extensions of it the loops use that this CPU has.
+    /// The architecture and the extensions of it the loops use that this CPU has, separated
+    /// by spaces (by `+` in the table).
     pub isa: String,
-    /// The CPU's model name as the system reports it (`unknown` where it does not).
+    /// The CPU's model name as the system reports it (`unknown` where it does not; its
+    /// spaces `_` in the table).
     pub cpu: String,
 }
 
@@ -93,6 +95,20 @@ impl Record for BenchRow {
             Some(self.cpu.clone()),
         ]
     }
+    /// The cells, each one word, so that every column splits on white space: the extensions
+    /// joined by `+` (`x86_64+avx2+bmi1`), the spaces of the CPU's name made `_`.
+    fn table(&self) -> Vec<Option<String>> {
+        let mut cells = self.cells();
+        for (cell, join) in cells[12..].iter_mut().zip(["+", "_"]) {
+            *cell = cell.as_deref().map(|t| one_word(t, join));
+        }
+        cells
+    }
+}
+
+/// `text` as one word: its words joined by `join`.
+fn one_word(text: &str, join: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(join)
 }
 
 /// `x` rounded to `digits` decimals, so that JSON gives what the table and CSV show.

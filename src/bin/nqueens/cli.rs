@@ -166,7 +166,7 @@ pub enum BoardFormat {
     /// JSON Lines: {"n":4,"columns":[1,3,0,2]}
     Json,
     /// One SVG picture of every solution listed (with --unique, one per class; --limit K, the
-    /// first K): a grid of numbered boards, for a slide or a page
+    /// first K): a grid of numbered boards, for a slide or a page; at most 10000 boards
     Svg,
 }
 

@@ -51,7 +51,11 @@ fn bad_input_exits_2_with_a_message_naming_the_argument() {
         (&["count"], "<N>"),
         (&["verify", "--max-n", "28"], "--max-n"),
         (&["count", "é"], "not a board size"),
-        (&["count", "1é-3"], "not a board size"),
+        (&["count", "1é-3"], "'1é-3' is not a range of board sizes"),
+        (
+            &["count", "8-"],
+            "'8-' is not a range of board sizes: expected A-B, whole numbers with 0 <= A <= B <= 32",
+        ),
         (
             &["count", "8", "--shard", "-1/2", "--output", "x"],
             "--shard",
@@ -301,7 +305,19 @@ fn help_and_version_succeed() {
         .assert()
         .success()
         .stdout(predicate::str::contains("count"));
-    nqueens().arg("--version").assert().success();
+    // The version, and the commit built from where the build names one.
+    let (out, _) = succeeds(&["--version"]);
+    let rest = out
+        .strip_prefix(concat!("nqueens ", env!("CARGO_PKG_VERSION")))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        rest == "\n"
+            || rest
+                .strip_prefix(" (")
+                .and_then(|r| r.strip_suffix(")\n"))
+                .is_some_and(|c| !c.is_empty() && !c.contains(char::is_whitespace)),
+        "{out:?}"
+    );
 }
 
 #[test]

@@ -1067,6 +1067,79 @@ fn ctrl_c_stops_verify_with_a_message() {
     assert!(rest.contains("interrupted by SIGINT"), "{rest}");
 }
 
+/// `count` with a checkpoint at `ckpt`, stopped by SIGTERM once it counts: its stderr.
+fn count_stopped(ckpt: &std::path::Path) -> String {
+    use std::io::{BufRead, Read};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
+        .args([
+            "count", "17", "--method", "search", "--kernel", "scalar", "-j", "1",
+        ])
+        .args(["--progress", "always", "--checkpoint"])
+        .arg(ckpt)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut text = String::new();
+    // A progress line of the count: the checkpoint is open and told to the signal's handler.
+    while !text.contains("% of estimated work") {
+        assert!(err.read_line(&mut text).unwrap() > 0, "ended early: {text}");
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    err.read_to_string(&mut text).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(143), "{text}");
+    text
+}
+
+/// An interrupted run says how many parts its checkpoint holds, of how many: on a first run
+/// all of them its own, on a resumed one how many of them it counted.
+#[test]
+fn an_interrupted_run_says_how_many_parts_are_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("c.ckpt");
+    let saved = |text: &str| -> (usize, usize, String) {
+        let line = text
+            .lines()
+            .find_map(|l| l.strip_prefix("interrupted by SIGTERM: "))
+            .unwrap_or_else(|| panic!("{text}"));
+        let (held, rest) = line.split_once(" of ").unwrap();
+        let (parts, rest) = rest.split_once(" parts saved in ").unwrap();
+        (
+            held.parse().unwrap(),
+            parts.parse().unwrap(),
+            rest.to_string(),
+        )
+    };
+    let first = count_stopped(&ckpt);
+    let (held, parts, rest) = saved(&first);
+    let path = ckpt.display();
+    assert_eq!(
+        rest,
+        format!("{path}; run the same command again to resume")
+    );
+    assert!(!first.contains("more"), "{first}");
+    assert!(held <= parts, "{first}");
+    let second = count_stopped(&ckpt);
+    assert!(
+        second.contains(&format!("resuming: {held} of {parts} parts done")),
+        "{second}"
+    );
+    let (now, all, rest) = saved(&second);
+    assert!(now >= held && all == parts, "{second}");
+    assert_eq!(
+        rest,
+        format!(
+            "{path} ({} of them counted by this run); run the same command again to resume",
+            now - held
+        )
+    );
+}
+
 /// Values that clap would take for flags (`-1`) reach the flag's own message, and a range
 /// given to `solve` is named as such.
 #[test]
@@ -1106,6 +1179,14 @@ fn messages_name_what_is_wrong() {
         ),
         (&["count", "8", "--memory", "-1G"], "'-1G' is not a size"),
         (&["merge", "x", "--audit", "-1"], "the audit share must be"),
+        (
+            &["count", "16", "17", "--checkpoint", "x"],
+            "error: --checkpoint takes one board size N, not 16 17: run one command per board",
+        ),
+        (
+            &["count", "8-10", "--shard", "0/2", "--output", "x"],
+            "error: --shard takes one board size N, not 8-10",
+        ),
     ];
     for (args, needle) in cases {
         let out = nqueens().args(*args).output().unwrap();

@@ -107,12 +107,7 @@ fn count(args: CountArgs) -> Result<(), Failure> {
     let interrupts = Interrupts::install(args.long.checkpoint.clone());
     let largest = args.sizes.iter().map(|r| *r.end()).max().unwrap_or(0);
     let counting = args.engine.counting(largest)?;
-    let single = args.sizes.len() == 1 && args.sizes[0].start() == args.sizes[0].end();
-    if !single && (args.long.checkpoint.is_some() || args.long.shard.is_some()) {
-        return Err(Failure::Usage(anyhow::anyhow!(
-            "--checkpoint and --shard take a single board size N"
-        )));
-    }
+    one_board(&args)?;
     counting.precheck(args.sizes.iter().cloned().flatten())?;
     // The files' paths are checked (the output's temporary file made) before any planning.
     let mut output = files::prepare(&args.long)?;
@@ -128,6 +123,32 @@ fn count(args: CountArgs) -> Result<(), Failure> {
     }
     hooks::report_threads();
     Ok(())
+}
+
+/// Refuses more than one board size where `--checkpoint` or `--shard` is given: a checkpoint
+/// or a shard holds the parts of one board. The message names the flags given and the sizes.
+fn one_board(args: &CountArgs) -> Result<(), Failure> {
+    let sizes = &args.sizes;
+    if sizes.len() == 1 && sizes[0].start() == sizes[0].end() {
+        return Ok(());
+    }
+    let given = match (&args.long.checkpoint, &args.long.shard) {
+        (Some(_), Some(_)) => "--checkpoint and --shard each take",
+        (Some(_), None) => "--checkpoint takes",
+        (None, Some(_)) => "--shard takes",
+        (None, None) => return Ok(()),
+    };
+    let asked: Vec<String> = sizes
+        .iter()
+        .map(|r| match (r.start(), r.end()) {
+            (a, b) if a == b => a.to_string(),
+            (a, b) => format!("{a}-{b}"),
+        })
+        .collect();
+    Err(Failure::Usage(anyhow::anyhow!(
+        "{given} one board size N, not {}: run one command per board",
+        asked.join(" ")
+    )))
 }
 
 /// Test hook: abort the process (as a crash would) once this many results are synced to
@@ -186,7 +207,8 @@ fn long_count(
     }
     if let Some(c) = &checkpoint {
         run = run.observe(c.as_ref());
-        interrupts.save(Arc::clone(c));
+        let parts = (run.already_done().len(), run.selected().len());
+        interrupts.save(Arc::clone(c), parts);
     }
     if let Some(a) = &abort {
         run = run.observe(a);

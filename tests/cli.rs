@@ -1187,6 +1187,19 @@ fn messages_name_what_is_wrong() {
             &["count", "8-10", "--shard", "0/2", "--output", "x"],
             "error: --shard takes one board size N, not 8-10",
         ),
+        (
+            &["count", "8", "--audit", "-1"],
+            "'--audit <N>': the audit must be a whole number of the checkpoint's parts to recount, 0 (trust them) or more",
+        ),
+        (
+            &["count", "8", "--audit", "abc"],
+            "'--audit <N>': the audit must be a whole number",
+        ),
+        (
+            &["count", "8", "--shard", "0/ 4", "--output", "x"],
+            "'0/ 4' is not a shard: expected I/K",
+        ),
+        (&["count", "8", "-j", " 2"], "the thread count must be"),
     ];
     for (args, needle) in cases {
         let out = nqueens().args(*args).output().unwrap();
@@ -1197,6 +1210,32 @@ fn messages_name_what_is_wrong() {
             !err.contains("-- -1") && !err.contains("a range A-B"),
             "{args:?}: {err}"
         );
+    }
+}
+
+/// `merge --partial` of a folder no shard has written to yet: the work is not done (exit 1),
+/// where a merge of nothing is bad usage (exit 2).
+#[test]
+fn a_partial_merge_of_nothing_yet_is_work_not_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().to_str().unwrap();
+    for (args, code, message) in [
+        (
+            &["merge", "--partial", folder][..],
+            1,
+            "error: merge --partial: no shard results found yet",
+        ),
+        (
+            &["merge", folder],
+            2,
+            "error: merge: no shard results given",
+        ),
+    ] {
+        let out = nqueens().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.starts_with(message), "{args:?}: {err}");
+        assert!(out.stdout.is_empty());
     }
 }
 

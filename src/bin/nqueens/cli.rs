@@ -166,7 +166,7 @@ pub struct LongRunArgs {
     pub output: Option<PathBuf>,
     /// Recount N of the parts a resumed checkpoint holds, picked at random, and refuse the
     /// checkpoint if one differs from its record (0: trust it)
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = parse_audit_parts, allow_negative_numbers = true)]
     pub audit: usize,
 }
 
@@ -407,12 +407,20 @@ fn parse_percent(s: &str) -> Result<f64, String> {
         .ok_or_else(|| "the audit share must be a percentage above 0 and at most 100".to_string())
 }
 
+/// `count --audit`: how many of a resumed checkpoint's parts to recount.
+fn parse_audit_parts(s: &str) -> Result<usize, String> {
+    s.parse::<usize>().map_err(|_| {
+        "the audit must be a whole number of the checkpoint's parts to recount, 0 (trust them) or more; merge --audit takes a percentage".to_string()
+    })
+}
+
+/// `I/K`, as the other numbers are read: no spaces inside or around.
 fn parse_shard(s: &str) -> Result<Shard, String> {
     let bad = || format!("'{s}' is not a shard: expected I/K with whole numbers 0 <= I < K");
     let (i, k) = s.split_once('/').ok_or_else(bad)?;
     let (index, count) = (
-        i.trim().parse::<usize>().map_err(|_| bad())?,
-        k.trim().parse::<usize>().map_err(|_| bad())?,
+        i.parse::<usize>().map_err(|_| bad())?,
+        k.parse::<usize>().map_err(|_| bad())?,
     );
     if index >= count {
         return Err(bad());
@@ -652,6 +660,16 @@ mod tests {
         for text in ["é", "1é", "é-3", "3-é", "-", "--", "1--2", "٣"] {
             assert!(parse_sizes(text).is_err(), "{text}");
         }
+    }
+
+    #[test]
+    fn shards_are_read_without_spaces_as_threads_are() {
+        assert_eq!(parse_shard("0/4"), Ok(Shard { index: 0, count: 4 }));
+        for text in ["0/ 4", "0 /4", " 0/4", "0/4 ", "4/4", "-1/4", "0/", "0"] {
+            let err = parse_shard(text).unwrap_err();
+            assert!(err.contains("expected I/K"), "{text}: {err}");
+        }
+        assert!(parse_threads(" 2").is_err() && parse_threads("2").is_ok());
     }
 
     #[test]

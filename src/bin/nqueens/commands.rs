@@ -417,7 +417,7 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
         threads: args.threads,
         ..Options::default()
     })?;
-    let files = shard_files(&args.files, &args.list)?;
+    let files = shard_files(&args.files, &args.list, args.partial)?;
     let merged = engine
         .install(|| shard::merge(files, args.partial))
         .map_err(failed)?;
@@ -484,8 +484,14 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
 }
 
 /// The shard results `merge` is given: each file, every `*.json` file of each folder, and
-/// each path listed in the `--list` files (`-`: standard input), in that order.
-fn shard_files(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+/// each path listed in the `--list` files (`-`: standard input), in that order. None is bad
+/// usage, but for a `partial` merge, whose shards may all still be counting: the work is
+/// not done (exit 1).
+fn shard_files(
+    paths: &[PathBuf],
+    lists: &[PathBuf],
+    partial: bool,
+) -> Result<Vec<PathBuf>, Failure> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
@@ -508,6 +514,11 @@ fn shard_files(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>, Fai
                 .filter(|l| !l.is_empty())
                 .map(PathBuf::from),
         );
+    }
+    if files.is_empty() && partial {
+        return Err(Failure::Failed(anyhow::anyhow!(
+            "merge --partial: no shard results found yet (the folders and lists hold none): no shard has finished"
+        )));
     }
     if files.is_empty() {
         return Err(Failure::Usage(anyhow::anyhow!(

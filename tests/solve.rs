@@ -409,7 +409,7 @@ fn svg_draws_every_listed_solution_numbered_in_one_valid_picture() {
 /// `solve` with `args`, run until it ends or for `seconds` at most (then killed): its exit
 /// code (`None` where it was killed), stdout and stderr.
 fn solve_within(args: &[&str], seconds: u64) -> (Option<i32>, String, String) {
-    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
         .arg("solve")
         .args(args)
         .stdout(Stdio::piped())

@@ -354,7 +354,7 @@ fn whole_counts(
     outcome: &Outcome,
     long: &LongRunArgs,
 ) -> Result<Counts, Failure> {
-    if plan.symmetry == nqueens::Symmetry::Full && outcome.tally.unique8 % 8 != 0 {
+    if plan.symmetry == nqueens::Symmetry::Full && !outcome.tally.unique8.is_multiple_of(8) {
         let from = long.checkpoint.as_ref().map_or(String::new(), |p| {
             format!(" (records resumed from {})", p.display())
         });

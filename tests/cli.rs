@@ -512,6 +512,22 @@ fn have_script() -> bool {
     have
 }
 
+/// `nqueens count` with `args` on a terminal `width` columns wide (a pseudo-terminal from
+/// util-linux's `script`), sent SIGINT after `seconds`: its exit code and what the terminal
+/// showed.
+fn count_on_a_terminal(width: usize, seconds: u32, args: &str) -> (Option<i32>, String) {
+    let command = format!(
+        "stty rows 24 cols {width}; timeout --preserve-status -s INT {seconds} {} count {args}",
+        env!("CARGO_BIN_EXE_nqueens")
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.code(), text)
+}
+
 /// On a terminal (a pseudo-terminal from util-linux's `script`), Ctrl-C during a count
 /// without a checkpoint ends the bar's line before saying so, and exits 130.
 #[test]
@@ -519,16 +535,8 @@ fn ctrl_c_on_a_terminal_ends_the_bar_line() {
     if !have_script() {
         return;
     }
-    let command = format!(
-        "stty cols 200; timeout --preserve-status -s INT 1 {} count 20 --method search --kernel scalar -j 1",
-        env!("CARGO_BIN_EXE_nqueens")
-    );
-    let out = std::process::Command::new("script")
-        .args(["-qfec", &command, "/dev/null"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(130), "{text}");
+    let (code, text) = count_on_a_terminal(200, 1, "20 --method search --kernel scalar -j 1");
+    assert_eq!(code, Some(130), "{text}");
     // The last frame of the spinner or bar (planning or counting, as the machine's load has
     // it; a wide terminal, so that the frame is whole), its line ended (the terminal writes \n as
     // \r\n), then the message, on its own line, that nothing was saved.
@@ -599,15 +607,7 @@ fn progress_fits_the_terminal_in_whole_words() {
         return;
     }
     for width in [40, 80] {
-        let command = format!(
-            "stty cols {width}; timeout --preserve-status -s INT 2 {} count 17 --method search --kernel scalar -j 1",
-            env!("CARGO_BIN_EXE_nqueens")
-        );
-        let out = std::process::Command::new("script")
-            .args(["-qfec", &command, "/dev/null"])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
+        let (_, text) = count_on_a_terminal(width, 2, "17 --method search --kernel scalar -j 1");
         let mut total = None;
         let frames: Vec<&str> = text
             .split(['\r', '\n'])

@@ -164,21 +164,18 @@ impl Counting {
     }
 }
 
-/// The width of the terminal on stderr, where it is one that says (80 otherwise).
+/// The width of the terminal on stderr, as indicatif measures it when it pads the line: where
+/// the terminal gives no size (no rows, or no columns), 80.
 pub fn terminal_width() -> usize {
     // SAFETY: TIOCGWINSZ fills the winsize it is given, which lives through the call.
-    let columns = unsafe {
+    let size = unsafe {
         let mut size = std::mem::zeroed::<libc::winsize>();
-        if libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut size) == 0 {
-            size.ws_col
-        } else {
-            0
-        }
+        let asked = libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut size);
+        (asked == 0).then_some(size)
     };
-    if columns == 0 {
-        80
-    } else {
-        usize::from(columns)
+    match size {
+        Some(s) if s.ws_row > 0 && s.ws_col > 0 => usize::from(s.ws_col),
+        _ => 80,
     }
 }
 

@@ -1038,61 +1038,65 @@ fn verify_shows_progress_like_count() {
     }
 }
 
-/// Ctrl-C stops `verify` as it stops `count`: a line saying so, exit 130.
-#[test]
-fn ctrl_c_stops_verify_with_a_message() {
-    use std::io::BufRead;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
-        .args(["verify", "--max-n", "20", "--progress", "always", "-j", "1"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    // Counting has begun (the handler is installed before the first board).
-    let mut line = String::new();
-    while !line.starts_with("n=15:") {
-        line.clear();
-        assert!(err.read_line(&mut line).unwrap() > 0, "verify ended early");
-    }
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{rest}");
-    assert!(rest.contains("interrupted by SIGINT"), "{rest}");
-}
-
-/// `count` with a checkpoint at `ckpt`, stopped by SIGTERM once it counts: its stderr.
-fn count_stopped(ckpt: &std::path::Path) -> String {
+/// Runs nqueens with `args` and sends it `signal` (`INT`, `TERM`) once its stderr holds a
+/// line `ready` takes: its exit code and its whole stderr.
+fn signalled(args: &[&str], ready: impl Fn(&str) -> bool, signal: &str) -> (Option<i32>, String) {
     use std::io::{BufRead, Read};
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
-        .args([
-            "count", "17", "--method", "search", "--kernel", "scalar", "-j", "1",
-        ])
-        .args(["--progress", "always", "--checkpoint"])
-        .arg(ckpt)
+        .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut text = String::new();
-    // A progress line of the count: the checkpoint is open and told to the signal's handler.
-    while !text.contains("% of estimated work") {
-        assert!(err.read_line(&mut text).unwrap() > 0, "ended early: {text}");
+    let (mut text, mut line) = (String::new(), String::new());
+    while !ready(&line) {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "ended early: {text}");
+        text.push_str(&line);
     }
     let killed = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
     err.read_to_string(&mut text).unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(143), "{text}");
+    (child.wait().unwrap().code(), text)
+}
+
+/// Ctrl-C stops `verify` as it stops `count`: a line saying so, exit 130.
+#[test]
+fn ctrl_c_stops_verify_with_a_message() {
+    // Counting has begun (the handler is installed before the first board).
+    let (code, text) = signalled(
+        &["verify", "--max-n", "20", "--progress", "always", "-j", "1"],
+        |line| line.starts_with("n=15:"),
+        "INT",
+    );
+    assert_eq!(code, Some(130), "{text}");
+    assert!(text.contains("interrupted by SIGINT"), "{text}");
+}
+
+/// `count` with a checkpoint at `ckpt`, stopped by SIGTERM once it counts: its stderr.
+fn count_stopped(ckpt: &std::path::Path) -> String {
+    let args = [
+        "count",
+        "17",
+        "--method",
+        "search",
+        "--kernel",
+        "scalar",
+        "-j",
+        "1",
+        "--progress",
+        "always",
+        "--checkpoint",
+    ];
+    let path = ckpt.to_str().unwrap();
+    let all: Vec<&str> = args.iter().copied().chain([path]).collect();
+    // A progress line of the count: the checkpoint is open and told to the signal's handler.
+    let (code, text) = signalled(&all, |line| line.contains("% of estimated work"), "TERM");
+    assert_eq!(code, Some(143), "{text}");
     text
 }
 

@@ -51,7 +51,11 @@ fn bad_input_exits_2_with_a_message_naming_the_argument() {
         (&["count"], "<N>"),
         (&["verify", "--max-n", "28"], "--max-n"),
         (&["count", "é"], "not a board size"),
-        (&["count", "1é-3"], "not a board size"),
+        (&["count", "1é-3"], "'1é-3' is not a range of board sizes"),
+        (
+            &["count", "8-"],
+            "'8-' is not a range of board sizes: expected A-B, whole numbers with 0 <= A <= B <= 32",
+        ),
         (
             &["count", "8", "--shard", "-1/2", "--output", "x"],
             "--shard",
@@ -301,7 +305,19 @@ fn help_and_version_succeed() {
         .assert()
         .success()
         .stdout(predicate::str::contains("count"));
-    nqueens().arg("--version").assert().success();
+    // The version, and the commit built from where the build names one.
+    let (out, _) = succeeds(&["--version"]);
+    let rest = out
+        .strip_prefix(concat!("nqueens ", env!("CARGO_PKG_VERSION")))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        rest == "\n"
+            || rest
+                .strip_prefix(" (")
+                .and_then(|r| r.strip_suffix(")\n"))
+                .is_some_and(|c| !c.is_empty() && !c.contains(char::is_whitespace)),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -496,6 +512,22 @@ fn have_script() -> bool {
     have
 }
 
+/// `nqueens count` with `args` on a terminal `width` columns wide (a pseudo-terminal from
+/// util-linux's `script`), sent SIGINT after `seconds`: its exit code and what the terminal
+/// showed.
+fn count_on_a_terminal(width: usize, seconds: u32, args: &str) -> (Option<i32>, String) {
+    let command = format!(
+        "stty rows 24 cols {width}; timeout --preserve-status -s INT {seconds} {} count {args}",
+        env!("CARGO_BIN_EXE_nqueens")
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.code(), text)
+}
+
 /// On a terminal (a pseudo-terminal from util-linux's `script`), Ctrl-C during a count
 /// without a checkpoint ends the bar's line before saying so, and exits 130.
 #[test]
@@ -503,16 +535,8 @@ fn ctrl_c_on_a_terminal_ends_the_bar_line() {
     if !have_script() {
         return;
     }
-    let command = format!(
-        "stty cols 200; timeout --preserve-status -s INT 1 {} count 20 --method search --kernel scalar -j 1",
-        env!("CARGO_BIN_EXE_nqueens")
-    );
-    let out = std::process::Command::new("script")
-        .args(["-qfec", &command, "/dev/null"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(130), "{text}");
+    let (code, text) = count_on_a_terminal(200, 1, "20 --method search --kernel scalar -j 1");
+    assert_eq!(code, Some(130), "{text}");
     // The last frame of the spinner or bar (planning or counting, as the machine's load has
     // it; a wide terminal, so that the frame is whole), its line ended (the terminal writes \n as
     // \r\n), then the message, on its own line, that nothing was saved.
@@ -531,6 +555,80 @@ fn ctrl_c_on_a_terminal_ends_the_bar_line() {
         frame.starts_with("n=20 ") && frame.contains(" elapsed"),
         "{frame:?}"
     );
+}
+
+/// Whether `word` is one the progress line writes whole: a word of its text, a share, a
+/// duration, parts done of all (`total` after the slash), or a piece of the bar.
+fn progress_word(word: &str, total: &mut Option<String>) -> bool {
+    const WORDS: &[&str] = &[
+        "planning:",
+        "planning",
+        "cutting",
+        "the",
+        "search's",
+        "subproblems",
+        "elapsed",
+        "time",
+        "left",
+        "after",
+        "first",
+        "part",
+        "in",
+        "a",
+        "few",
+        "seconds",
+        "of",
+        "estimated",
+        "work",
+        "about",
+        "done",
+    ];
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let duration = word
+        .split_inclusive(['h', 'm', 's'])
+        .all(|p| p.len() > 1 && digits(&p[..p.len() - 1]))
+        && word.ends_with('s');
+    let share = word
+        .strip_suffix('%')
+        .and_then(|w| w.split_once('.'))
+        .is_some_and(|(a, b)| digits(a) && b.len() == 1 && digits(b));
+    let parts = word.split_once('/').is_some_and(|(done, all)| {
+        digits(done) && digits(all) && total.get_or_insert_with(|| all.to_string()) == all
+    });
+    let bar = word.chars().all(|c| "[]=>".contains(c));
+    WORDS.contains(&word) || word.starts_with("n=") || duration || share || parts || bar
+}
+
+/// On a terminal 40 and 80 columns wide, every frame of the progress line fits the width,
+/// and holds whole words and numbers only (the total of parts never cut short).
+#[test]
+fn progress_fits_the_terminal_in_whole_words() {
+    if !have_script() {
+        return;
+    }
+    for width in [40, 80] {
+        let (_, text) = count_on_a_terminal(width, 2, "17 --method search --kernel scalar -j 1");
+        let mut total = None;
+        let frames: Vec<&str> = text
+            .split(['\r', '\n'])
+            .map(|f| f.trim_start_matches("\x1b[2K").trim_end())
+            .filter(|f| f.starts_with("n=17"))
+            .collect();
+        assert!(frames.len() > 1, "{text:?}");
+        for frame in &frames {
+            assert!(frame.chars().count() <= width, "{width}: {frame:?}");
+            for word in frame
+                .split([' ', ','])
+                .filter(|w| !w.is_empty() && w.is_ascii())
+            {
+                assert!(
+                    progress_word(word, &mut total),
+                    "{width}: {word:?} in {frame:?}"
+                );
+            }
+        }
+        assert!(frames.iter().any(|f| f.contains('%')), "{width}: {text:?}");
+    }
 }
 
 /// `estimate` predicts from a sample: every field filled and positive, no more parts timed
@@ -876,6 +974,19 @@ fn bench_sweeps_the_threads_with_counts_checked_in_json_and_csv() {
     );
     let score: Vec<&str> = lines[3].split_whitespace().collect();
     assert_eq!(score[1..4], ["score", "-", "-"], "{text}");
+    // Every column splits on white space: the extensions joined by `+`, the CPU's name by `_`.
+    let one_word = |value: &serde_json::Value, join: &str| {
+        let words: Vec<&str> = value.as_str().unwrap().split_whitespace().collect();
+        words.join(join)
+    };
+    for line in &lines {
+        assert_eq!(line.split_whitespace().count(), header.len(), "{line}");
+    }
+    for line in &lines[1..] {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cells[at("isa")], one_word(&rows[0]["isa"], "+"), "{line}");
+        assert_eq!(cells[at("cpu")], one_word(&rows[0]["cpu"], "_"), "{line}");
+    }
 }
 
 #[test]
@@ -927,33 +1038,110 @@ fn verify_shows_progress_like_count() {
     }
 }
 
-/// Ctrl-C stops `verify` as it stops `count`: a line saying so, exit 130.
-#[test]
-fn ctrl_c_stops_verify_with_a_message() {
-    use std::io::BufRead;
+/// Runs nqueens with `args` and sends it `signal` (`INT`, `TERM`) once its stderr holds a
+/// line `ready` takes: its exit code and its whole stderr.
+fn signalled(args: &[&str], ready: impl Fn(&str) -> bool, signal: &str) -> (Option<i32>, String) {
+    use std::io::{BufRead, Read};
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
-        .args(["verify", "--max-n", "20", "--progress", "always", "-j", "1"])
+        .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    // Counting has begun (the handler is installed before the first board).
-    let mut line = String::new();
-    while !line.starts_with("n=15:") {
+    let (mut text, mut line) = (String::new(), String::new());
+    while !ready(&line) {
         line.clear();
-        assert!(err.read_line(&mut line).unwrap() > 0, "verify ended early");
+        assert!(err.read_line(&mut line).unwrap() > 0, "ended early: {text}");
+        text.push_str(&line);
     }
     let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{rest}");
-    assert!(rest.contains("interrupted by SIGINT"), "{rest}");
+    err.read_to_string(&mut text).unwrap();
+    (child.wait().unwrap().code(), text)
+}
+
+/// Ctrl-C stops `verify` as it stops `count`: a line saying so, exit 130.
+#[test]
+fn ctrl_c_stops_verify_with_a_message() {
+    // Counting has begun (the handler is installed before the first board).
+    let (code, text) = signalled(
+        &["verify", "--max-n", "20", "--progress", "always", "-j", "1"],
+        |line| line.starts_with("n=15:"),
+        "INT",
+    );
+    assert_eq!(code, Some(130), "{text}");
+    assert!(text.contains("interrupted by SIGINT"), "{text}");
+}
+
+/// `count` with a checkpoint at `ckpt`, stopped by SIGTERM once it counts: its stderr.
+fn count_stopped(ckpt: &std::path::Path) -> String {
+    let args = [
+        "count",
+        "17",
+        "--method",
+        "search",
+        "--kernel",
+        "scalar",
+        "-j",
+        "1",
+        "--progress",
+        "always",
+        "--checkpoint",
+    ];
+    let path = ckpt.to_str().unwrap();
+    let all: Vec<&str> = args.iter().copied().chain([path]).collect();
+    // A progress line of the count: the checkpoint is open and told to the signal's handler.
+    let (code, text) = signalled(&all, |line| line.contains("% of estimated work"), "TERM");
+    assert_eq!(code, Some(143), "{text}");
+    text
+}
+
+/// An interrupted run says how many parts its checkpoint holds, of how many: on a first run
+/// all of them its own, on a resumed one how many of them it counted.
+#[test]
+fn an_interrupted_run_says_how_many_parts_are_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("c.ckpt");
+    let saved = |text: &str| -> (usize, usize, String) {
+        let line = text
+            .lines()
+            .find_map(|l| l.strip_prefix("interrupted by SIGTERM: "))
+            .unwrap_or_else(|| panic!("{text}"));
+        let (held, rest) = line.split_once(" of ").unwrap();
+        let (parts, rest) = rest.split_once(" parts saved in ").unwrap();
+        (
+            held.parse().unwrap(),
+            parts.parse().unwrap(),
+            rest.to_string(),
+        )
+    };
+    let first = count_stopped(&ckpt);
+    let (held, parts, rest) = saved(&first);
+    let path = ckpt.display();
+    assert_eq!(
+        rest,
+        format!("{path}; run the same command again to resume")
+    );
+    assert!(!first.contains("more"), "{first}");
+    assert!(held <= parts, "{first}");
+    let second = count_stopped(&ckpt);
+    assert!(
+        second.contains(&format!("resuming: {held} of {parts} parts done")),
+        "{second}"
+    );
+    let (now, all, rest) = saved(&second);
+    assert!(now >= held && all == parts, "{second}");
+    assert_eq!(
+        rest,
+        format!(
+            "{path} ({} of them counted by this run); run the same command again to resume",
+            now - held
+        )
+    );
 }
 
 /// Values that clap would take for flags (`-1`) reach the flag's own message, and a range
@@ -995,6 +1183,27 @@ fn messages_name_what_is_wrong() {
         ),
         (&["count", "8", "--memory", "-1G"], "'-1G' is not a size"),
         (&["merge", "x", "--audit", "-1"], "the audit share must be"),
+        (
+            &["count", "16", "17", "--checkpoint", "x"],
+            "error: --checkpoint takes one board size N, not 16 17: run one command per board",
+        ),
+        (
+            &["count", "8-10", "--shard", "0/2", "--output", "x"],
+            "error: --shard takes one board size N, not 8-10",
+        ),
+        (
+            &["count", "8", "--audit", "-1"],
+            "'--audit <N>': the audit must be a whole number of the checkpoint's parts to recount, 0 (trust them) or more",
+        ),
+        (
+            &["count", "8", "--audit", "abc"],
+            "'--audit <N>': the audit must be a whole number",
+        ),
+        (
+            &["count", "8", "--shard", "0/ 4", "--output", "x"],
+            "'0/ 4' is not a shard: expected I/K",
+        ),
+        (&["count", "8", "-j", " 2"], "the thread count must be"),
     ];
     for (args, needle) in cases {
         let out = nqueens().args(*args).output().unwrap();
@@ -1005,6 +1214,32 @@ fn messages_name_what_is_wrong() {
             !err.contains("-- -1") && !err.contains("a range A-B"),
             "{args:?}: {err}"
         );
+    }
+}
+
+/// `merge --partial` of a folder no shard has written to yet: the work is not done (exit 1),
+/// where a merge of nothing is bad usage (exit 2).
+#[test]
+fn a_partial_merge_of_nothing_yet_is_work_not_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().to_str().unwrap();
+    for (args, code, message) in [
+        (
+            &["merge", "--partial", folder][..],
+            1,
+            "error: merge --partial: no shard results found yet",
+        ),
+        (
+            &["merge", folder],
+            2,
+            "error: merge: no shard results given",
+        ),
+    ] {
+        let out = nqueens().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.starts_with(message), "{args:?}: {err}");
+        assert!(out.stdout.is_empty());
     }
 }
 

@@ -231,9 +231,8 @@ fn solve_rejects_bad_input_like_count() {
     }
 }
 
-/// The first solution of the largest board: found in about a third of a second on two
-/// threads (0.36 s on a 2-vCPU Zen 3; 0.56 s on one thread alone), where batches of
-/// subproblems handed to the pool took 16-29 s, most of it in the kernel. The bound leaves room for a loaded machine.
+/// The first solution of the largest board comes in a fraction of a second, where batches of
+/// subproblems handed to the pool took many seconds. The bound leaves room for a loaded machine.
 #[test]
 fn the_first_solution_of_n_32_comes_at_once() {
     let start = std::time::Instant::now();
@@ -405,4 +404,112 @@ fn svg_draws_every_listed_solution_numbered_in_one_valid_picture() {
             }
         }
     }
+}
+
+/// `solve` with `args`, run until it ends or for `seconds` at most (then killed): its exit
+/// code (`None` where it was killed), stdout and stderr.
+fn solve_within(args: &[&str], seconds: u64) -> (Option<i32>, String, String) {
+    let child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .arg("solve")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read to the end on a thread of its own, so that a large output is never stuck in the pipe.
+    let pid = child.id().to_string();
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || send.send(child.wait_with_output().unwrap()));
+    let timeout = std::time::Duration::from_secs(seconds);
+    let (code, out) = match receive.recv_timeout(timeout) {
+        Ok(out) => (out.status.code(), out),
+        Err(_) => {
+            Std::new("kill").args(["-KILL", &pid]).status().unwrap();
+            (None, receive.recv().unwrap())
+        }
+    };
+    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+    (code, text(out.stdout), text(out.stderr))
+}
+
+/// A picture of more boards than one SVG draws is refused at once, naming `--limit`, rather
+/// than gathered for minutes; one with a `--limit` is drawn at once.
+#[test]
+fn svg_refuses_at_once_what_is_too_large_to_draw() {
+    for args in [
+        &["16", "--format", "svg"][..],
+        &["20", "--format", "svg"],
+        &["13", "--unique", "--format", "svg"],
+        &["20", "--format", "svg", "--limit", "10001"],
+    ] {
+        let (code, out, err) = solve_within(args, 10);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}");
+        assert!(
+            err.starts_with("error: ") && err.contains("--limit") && err.contains("10000"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let (code, out, err) = solve_within(&["20", "--format", "svg", "--limit", "3"], 10);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(parse_svg(&out, 20).boards.len(), 3);
+    // The largest boards drawn whole.
+    let (code, out, err) = solve_within(&["12", "--unique", "--format", "svg"], 60);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        parse_svg(&out, 12).boards.len() as u128,
+        published::fundamental(12).unwrap()
+    );
+}
+
+/// A listing that will not end soon says so on stderr, and how to take the first few.
+#[test]
+fn an_endless_listing_says_how_to_take_the_first_few() {
+    use std::io::BufRead;
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["solve", "30", "--format", "columns"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert_eq!(first.split_whitespace().count(), 30, "{first}");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.starts_with("note: listing every solution for n = 30 will not end soon")
+            && err.contains("--limit K lists the first K")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+    // With a limit, or a board that ends, nothing is said.
+    let (code, _, err) = solve_within(&["30", "--limit", "2"], 10);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+}
+
+/// A board without solutions says so on stderr, its output the format's empty form.
+#[test]
+fn a_board_without_solutions_says_so() {
+    for (args, expected) in [
+        (&["3"][..], ""),
+        (&["2", "--unique"], ""),
+        (&["3", "--format", "leetcode"], "[]\n"),
+    ] {
+        let (code, out, err) = solve_within(args, 10);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert_eq!(out, expected, "{args:?}");
+        let n = args[0];
+        assert!(
+            err.starts_with(&format!("note: n = {n} has no solutions")) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+    // None asked for: none listed, nothing said.
+    let (code, out, err) = solve_within(&["3", "--limit", "0"], 10);
+    assert_eq!((code, out.as_str(), err.as_str()), (Some(0), "", ""));
 }

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use nqueens::bench::{self, Case, Workload};
-use nqueens::{Counts, Method, published};
+use nqueens::{Counts, Kernel, Method, published};
 
 use crate::cli::BenchArgs;
 use crate::commands::Failure;
@@ -47,9 +47,11 @@ pub struct BenchRow {
     pub efficiency: f64,
     /// The counting loop that ran (`scalar`, `avx2` or `avx512`).
     pub kernel: &'static str,
-    /// The architecture and the extensions of it the loops use that this CPU has.
+    /// The architecture and the extensions of it the loops use that this CPU has, separated
+    /// by spaces (by `+` in the table).
     pub isa: String,
-    /// The CPU's model name as the system reports it (`unknown` where it does not).
+    /// The CPU's model name as the system reports it (`unknown` where it does not; its
+    /// spaces `_` in the table).
     pub cpu: String,
 }
 
@@ -93,6 +95,20 @@ impl Record for BenchRow {
             Some(self.cpu.clone()),
         ]
     }
+    /// The cells, each one word, so that every column splits on white space: the extensions
+    /// joined by `+` (`x86_64+avx2+bmi1`), the spaces of the CPU's name made `_`.
+    fn table(&self) -> Vec<Option<String>> {
+        let mut cells = self.cells();
+        for (cell, join) in cells[12..].iter_mut().zip(["+", "_"]) {
+            *cell = cell.as_deref().map(|t| one_word(t, join));
+        }
+        cells
+    }
+}
+
+/// `text` as one word: its words joined by `join`.
+fn one_word(text: &str, join: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(join)
 }
 
 /// `x` rounded to `digits` decimals, so that JSON gives what the table and CSV show.
@@ -178,20 +194,8 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         let (mut rates, mut solutions, mut seconds) = (Vec::new(), 0u128, 0.0);
         let mut cpu = Some(0.0);
         for (i, &case) in workload.cases.iter().enumerate() {
-            // Each run's wall and CPU seconds; the median run by wall time is reported.
-            let mut runs = Vec::with_capacity(args.runs);
-            let mut counts = None;
-            for _ in 0..args.runs {
-                let before = bench::cpu_seconds();
-                let c = case.count(threads, kernel)?;
-                let used = bench::cpu_seconds().zip(before).map(|(b, a)| b - a);
-                runs.push((c.elapsed_s, used));
-                counts = Some(c);
-            }
-            let mut counts = counts.expect("at least one run");
-            counts.solutions += hooks::miscount();
+            let (counts, elapsed, used) = timed(case, threads, kernel, args.runs)?;
             wrong.extend(miscounted(case, threads, &counts));
-            let (elapsed, used) = bench::median_run(runs).expect("at least one run");
             let rate = counts.solutions as f64 / elapsed;
             if single.len() == i {
                 single.push(rate);
@@ -211,6 +215,35 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         scores.push((threads, score));
         out.print(&row(threads, None, (solutions, seconds, cpu, score, one)))?;
     }
+    summarize(workload.name, &scores, &wrong)
+}
+
+/// Counts `case` `runs` times on `threads` threads: its counts, and the wall and CPU seconds
+/// of the median run by wall time.
+fn timed(
+    case: Case,
+    threads: usize,
+    kernel: Kernel,
+    runs: usize,
+) -> Result<(Counts, f64, Option<f64>), Failure> {
+    let mut times = Vec::with_capacity(runs);
+    let mut counts = None;
+    for _ in 0..runs {
+        let before = bench::cpu_seconds();
+        let c = case.count(threads, kernel)?;
+        let used = bench::cpu_seconds().zip(before).map(|(b, a)| b - a);
+        times.push((c.elapsed_s, used));
+        counts = Some(c);
+    }
+    let mut counts = counts.expect("at least one run");
+    counts.solutions += hooks::miscount();
+    let (elapsed, used) = bench::median_run(times).expect("at least one run");
+    Ok((counts, elapsed, used))
+}
+
+/// Says on stderr each thread count's score (`scores`, the first at 1 thread) and whether
+/// every count equals the published value; fails where one (`wrong`) does not.
+fn summarize(workload: &str, scores: &[(usize, f64)], wrong: &[String]) -> Result<(), Failure> {
     let one = scores[0].1;
     let rated: Vec<String> = scores
         .iter()
@@ -226,15 +259,14 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         .collect();
     let _ = writeln!(
         io::stderr(),
-        "score, workload {} (geometric mean of the boards' solutions per second): {}",
-        workload.name,
+        "score, workload {workload} (geometric mean of the boards' solutions per second): {}",
         rated.join("; ")
     );
     if wrong.is_empty() {
         let _ = writeln!(io::stderr(), "every count equals the published value");
         return Ok(());
     }
-    for w in &wrong {
+    for w in wrong {
         let _ = writeln!(io::stderr(), "error: {w}");
     }
     Err(Failure::Mismatch)
@@ -243,7 +275,6 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nqueens::Kernel;
 
     #[test]
     fn a_count_that_differs_from_the_published_value_is_named() {

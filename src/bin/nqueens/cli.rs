@@ -20,7 +20,7 @@ use crate::progress::When;
 #[derive(Debug, Parser)]
 #[command(
     name = "nqueens",
-    version,
+    version = version(),
     about,
     propagate_version = true,
     arg_required_else_help = true
@@ -28,6 +28,22 @@ use crate::progress::When;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// What `--version` prints after the name: the package's version, and the commit it was
+/// built from where the build names one (`NQUEENS_COMMIT`, set by the build script in a git
+/// checkout): `0.1.0 (abc1234)`.
+fn version() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| version_text(env!("CARGO_PKG_VERSION"), option_env!("NQUEENS_COMMIT")))
+}
+
+/// `version`, with `commit` in brackets where there is one.
+fn version_text(version: &str, commit: Option<&str>) -> String {
+    match commit.map(str::trim).filter(|c| !c.is_empty()) {
+        Some(commit) => format!("{version} ({commit})"),
+        None => version.to_string(),
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -150,7 +166,7 @@ pub struct LongRunArgs {
     pub output: Option<PathBuf>,
     /// Recount N of the parts a resumed checkpoint holds, picked at random, and refuse the
     /// checkpoint if one differs from its record (0: trust it)
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = parse_audit_parts, allow_negative_numbers = true)]
     pub audit: usize,
 }
 
@@ -166,7 +182,7 @@ pub enum BoardFormat {
     /// JSON Lines: {"n":4,"columns":[1,3,0,2]}
     Json,
     /// One SVG picture of every solution listed (with --unique, one per class; --limit K, the
-    /// first K): a grid of numbered boards, for a slide or a page
+    /// first K): a grid of numbered boards, for a slide or a page; at most 10000 boards
     Svg,
 }
 
@@ -391,12 +407,20 @@ fn parse_percent(s: &str) -> Result<f64, String> {
         .ok_or_else(|| "the audit share must be a percentage above 0 and at most 100".to_string())
 }
 
+/// `count --audit`: how many of a resumed checkpoint's parts to recount.
+fn parse_audit_parts(s: &str) -> Result<usize, String> {
+    s.parse::<usize>().map_err(|_| {
+        "the audit must be a whole number of the checkpoint's parts to recount, 0 (trust them) or more; merge --audit takes a percentage".to_string()
+    })
+}
+
+/// `I/K`, as the other numbers are read: no spaces inside or around.
 fn parse_shard(s: &str) -> Result<Shard, String> {
     let bad = || format!("'{s}' is not a shard: expected I/K with whole numbers 0 <= I < K");
     let (i, k) = s.split_once('/').ok_or_else(bad)?;
     let (index, count) = (
-        i.trim().parse::<usize>().map_err(|_| bad())?,
-        k.trim().parse::<usize>().map_err(|_| bad())?,
+        i.parse::<usize>().map_err(|_| bad())?,
+        k.parse::<usize>().map_err(|_| bad())?,
     );
     if index >= count {
         return Err(bad());
@@ -416,14 +440,19 @@ fn parse_max_n(s: &str) -> Result<u32, String> {
 
 fn parse_size(s: &str) -> Result<u32, String> {
     match s.trim().parse::<i64>() {
-        Ok(v) if (0..=i64::from(MAX_N)).contains(&v) => Ok(v as u32),
-        Ok(v) => Err(format!(
-            "board size {v} is out of range: N must be between 0 and {MAX_N}"
-        )),
+        Ok(v) => in_range(v),
         Err(_) => Err(format!(
             "'{s}' is not a board size: expected a whole number N or a range A-B, with 0 <= N <= {MAX_N}"
         )),
     }
+}
+
+/// A board size read as a number, refused past [`MAX_N`] or below 0.
+fn in_range(v: i64) -> Result<u32, String> {
+    u32::try_from(v)
+        .ok()
+        .filter(|&n| n <= MAX_N)
+        .ok_or_else(|| format!("board size {v} is out of range: N must be between 0 and {MAX_N}"))
 }
 
 /// One board size `N`, where a range is not taken (`solve` lists one board).
@@ -451,7 +480,16 @@ fn parse_sizes(s: &str) -> Result<RangeInclusive<u32>, String> {
     {
         None => parse_size(s).map(|n| n..=n),
         Some(i) => {
-            let (a, b) = (parse_size(&s[..i])?, parse_size(&s[i + 1..])?);
+            // Each end a whole number, else the range as given is named, with its form.
+            let end = |t: &str| {
+                t.trim().parse::<i64>().map_err(|_| {
+                    format!(
+                        "'{s}' is not a range of board sizes: expected A-B, whole numbers with 0 <= A <= B <= {MAX_N}, e.g. 8-12"
+                    )
+                })
+            };
+            let (a, b) = (end(&s[..i])?, end(&s[i + 1..])?);
+            let (a, b) = (in_range(a)?, in_range(b)?);
             if a > b {
                 return Err(format!(
                     "the range {a}-{b} is reversed: write it as {b}-{a}"
@@ -585,6 +623,20 @@ mod tests {
     }
 
     #[test]
+    fn the_version_names_the_commit_built_from() {
+        assert_eq!(version_text("0.1.0", Some("abc1234")), "0.1.0 (abc1234)");
+        assert_eq!(version_text("0.1.0", None), "0.1.0");
+        assert_eq!(version_text("0.1.0", Some("")), "0.1.0");
+        let shown = Cli::command().render_version();
+        assert_eq!(shown, format!("nqueens {}\n", version()));
+        assert!(shown.starts_with(concat!("nqueens ", env!("CARGO_PKG_VERSION"))));
+        assert_eq!(
+            shown.contains(" ("),
+            option_env!("NQUEENS_COMMIT").is_some_and(|c| !c.trim().is_empty())
+        );
+    }
+
+    #[test]
     fn sizes_parse_as_numbers_and_ranges() {
         assert_eq!(parse_sizes("8"), Ok(8..=8));
         assert_eq!(parse_sizes("1-12"), Ok(1..=12));
@@ -593,11 +645,31 @@ mod tests {
         assert!(parse_sizes("-3").unwrap_err().contains("between 0 and 32"));
         assert!(parse_sizes("33").unwrap_err().contains("between 0 and 32"));
         assert!(parse_sizes("x").unwrap_err().contains("not a board size"));
-        assert!(parse_sizes("3-").unwrap_err().contains("not a board size"));
+        assert_eq!(
+            parse_sizes("8-").unwrap_err(),
+            "'8-' is not a range of board sizes: expected A-B, whole numbers with 0 <= A <= B <= 32, e.g. 8-12"
+        );
+        assert!(parse_sizes("-8").unwrap_err().contains("between 0 and 32"));
+        assert!(parse_sizes("8-40").unwrap_err().contains("board size 40"));
+        assert!(
+            parse_sizes("x-3")
+                .unwrap_err()
+                .contains("'x-3' is not a range")
+        );
         assert!(parse_sizes("").is_err());
         for text in ["é", "1é", "é-3", "3-é", "-", "--", "1--2", "٣"] {
             assert!(parse_sizes(text).is_err(), "{text}");
         }
+    }
+
+    #[test]
+    fn shards_are_read_without_spaces_as_threads_are() {
+        assert_eq!(parse_shard("0/4"), Ok(Shard { index: 0, count: 4 }));
+        for text in ["0/ 4", "0 /4", " 0/4", "0/4 ", "4/4", "-1/4", "0/", "0"] {
+            let err = parse_shard(text).unwrap_err();
+            assert!(err.contains("expected I/K"), "{text}: {err}");
+        }
+        assert!(parse_threads(" 2").is_err() && parse_threads("2").is_ok());
     }
 
     #[test]

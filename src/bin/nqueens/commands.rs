@@ -15,7 +15,9 @@ use nqueens::run::estimate;
 use nqueens::run::shard::{self, ShardResult};
 use nqueens::solve::board;
 use nqueens::solve::{self, ListOptions};
-use nqueens::{Counts, Engine, Error, Kernel, Method, Observer, Options, Run, Tally, published};
+use nqueens::{
+    Counts, Engine, Error, Kernel, Method, Observer, Options, Outcome, Run, Tally, published,
+};
 
 use crate::cli::{
     BoardFormat, Cli, Command, CountArgs, EstimateArgs, LongRunArgs, MergeArgs, SolveArgs,
@@ -105,12 +107,7 @@ fn count(args: CountArgs) -> Result<(), Failure> {
     let interrupts = Interrupts::install(args.long.checkpoint.clone());
     let largest = args.sizes.iter().map(|r| *r.end()).max().unwrap_or(0);
     let counting = args.engine.counting(largest)?;
-    let single = args.sizes.len() == 1 && args.sizes[0].start() == args.sizes[0].end();
-    if !single && (args.long.checkpoint.is_some() || args.long.shard.is_some()) {
-        return Err(Failure::Usage(anyhow::anyhow!(
-            "--checkpoint and --shard take a single board size N"
-        )));
-    }
+    one_board(&args)?;
     counting.precheck(args.sizes.iter().cloned().flatten())?;
     // The files' paths are checked (the output's temporary file made) before any planning.
     let mut output = files::prepare(&args.long)?;
@@ -126,6 +123,32 @@ fn count(args: CountArgs) -> Result<(), Failure> {
     }
     hooks::report_threads();
     Ok(())
+}
+
+/// Refuses more than one board size where `--checkpoint` or `--shard` is given: a checkpoint
+/// or a shard holds the parts of one board. The message names the flags given and the sizes.
+fn one_board(args: &CountArgs) -> Result<(), Failure> {
+    let sizes = &args.sizes;
+    if sizes.len() == 1 && sizes[0].start() == sizes[0].end() {
+        return Ok(());
+    }
+    let given = match (&args.long.checkpoint, &args.long.shard) {
+        (Some(_), Some(_)) => "--checkpoint and --shard each take",
+        (Some(_), None) => "--checkpoint takes",
+        (None, Some(_)) => "--shard takes",
+        (None, None) => return Ok(()),
+    };
+    let asked: Vec<String> = sizes
+        .iter()
+        .map(|r| match (r.start(), r.end()) {
+            (a, b) if a == b => a.to_string(),
+            (a, b) => format!("{a}-{b}"),
+        })
+        .collect();
+    Err(Failure::Usage(anyhow::anyhow!(
+        "{given} one board size N, not {}: run one command per board",
+        asked.join(" ")
+    )))
 }
 
 /// Test hook: abort the process (as a crash would) once this many results are synced to
@@ -158,7 +181,6 @@ fn long_count(
     engine: &Engine,
     (long, output, interrupts): (&LongRunArgs, Option<Output>, &Interrupts),
 ) -> Result<Option<Counts>, Failure> {
-    let failed = |e: FileError| Failure::Failed(e.into());
     let start = Instant::now();
     let progress = Progress::start(
         long.progress,
@@ -174,40 +196,8 @@ fn long_count(
         let costs = engine.pool().install(|| plan.costs());
         run = run.only(shard::subproblems_of(costs, shard)).keep_each();
     }
-    let checkpoint = match &long.checkpoint {
-        Some(path) => {
-            let (c, done, cut) = Checkpoint::open(path, &plan, long.shard).map_err(failed)?;
-            if let Some(cut) = cut {
-                let _ = writeln!(
-                    io::stderr(),
-                    "warning: checkpoint {}: {cut}",
-                    path.display()
-                );
-            }
-            audit_resumed(&plan, engine, path, &done, long.audit)?;
-            run = run.resume(done);
-            let already = run.already_done().len();
-            if already > 0 {
-                let _ = writeln!(
-                    io::stderr(),
-                    "resuming: {already} of {} parts done (from {})",
-                    run.selected().len(),
-                    path.display()
-                );
-            }
-            Some(Arc::new(c))
-        }
-        None => None,
-    };
-    let abort = std::env::var(ABORT_AFTER)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .zip(checkpoint.clone())
-        .map(|(after, checkpoint)| AbortAfter {
-            after,
-            seen: AtomicUsize::new(0),
-            checkpoint,
-        });
+    let (mut run, checkpoint) = open_checkpoint(run, long, engine)?;
+    let abort = abort_hook(checkpoint.as_ref());
     if let Some(p) = &progress {
         // Costs are estimated on the engine's threads, as -j asks (planning still).
         let costs = Progress::during(&progress, || {
@@ -217,7 +207,8 @@ fn long_count(
     }
     if let Some(c) = &checkpoint {
         run = run.observe(c.as_ref());
-        interrupts.save(Arc::clone(c));
+        let parts = (run.already_done().len(), run.selected().len());
+        interrupts.save(Arc::clone(c), parts);
     }
     if let Some(a) = &abort {
         run = run.observe(a);
@@ -226,19 +217,83 @@ fn long_count(
         run = run.observe(p);
     }
     let selected = run.selected().len();
-    // Progress brought up to date (a plain line every 2 s); checkpoint records serialized as
-    // they come (off the workers) and synced every second even while no subproblem finishes.
+    let outcome = execute(run, engine, progress.as_ref(), checkpoint.as_deref());
+    match (long.shard, output) {
+        (Some(shard), Some(output)) => {
+            debug_assert_eq!(outcome.each.len(), selected);
+            write_shard(&plan, shard, engine, outcome, output)?;
+            Ok(None)
+        }
+        _ => whole_counts(&plan, engine, &outcome, long).map(Some),
+    }
+}
+
+/// Opens `--checkpoint` where one is given: its records audited ([`audit_resumed`]) and
+/// resumed by `run`, a damaged end cut off with a warning.
+fn open_checkpoint<'a>(
+    mut run: Run<'a>,
+    long: &LongRunArgs,
+    engine: &Engine,
+) -> Result<(Run<'a>, Option<Arc<Checkpoint>>), Failure> {
+    let Some(path) = &long.checkpoint else {
+        return Ok((run, None));
+    };
+    let plan = run.plan();
+    let (c, done, cut) =
+        Checkpoint::open(path, plan, long.shard).map_err(|e| Failure::Failed(e.into()))?;
+    if let Some(cut) = cut {
+        let _ = writeln!(
+            io::stderr(),
+            "warning: checkpoint {}: {cut}",
+            path.display()
+        );
+    }
+    audit_resumed(plan, engine, path, &done, long.audit)?;
+    run = run.resume(done);
+    let already = run.already_done().len();
+    if already > 0 {
+        let _ = writeln!(
+            io::stderr(),
+            "resuming: {already} of {} parts done (from {})",
+            run.selected().len(),
+            path.display()
+        );
+    }
+    Ok((run, Some(Arc::new(c))))
+}
+
+/// The test hook [`ABORT_AFTER`]'s observer, where the variable is set and a checkpoint open.
+fn abort_hook(checkpoint: Option<&Arc<Checkpoint>>) -> Option<AbortAfter> {
+    let after = std::env::var(ABORT_AFTER).ok()?.parse().ok()?;
+    Some(AbortAfter {
+        after,
+        seen: AtomicUsize::new(0),
+        checkpoint: Arc::clone(checkpoint?),
+    })
+}
+
+/// Counts `run` while a helper thread brings the progress up to date (a plain line every
+/// 2 s) and serializes the checkpoint's records as they come (off the workers), syncing
+/// them every second even while no subproblem finishes; then ends the progress and the
+/// checkpoint. The count is complete whatever became of the checkpoint: one that could not
+/// keep up is only a warning.
+fn execute(
+    run: Run<'_>,
+    engine: &Engine,
+    progress: Option<&Progress>,
+    checkpoint: Option<&Checkpoint>,
+) -> Outcome {
     let (line, stage, sync) = (
-        progress.as_ref().map(|p| move || p.tick()),
-        checkpoint.as_ref().map(|c| move || c.stage()),
-        checkpoint.as_ref().map(|c| {
+        progress.map(|p| move || p.tick()),
+        checkpoint.map(|c| move || c.stage()),
+        checkpoint.map(|c| {
             move || {
                 let _ = c.flush();
             }
         }),
     );
     let mut ticks: Vec<Tick> = Vec::new();
-    if let (Some(f), Some(p)) = (&line, &progress) {
+    if let (Some(f), Some(p)) = (&line, progress) {
         ticks.push((p.period(), f));
     }
     if let (Some(stage), Some(sync)) = (&stage, &sync) {
@@ -246,12 +301,10 @@ fn long_count(
         ticks.push((checkpoint::SYNC_EVERY, sync));
     }
     let outcome = while_running(&ticks, || run.execute(engine));
-    if let Some(p) = &progress {
+    if let Some(p) = progress {
         p.finish();
     }
-    // The count is complete whatever became of the checkpoint: it is printed (or written)
-    // all the same, and a checkpoint that could not keep up is only a warning.
-    if let Some(c) = &checkpoint
+    if let Some(c) = checkpoint
         && let Err(e) = c.finish()
     {
         let _ = writeln!(
@@ -259,43 +312,58 @@ fn long_count(
             "warning: {e}; the count is complete and does not depend on it"
         );
     }
-    match (long.shard, output) {
-        (Some(shard), Some(output)) => {
-            debug_assert_eq!(outcome.each.len(), selected);
-            let result = ShardResult::new(
-                &plan,
-                shard,
-                engine.kernel(),
-                outcome.each,
-                outcome.threads,
-                outcome.elapsed_s,
-            );
-            let path = output.path().display().to_string();
-            let written = result.write(output).map_err(failed)?;
-            hooks::pause_at("output");
-            written.publish().map_err(failed)?;
-            let _ = writeln!(
-                io::stderr(),
-                "shard {shard}: {selected} of {} subproblems counted; partial counts written to {path}",
-                plan.len(),
-            );
-            Ok(None)
-        }
-        _ => {
-            // As merge refuses shards whose fundamental counts are no whole number (eight
-            // times a Burnside sum), a count whose resumed records make one is refused.
-            if plan.symmetry == nqueens::Symmetry::Full && outcome.tally.unique8 % 8 != 0 {
-                let from = long.checkpoint.as_ref().map_or(String::new(), |p| {
-                    format!(" (records resumed from {})", p.display())
-                });
-                return Err(Failure::Failed(anyhow::anyhow!(
-                    "the fundamental counts add up to {} eighths, not a whole number of solutions{from}: a record was changed; remove the checkpoint to count afresh",
-                    outcome.tally.unique8
-                )));
-            }
-            Ok(Some(outcome.counts(&plan, engine.kernel())))
-        }
+    outcome
+}
+
+/// Writes a shard's partial counts to its output (synced, then renamed into place).
+fn write_shard(
+    plan: &nqueens::Plan,
+    shard: shard::Shard,
+    engine: &Engine,
+    outcome: Outcome,
+    output: Output,
+) -> Result<(), Failure> {
+    let failed = |e: FileError| Failure::Failed(e.into());
+    let selected = outcome.each.len();
+    let result = ShardResult::new(
+        plan,
+        shard,
+        engine.kernel(),
+        outcome.each,
+        outcome.threads,
+        outcome.elapsed_s,
+    );
+    let path = output.path().display().to_string();
+    let written = result.write(output).map_err(failed)?;
+    hooks::pause_at("output");
+    written.publish().map_err(failed)?;
+    let _ = writeln!(
+        io::stderr(),
+        "shard {shard}: {selected} of {} subproblems counted; partial counts written to {path}",
+        plan.len(),
+    );
+    Ok(())
+}
+
+/// The counts of a whole board. As merge refuses shards whose fundamental counts are no
+/// whole number (eight times a Burnside sum), a count whose resumed records make one is
+/// refused.
+fn whole_counts(
+    plan: &nqueens::Plan,
+    engine: &Engine,
+    outcome: &Outcome,
+    long: &LongRunArgs,
+) -> Result<Counts, Failure> {
+    if plan.symmetry == nqueens::Symmetry::Full && !outcome.tally.unique8.is_multiple_of(8) {
+        let from = long.checkpoint.as_ref().map_or(String::new(), |p| {
+            format!(" (records resumed from {})", p.display())
+        });
+        return Err(Failure::Failed(anyhow::anyhow!(
+            "the fundamental counts add up to {} eighths, not a whole number of solutions{from}: a record was changed; remove the checkpoint to count afresh",
+            outcome.tally.unique8
+        )));
     }
+    Ok(outcome.counts(plan, engine.kernel()))
 }
 
 /// Recounts `audit` of the parts a checkpoint at `path` holds (`done`), picked at random
@@ -349,7 +417,7 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
         threads: args.threads,
         ..Options::default()
     })?;
-    let files = shard_files(&args.files, &args.list)?;
+    let files = shard_files(&args.files, &args.list, args.partial)?;
     let merged = engine
         .install(|| shard::merge(files, args.partial))
         .map_err(failed)?;
@@ -416,8 +484,14 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
 }
 
 /// The shard results `merge` is given: each file, every `*.json` file of each folder, and
-/// each path listed in the `--list` files (`-`: standard input), in that order.
-fn shard_files(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+/// each path listed in the `--list` files (`-`: standard input), in that order. None is bad
+/// usage, but for a `partial` merge, whose shards may all still be counting: the work is
+/// not done (exit 1).
+fn shard_files(
+    paths: &[PathBuf],
+    lists: &[PathBuf],
+    partial: bool,
+) -> Result<Vec<PathBuf>, Failure> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
@@ -440,6 +514,11 @@ fn shard_files(paths: &[PathBuf], lists: &[PathBuf]) -> Result<Vec<PathBuf>, Fai
                 .filter(|l| !l.is_empty())
                 .map(PathBuf::from),
         );
+    }
+    if files.is_empty() && partial {
+        return Err(Failure::Failed(anyhow::anyhow!(
+            "merge --partial: no shard results found yet (the folders and lists hold none): no shard has finished"
+        )));
     }
     if files.is_empty() {
         return Err(Failure::Usage(anyhow::anyhow!(
@@ -513,36 +592,10 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         ..estimate::Settings::default()
     };
     let start = Instant::now();
-    let loud = std::io::IsTerminal::is_terminal(&io::stderr());
-    let done = AtomicUsize::new(0);
-    let seen = |s: &estimate::Sample| {
-        let k = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if loud {
-            let _ = write!(
-                io::stderr(),
-                "\restimate n={n}: {k} parts sampled, {:.0} s (last: part {}, {:.3} s)  ",
-                start.elapsed().as_secs_f64(),
-                s.part,
-                s.seconds
-            );
-        }
-    };
-    let e = estimate::estimate(&engine, &plan, &settings, &seen)?;
-    if loud {
-        let _ = writeln!(io::stderr());
-    }
-    let longest = args.shards.map(|count| {
-        // Each shard's predicted cost, the plan dealt once.
-        let costs = engine.pool().install(|| plan.costs());
-        let mut shards = vec![Vec::new(); count];
-        for (i, part) in shard::deal(costs, count).into_iter().enumerate() {
-            shards[part].push(i);
-        }
-        shards
-            .into_iter()
-            .map(|parts| e.wall(parts, engine.threads()))
-            .fold(0.0, f64::max)
-    });
+    let e = sample(&engine, &plan, &settings, start)?;
+    let longest = args
+        .shards
+        .map(|count| longest_shard(&engine, &plan, &e, count));
     let hours = |s: f64| s / 3600.0;
     let prediction = Prediction {
         n,
@@ -564,6 +617,66 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         shards: args.shards,
         longest_shard_s: longest,
     };
+    summarize(&prediction, &e, args.seconds);
+    let mut out = Printer::new(io::stdout().lock(), counting.format);
+    out.print(&prediction)?;
+    hooks::report_threads();
+    Ok(())
+}
+
+/// Times a sample of `plan`'s parts, each one said on stderr as it ends where stderr is a
+/// terminal (`start`: when the command started).
+fn sample(
+    engine: &Engine,
+    plan: &nqueens::Plan,
+    settings: &estimate::Settings,
+    start: Instant,
+) -> Result<estimate::Estimate, Failure> {
+    let n = plan.n;
+    let loud = std::io::IsTerminal::is_terminal(&io::stderr());
+    let done = AtomicUsize::new(0);
+    let seen = |s: &estimate::Sample| {
+        let k = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if loud {
+            let _ = write!(
+                io::stderr(),
+                "\restimate n={n}: {k} parts sampled, {:.0} s (last: part {}, {:.3} s)  ",
+                start.elapsed().as_secs_f64(),
+                s.part,
+                s.seconds
+            );
+        }
+    };
+    let e = estimate::estimate(engine, plan, settings, &seen)?;
+    if loud {
+        let _ = writeln!(io::stderr());
+    }
+    Ok(e)
+}
+
+/// The predicted wall time of the longest of `count` shards, the plan dealt once.
+fn longest_shard(
+    engine: &Engine,
+    plan: &nqueens::Plan,
+    e: &estimate::Estimate,
+    count: usize,
+) -> f64 {
+    let costs = engine.pool().install(|| plan.costs());
+    let mut shards = vec![Vec::new(); count];
+    for (i, part) in shard::deal(costs, count).into_iter().enumerate() {
+        shards[part].push(i);
+    }
+    shards
+        .into_iter()
+        .map(|parts| e.wall(parts, engine.threads()))
+        .fold(0.0, f64::max)
+}
+
+/// Says on stderr what `estimate` predicts, and what the sample left out (`seconds`: the
+/// bound it was taken in).
+fn summarize(prediction: &Prediction, e: &estimate::Estimate, seconds: f64) {
+    let n = prediction.n;
+    let hours = |s: f64| s / 3600.0;
     let _ = writeln!(
         io::stderr(),
         "n = {n}: about {} thread-hours ({}), {} on {} threads, from {} of {} parts; pieces {}",
@@ -579,7 +692,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
                 .to_string(),
         },
         duration(prediction.wall_s),
-        engine.threads(),
+        prediction.threads,
         prediction.sampled,
         prediction.parts,
         if e.pieces_once {
@@ -608,14 +721,9 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
     if !e.untimed.is_empty() {
         let _ = writeln!(
             io::stderr(),
-            "n = {n}: the symmetric solutions' part (one search, counted once) did not finish within --seconds {}: it is left out of the figures, which are short by its time (a search of the few solutions the square's other symmetries fix: small beside the keys)",
-            args.seconds
+            "n = {n}: the symmetric solutions' part (one search, counted once) did not finish within --seconds {seconds}: it is left out of the figures, which are short by its time (a search of the few solutions the square's other symmetries fix: small beside the keys)",
         );
     }
-    let mut out = Printer::new(io::stdout().lock(), counting.format);
-    out.print(&prediction)?;
-    hooks::report_threads();
-    Ok(())
 }
 
 /// A duration for people: seconds, minutes, hours or days.
@@ -637,9 +745,23 @@ fn peak_memory() -> Option<u64> {
 }
 
 fn solve(args: SolveArgs) -> Result<(), Failure> {
+    let n = args.n;
+    let kind = if args.unique {
+        "fundamental solution"
+    } else {
+        "solution"
+    };
+    if args.format == BoardFormat::Svg {
+        svg_fits(&args, kind)?;
+    } else if args.limit.is_none() && n >= ENDLESS {
+        let _ = writeln!(
+            io::stderr(),
+            "note: listing every {kind} for n = {n} will not end soon: from n = {ENDLESS} there are tens of millions or more, several times more with each size; --limit K lists the first K"
+        );
+    }
     // One instance per format, so each renderer is inlined into the search. Separators lead
     // each record; the first record's is dropped.
-    match args.format {
+    let listed = match args.format {
         BoardFormat::Board => write_solutions(&args, with_lead(b'\n', board::board), (b"", b"")),
         BoardFormat::Leetcode => {
             write_solutions(&args, with_lead(b',', board::leetcode), (b"[", b"]\n"))
@@ -647,6 +769,46 @@ fn solve(args: SolveArgs) -> Result<(), Failure> {
         BoardFormat::Columns => write_solutions(&args, board::columns, (b"", b"")),
         BoardFormat::Json => write_solutions(&args, board::json, (b"", b"")),
         BoardFormat::Svg => write_svg(&args),
+    }?;
+    if listed == 0 && args.limit != Some(0) {
+        let _ = writeln!(
+            io::stderr(),
+            "note: n = {n} has no solutions: {n} queens cannot be placed on a {n}x{n} board without two attacking each other"
+        );
+    }
+    Ok(())
+}
+
+/// The smallest board `solve` warns of with no `--limit`: its solutions (its classes with
+/// `--unique`) run to tens of millions, and the listing to hours and hundreds of gigabytes.
+const ENDLESS: u32 = 18;
+
+/// The most boards one SVG picture draws: the solutions are gathered before the picture is
+/// written, and a picture of more is too large to draw or to view.
+const SVG_MOST: u64 = 10_000;
+
+/// The largest board whose every solution (`unique`: every class) an SVG picture draws: the
+/// next has more than [`SVG_MOST`] (n = 12 has 14,200 solutions; n = 13, 9,233 classes).
+fn svg_whole(unique: bool) -> u32 {
+    if unique { 12 } else { 11 }
+}
+
+/// Refuses at once (exit 2) a picture of more than [`SVG_MOST`] boards, `kind` of solution,
+/// rather than gathering them: one with no `--limit` of a board past [`svg_whole`], or one
+/// whose `--limit` is past the bound.
+fn svg_fits(args: &SolveArgs, kind: &str) -> Result<(), Failure> {
+    let (n, whole) = (args.n, svg_whole(args.unique));
+    if n <= whole {
+        return Ok(());
+    }
+    match args.limit {
+        Some(k) if k <= SVG_MOST => Ok(()),
+        Some(k) => Err(Failure::Usage(anyhow::anyhow!(
+            "--limit {k} is too many boards for one SVG picture: it draws at most {SVG_MOST}; --limit {SVG_MOST} draws the first {SVG_MOST}"
+        ))),
+        None => Err(Failure::Usage(anyhow::anyhow!(
+            "n = {n} has too many {kind}s for one SVG picture (it draws at most {SVG_MOST} boards: every {kind} up to n = {whole}); --limit K draws the first K"
+        ))),
     }
 }
 
@@ -661,9 +823,10 @@ fn list_options(args: &SolveArgs) -> Result<ListOptions, Failure> {
     })
 }
 
-/// Draws the solutions listed as one SVG picture: they are gathered first (the picture's
-/// size depends on their number), so `--limit` or `--unique` keeps a large board's small.
-fn write_svg(args: &SolveArgs) -> Result<(), Failure> {
+/// Draws the solutions listed as one SVG picture, and returns how many it drew: they are
+/// gathered first (the picture's size depends on their number), so `--limit` or `--unique`
+/// keeps a large board's small ([`svg_fits`]).
+fn write_svg(args: &SolveArgs) -> Result<u64, Failure> {
     let options = list_options(args)?;
     let mut boards = Vec::new();
     let listed = solve::for_each_solution(args.n, &options, |cols| {
@@ -679,7 +842,7 @@ fn write_svg(args: &SolveArgs) -> Result<(), Failure> {
     let mut out = io::stdout().lock();
     out.write_all(board::svg(n as usize, &boards, &title).as_bytes())?;
     out.flush()?;
-    Ok(())
+    Ok(listed)
 }
 
 /// A renderer that writes `lead` before each record.
@@ -710,9 +873,10 @@ fn svg_caption(listed: u64, unique: bool, cut: bool) -> String {
     }
 }
 
-/// Writes every solution with `render` between `open` and `close` (from `frame`); when the
-/// renderer leads each record with a separator, the first one is dropped.
-fn write_solutions<R>(args: &SolveArgs, render: R, frame: (&[u8], &[u8])) -> Result<(), Failure>
+/// Writes every solution with `render` between `open` and `close` (from `frame`), and returns
+/// how many it wrote; when the renderer leads each record with a separator, the first one is
+/// dropped.
+fn write_solutions<R>(args: &SolveArgs, render: R, frame: (&[u8], &[u8])) -> Result<u64, Failure>
 where
     R: Fn(&[u8], &mut Vec<u8>) + Sync,
 {
@@ -723,7 +887,7 @@ where
     out.write_all(open)?;
     let mut first = true;
     let mut failed = None;
-    solve::render(args.n, &options, render, |run| {
+    let listed = solve::render(args.n, &options, render, |run| {
         let mut bytes = run.bytes();
         if first && leads && !run.is_empty() {
             bytes = &bytes[1..];
@@ -742,5 +906,5 @@ where
     }
     out.write_all(close)?;
     out.flush()?;
-    Ok(())
+    Ok(listed)
 }

@@ -10,6 +10,7 @@ mod cli;
 mod commands;
 mod files;
 mod hooks;
+mod layout;
 mod man;
 mod output;
 mod periodic;
@@ -37,9 +38,8 @@ static EARLY: extern "C" fn() = {
 /// Makes every buffer of a mebibyte or more its own mapping, given back to the system when
 /// it is freed. glibc starts so, but raises that bound to the size of each such buffer
 /// freed: a thread letting go of a key's buffers (to fit the next key's budget) then kept
-/// their memory for its heap, where `--memory` no longer counted it, and `estimate 27 -j 2`
-/// held 2,209,427,456 bytes in 2 GiB (2,009,092,096 with the bound kept at 1 MiB, the same
-/// 9 parts in the same time).
+/// their memory for its heap, where `--memory` no longer counted it, and a join held more
+/// than its `--memory` (measured: results/README.md).
 fn return_large_buffers() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: sets one of the allocator's parameters, before any other thread starts.

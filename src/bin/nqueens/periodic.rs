@@ -10,7 +10,7 @@ pub type Tick<'a> = (Duration, &'a (dyn Fn() + Sync));
 /// Runs `work` while a helper thread calls each tick's function every its period (the first
 /// call one period after the start), until `work` returns. The helper naps 50 ms at most
 /// between looks, and is woken when `work` returns, so it ends with it rather than up to a
-/// nap later (which was most of what a checkpoint cost a short count).
+/// nap later, which a short count would wait for.
 pub fn while_running<T: Send>(ticks: &[Tick<'_>], work: impl FnOnce() -> T + Send) -> T {
     if ticks.is_empty() {
         return work();

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use nqueens::{Method, Observer, Tally};
 
+use crate::layout::{self, Eta, seconds};
 use crate::periodic::while_running;
 
 /// When to show progress.
@@ -167,10 +168,9 @@ impl Counting {
     /// Estimated work done: the finished parts', and half the work of the parts in flight.
     ///
     /// The run takes the costliest parts first, and a part counts as done only when it ends:
-    /// with whole parts only, the first seconds' rate missed the parts in flight, about the
-    /// last one's cost per thread, and the first ETA was 2-3 times the time left (`count 20`
-    /// on 2 threads: 7m55s left at 0.5 s, 5m20s at 1 s, where it took 2m26s). The parts in
-    /// flight, no costlier than the last that ended, are half done on the average.
+    /// with whole parts only, the first seconds' rate misses the parts in flight, about the
+    /// last one's cost per thread, and the first ETA is several times the time left. The
+    /// parts in flight, no costlier than the last that ended, are half done on the average.
     fn done(&self) -> u64 {
         let done = self.done_cost.load(Ordering::Relaxed);
         let finished = self.done_subproblems.load(Ordering::Relaxed);
@@ -182,11 +182,37 @@ impl Counting {
     /// How far back the rate is measured: a quarter of the time counted so far, at least
     /// [`SETTLING`]. The first parts run slower per unit of estimated cost than the rest (the
     /// join builds its pieces as the first keys need them), so a rate since the start stays
-    /// low for long (`count 20` on a loaded 2-vCPU Zen 3, 424 s: 1.9x the time it took at
-    /// 2 s, 1.4x at 10 s and 20 s, 1.26x at 30 s); the recent rate forgets them (340 s: 1.2x
-    /// at 5 s and 10 s, 0.9x at 20 s and 30 s).
+    /// low for long, where the recent rate forgets them.
     fn window(&self, now: Instant) -> Duration {
         (now.duration_since(self.since) / 4).max(SETTLING)
+    }
+
+    /// Where the count stands now, as its line shows it.
+    fn now(&self) -> layout::Counting {
+        let finished = self.done_cost.load(Ordering::Relaxed);
+        let done = self.done();
+        let fraction = if self.total_cost == 0 {
+            1.0
+        } else {
+            finished as f64 / self.total_cost as f64
+        };
+        let rate = self.rate(done);
+        let eta = if finished == self.total_cost {
+            Eta::Done
+        } else if finished == self.start_cost {
+            Eta::FirstPart
+        } else if self.since.elapsed() < SETTLING || rate <= 0.0 {
+            Eta::Settling
+        } else {
+            Eta::Left(seconds((self.total_cost - done) as f64 / rate))
+        };
+        layout::Counting {
+            fraction,
+            eta,
+            elapsed: seconds(elapsed().as_secs_f64()),
+            done: self.done_subproblems.load(Ordering::Relaxed),
+            total: self.total_subproblems,
+        }
     }
 
     /// Estimated work done per second over the last [`Counting::window`], `done` now.
@@ -247,7 +273,7 @@ impl Progress {
         };
         match &p.bar {
             Some(bar) => {
-                bar.set_message(p.message());
+                bar.set_message(p.fitted());
                 bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
                 bar.enable_steady_tick(Duration::from_millis(100));
                 *DRAWN.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
@@ -274,18 +300,15 @@ impl Progress {
         threads: usize,
     ) {
         let c = Counting::new(costs, subproblems, already, threads);
-        let (total_cost, start_cost) = (c.total_cost, c.start_cost);
         let _ = self.counting.set(c);
         if let Some(bar) = &self.bar {
+            // The line, bar included, is drawn here, from one look at the count.
             bar.disable_steady_tick();
-            bar.set_message(self.message());
-            bar.set_length(total_cost);
-            bar.set_position(start_cost);
             bar.set_style(
-                ProgressStyle::with_template("{prefix} [{bar:20}] {wide_msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
+                ProgressStyle::with_template("{wide_msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
             );
+            bar.set_message(self.fitted());
         }
     }
 
@@ -295,45 +318,36 @@ impl Progress {
             return;
         };
         c.finished(i);
-        if let Some(bar) = &self.bar {
-            bar.inc(c.costs[i]);
+    }
+
+    /// Where planning is: what it builds, and the time since the process started.
+    fn planning(&self) -> layout::Planning<'static> {
+        layout::Planning {
+            what: self.planning,
+            elapsed: seconds(elapsed().as_secs_f64()),
         }
     }
 
     /// Where the board is, every field filled: planning and for how long, or the share of
     /// estimated work, an ETA, the time since the process started and the parts done.
     fn message(&self) -> String {
-        let since_start = seconds(elapsed().as_secs_f64());
-        let Some(c) = self.counting.get() else {
-            return format!("planning: {}, {since_start} elapsed", self.planning);
-        };
-        let finished = c.done_cost.load(Ordering::Relaxed);
-        let done = c.done();
-        let fraction = if c.total_cost == 0 {
-            1.0
-        } else {
-            finished as f64 / c.total_cost as f64
-        };
-        let rate = c.rate(done);
-        let eta = if finished == c.total_cost {
-            "done".to_string()
-        } else if finished == c.start_cost {
-            "time left after the first part".to_string()
-        } else if c.since.elapsed() < SETTLING || rate <= 0.0 {
-            "time left in a few seconds".to_string()
-        } else {
-            format!(
-                "about {} left",
-                seconds((c.total_cost - done) as f64 / rate)
-            )
-        };
-        // What matters most first: a narrow terminal cuts the end of the line.
-        format!(
-            "{:.1}% of estimated work, {eta}, {since_start} elapsed, {}/{} subproblems",
-            100.0 * fraction,
-            c.done_subproblems.load(Ordering::Relaxed),
-            c.total_subproblems,
-        )
+        match self.counting.get() {
+            Some(c) => c.now().message(),
+            None => self.planning().message(),
+        }
+    }
+
+    /// The terminal's line, fitted to its width now: the spinner's message while planning
+    /// (beside the label and the spinner), then the whole line of the count.
+    fn fitted(&self) -> String {
+        let width = layout::terminal_width();
+        match self.counting.get() {
+            Some(c) => c.now().fitted(&self.label, width),
+            None => {
+                let beside = self.label.chars().count() + 3;
+                self.planning().fitted(width.saturating_sub(beside))
+            }
+        }
     }
 
     fn print_line(&self) {
@@ -345,7 +359,7 @@ impl Progress {
     /// when the last is [`PLAIN_EVERY`] old.
     pub fn tick(&self) {
         match &self.bar {
-            Some(bar) => bar.set_message(self.message()),
+            Some(bar) => bar.set_message(self.fitted()),
             None => {
                 let last = *self.last_line.lock().unwrap_or_else(|e| e.into_inner());
                 if last.elapsed() >= PLAIN_EVERY {
@@ -385,15 +399,6 @@ impl Drop for Progress {
             DRAWN.lock().unwrap_or_else(|e| e.into_inner()).take();
             bar.finish_and_clear();
         }
-    }
-}
-
-fn seconds(s: f64) -> String {
-    let s = s.round() as u64;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
-        _ => format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60),
     }
 }
 

@@ -46,7 +46,14 @@ pub fn release() {
 #[derive(Default)]
 struct State {
     /// The `--checkpoint` given, and the checkpoint once it is open.
-    checkpoint: Option<(PathBuf, Option<Arc<Checkpoint>>)>,
+    checkpoint: Option<(PathBuf, Option<Open>)>,
+}
+
+/// An open checkpoint, with the parts the run counts: those it resumed, of how many.
+struct Open {
+    checkpoint: Arc<Checkpoint>,
+    resumed: usize,
+    parts: usize,
 }
 
 /// The handler of one command's signals.
@@ -87,11 +94,33 @@ impl Interrupts {
         Interrupts { state }
     }
 
-    /// The checkpoint is open: a signal syncs it from now on.
-    pub fn save(&self, checkpoint: Arc<Checkpoint>) {
+    /// The checkpoint is open, for a run of `parts` parts of which it `resumed` some: a
+    /// signal syncs it from now on, and says how many parts it holds.
+    pub fn save(&self, checkpoint: Arc<Checkpoint>, (resumed, parts): (usize, usize)) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let path = checkpoint.path().to_path_buf();
-        state.checkpoint = Some((path, Some(checkpoint)));
+        let open = Open {
+            checkpoint,
+            resumed,
+            parts,
+        };
+        state.checkpoint = Some((path, Some(open)));
+    }
+}
+
+/// What a checkpoint holds once this run's `kept` parts are synced: `N of M parts saved in
+/// FILE`, and how many of them this run counted where it resumed some.
+fn saved(open: &Open, kept: usize) -> String {
+    let path = open.checkpoint.path().display();
+    let held = format!(
+        "{} of {} parts saved in {path}",
+        open.resumed + kept,
+        open.parts
+    );
+    if open.resumed == 0 {
+        held
+    } else {
+        format!("{held} ({kept} of them counted by this run)")
     }
 }
 
@@ -106,10 +135,10 @@ fn stop(signal: i32, state: &Mutex<State>) -> ! {
     };
     let state = state.lock().unwrap_or_else(|e| e.into_inner());
     let line = match &state.checkpoint {
-        Some((_, Some(c))) => match c.close() {
+        Some((_, Some(open))) => match open.checkpoint.close() {
             Ok(kept) => format!(
-                "interrupted by {name}: {kept} more subproblem results saved in {}; run the same command again to resume",
-                c.path().display()
+                "interrupted by {name}: {}; run the same command again to resume",
+                saved(open, kept)
             ),
             Err(e) => format!(
                 "interrupted by {name}: {e}; the records synced before are kept; run the same command again to resume"

@@ -102,8 +102,8 @@ pub struct Estimate {
     /// cost, the pieces spread by cost): what a shard of some of them takes. Four bytes a
     /// part: the estimate holds this and its strata beside the join's buffers at their
     /// fullest, within the eight bytes a part the plan sets aside for a run's order of its
-    /// parts (`estimate 26` had passed its 2 GiB by 10 MB with a copy of the costs and
-    /// eight-byte predictions).
+    /// parts. Eight-byte predictions and a copy of the costs would take `estimate 26` past
+    /// its 2 GiB.
     pub predicted: Vec<f32>,
 }
 
@@ -195,7 +195,7 @@ type Sampled<'a> = (Vec<Sample>, Vec<Sample>, Vec<Vec<usize>>, &'a [u64]);
 /// The sampling of [`estimate`]: the samples (sorted by stratum) that finished before
 /// `over` was set, the parts abandoned then (each with the seconds it had run), the strata
 /// and the parts' costs; `None` where `over` was set before the parts were costed (a
-/// search's costs at n = 26 take 40 s on 2 threads).
+/// search's costs at n = 26 take tens of seconds).
 fn sample<'a>(
     engine: &Engine,
     plan: &'a Plan,
@@ -405,10 +405,10 @@ fn groups(counts: &[(usize, usize)], fixed: usize) -> Vec<Vec<usize>> {
 /// pick has `cost * e` of mean `squares * mean_cost * variance`, and taking it out lowers the
 /// rate by that over the kept parts' cost. How many parts finish varies too, which gives
 /// back a `1 / threads` share of it (a renewal process's first order: one thread's count
-/// over its parts is level). In `scripts/estimate-bias.py`'s simulation (one stratum, equal
-/// costs), the kept parts' mean was pulled down 1.1 to 1.9 times this, from 2 to 16 threads
-/// and spreads of 0.5 to 2: the order of the pull, on the low side
-/// (`results/README.md`, thirty-fifth round).
+/// over its parts is level). `scripts/estimate-bias.py` simulates one stratum of equal
+/// costs: from 2 to 16 threads and spreads of 0.5 to 2, the kept parts' mean is pulled
+/// down 1.1 to 1.9 times this. So it gives the order of the pull, on the low side
+/// (measured: results/README.md).
 fn lean(abandoned: usize, kept: usize, variance: f64, squares: f64, threads: usize) -> f64 {
     let share = 1.0 - 1.0 / threads.max(1) as f64;
     share * abandoned as f64 * squares * variance / kept as f64
@@ -800,7 +800,7 @@ mod tests {
     #[test]
     fn the_lean_follows_what_leaving_out_the_parts_in_flight_pulls() {
         // 16 threads of about 5 parts each (`estimate 27` on 16 cores for minutes), 4 of
-        // about 20, and 2 of about 55 (the Zen 4's `estimate 27 --seconds 1200 -j 2`).
+        // about 20, and 2 of about 55 (`estimate 27 --seconds 1200 -j 2`).
         for (threads, bound) in [(16, 5.0), (4, 20.0), (2, 55.0)] {
             for cv in [0.5, 1.0, 2.0] {
                 let (kept, predicted) = pulled(threads, bound, cv, 3000);

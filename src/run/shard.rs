@@ -843,8 +843,7 @@ mod tests {
             count: plan.len(),
         };
         let path = Path::new("s.json");
-        // Eight runs of 125,000 on the test's threads (15 s on one thread of a 2-vCPU Zen 3
-        // in the tests' build), each its own sequence.
+        // Eight runs of 125,000 on the test's threads, each its own sequence.
         let refused: u32 = (0..8u64)
             .into_par_iter()
             .map(|run| {
@@ -883,8 +882,8 @@ mod tests {
         assert_eq!(refused, 0, "genuine shard results refused, of a million");
     }
 
-    /// The dealing as first written: each subproblem, costliest first, to the part with the
-    /// least load (ties to the lower part), found by a scan of every part.
+    /// A reference dealing: each subproblem, costliest first, to the part with the least
+    /// load (ties to the lower part), found by a scan of every part.
     fn dealt_by_scanning(costs: &[u64], shard: Shard) -> Vec<usize> {
         let mut order: Vec<usize> = (0..costs.len()).collect();
         order.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));

@@ -590,21 +590,25 @@ impl<'a> Group<'a> {
         parts_of(self.strata, self.all)
     }
 
+    /// The squares of `deviation` over its samples (those where it is `Some`), summed and
+    /// divided by one less than the number of samples; `None` with fewer than two samples
+    /// (no spread to measure).
+    fn spread(&self, deviation: impl Fn(&Sample) -> Option<f64>) -> Option<f64> {
+        let k = self.mine.len();
+        if k < 2 {
+            return None;
+        }
+        let deviations = self.mine.iter().filter_map(|s| deviation(s));
+        Some(deviations.map(|d| d.powi(2)).sum::<f64>() / (k as f64 - 1.0))
+    }
+
     /// How far the abandoned parts pull its rate `r` down ([`lean`]), from the relative
     /// spread of its samples' times about their predicted ones; `None` with fewer than two
     /// samples.
     fn lean(&self, r: f64, sampled_cost: f64, weigh: Weigh) -> Option<f64> {
-        let mine = &self.mine;
-        if mine.len() < 2 {
-            return None;
-        }
-        let k = mine.len() as f64;
-        let relative = mine
-            .iter()
-            .filter(|s| s.cost > 0)
-            .map(|s| (weigh.time(s) / (r * s.cost as f64) - 1.0).powi(2))
-            .sum::<f64>()
-            / (k - 1.0);
+        let relative =
+            self.spread(|s| (s.cost > 0).then(|| weigh.time(s) / (r * s.cost as f64) - 1.0))?;
+        let (mine, k) = (&self.mine, self.mine.len() as f64);
         let squares =
             mine.iter().map(|s| (s.cost as f64).powi(2)).sum::<f64>() * k / sampled_cost.powi(2);
         Some(lean(
@@ -619,16 +623,8 @@ impl<'a> Group<'a> {
     /// The variance of its total at rate `r` (the ratio estimator's, with the finite
     /// population correction); `None` with fewer than two samples.
     fn variance(&self, r: f64, sampled_cost: f64, weigh: Weigh) -> Option<f64> {
-        let mine = &self.mine;
-        if mine.len() < 2 {
-            return None;
-        }
-        let k = mine.len() as f64;
-        let spread = mine
-            .iter()
-            .map(|s| (weigh.time(s) - r * s.cost as f64).powi(2))
-            .sum::<f64>()
-            / (k - 1.0);
+        let spread = self.spread(|s| Some(weigh.time(s) - r * s.cost as f64))?;
+        let k = self.mine.len() as f64;
         let mean_cost = sampled_cost / k;
         let kept = 1.0 - k / self.size as f64;
         Some((self.cost / mean_cost).powi(2) * kept * spread / k)

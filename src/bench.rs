@@ -62,15 +62,14 @@ const fn join(n: u32) -> Case {
 }
 
 impl Workload {
-    /// The benchmark: about 39 s of CPU time at 1 thread on a 2-vCPU AMD EPYC (Zen 3, AVX2),
-    /// 77 s with its 2-thread pass: about a minute of wall time on that machine idle (39 s at
-    /// 1 thread, 19 s at 2), two and a half where it is shared.
+    /// The benchmark: about a minute of wall time on an idle machine of two cores, two and
+    /// a half where it is shared (measured: results/README.md).
     pub const V1: Workload = Workload {
         name: "v1",
         cases: &[search(16), search(17), join(17), join(18), join(19)],
     };
 
-    /// A few seconds (2.8 s of CPU time on the same machine): one board of each method.
+    /// A few seconds of CPU time: one board of each method.
     pub const QUICK: Workload = Workload {
         name: "quick-v1",
         cases: &[search(15), join(17)],

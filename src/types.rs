@@ -16,9 +16,8 @@ pub const MAX_SUBPROBLEMS: usize = 1 << 22;
 
 /// The most worker threads a command starts (`-j`): rayon's idle workers look for work in
 /// every other worker's queue before they sleep, so a pool's start costs the square of its
-/// threads where they outnumber the CPUs (measured on 2 vCPUs: 0.04 s at 256 threads, 0.2 to
-/// 0.6 s at 512, 3.6 s at 1024, 9 to 16 s at 2048). 1024 covers the largest nodes of today
-/// (2 x 192 cores with SMT is 768 CPUs) and keeps a start on 2 CPUs to seconds.
+/// threads where they outnumber the CPUs. 1024 covers the largest nodes of today (2 x 192
+/// cores with SMT is 768 CPUs) and keeps a start on 2 CPUs to seconds.
 pub const MAX_THREADS: usize = 1024;
 
 /// Default number of rows placed before the work is split into subproblems, where they
@@ -109,14 +108,14 @@ impl Kernel {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
-    /// `join` where it was measured faster (n = 10 to 27) and at 28, where the search
-    /// cannot finish; `search` otherwise.
+    /// `join` where it is faster (n = 10 to 27) and at 28, where the search cannot finish;
+    /// `search` otherwise (measured: results/README.md).
     #[default]
     Auto,
     /// Backtracking to the leaves, in the counting loop the kernel picks.
     Search,
     /// The board is cut into a left and a right half, whose placements are built per key
-    /// (the rows of the left half's queens) and matched by diagonals (see `cut/`).
+    /// (the rows of the left half's queens) and matched by diagonals (see `join/`).
     Join,
 }
 

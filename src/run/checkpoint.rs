@@ -1,21 +1,21 @@
 //! Resume files for long runs.
 //!
-//! A **checkpoint** is a JSON Lines file: a header naming the board, mode, split depth,
-//! the subproblem list's size and fingerprint (and the shard, if any), then one record per
+//! A **checkpoint** is a JSON Lines file: a header naming the board, mode, split depth, the
+//! subproblem list's size and fingerprint (and the shard, if any), then one record per
 //! finished subproblem with its counts, their residues and a CRC-32 of them. The workers
 //! only queue each finished subproblem (a push under a lock); [`Checkpoint::stage`]
 //! serializes the queue and appends it to the file, called by the caller's timer every
 //! [`STAGE_EVERY`], and [`Checkpoint::flush`] syncs what is written with one `fsync`,
 //! called by the timer every [`SYNC_EVERY`] (`nqueens count` does both, from a thread of
-//! its own), at the end and on a signal. Where no timer calls it, the worker that records a subproblem syncs a queue
-//! older than one and a half periods. So a run killed at any moment loses at most the
-//! subproblems in flight and about a second of finished ones, and a torn last line (a
-//! crash mid-write) is ignored, cut off and recounted; a header cut short is written
-//! again. Anything else that does not fit (another configuration, a damaged record before
-//! the end, a subproblem counted twice) is an error naming the file, never a silently
-//! wrong total; so are counts that no board has (summed with the records before them,
-//! [`crate::run::durable::count_limit`]). The file itself is opened, locked and read, a bounded
-//! line at a time, through [`crate::run::durable`].
+//! its own), at the end and on a signal. Where no timer calls it, the worker that records a
+//! subproblem syncs a queue older than one and a half periods. So a run killed at any
+//! moment loses at most the subproblems in flight and about a second of finished ones, and
+//! a torn last line (a crash mid-write) is ignored, cut off and recounted; a header cut
+//! short is written again. Anything else that does not fit (another configuration, a
+//! damaged record before the end, a subproblem counted twice) is an error naming the file,
+//! never a silently wrong total; so are counts that no board has (summed with the records
+//! before them, [`crate::run::durable::count_limit`]). The file itself is opened, locked
+//! and read, a bounded line at a time, through [`crate::run::durable`].
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -94,8 +94,8 @@ fn crc_text(text: &mut Vec<u8>, subproblem: usize, t: Tally, r: Residues) -> u32
 }
 
 /// Appends the JSON line of a [`Record`] of `subproblem` with counts `t` to `out`, written
-/// by hand (this runs for every subproblem; serde's writer took twice as long), using `text`
-/// for its checksum.
+/// by hand (this runs for every subproblem, and serde's writer takes about twice as long),
+/// using `text` for its checksum.
 fn write_record(out: &mut Vec<u8>, text: &mut Vec<u8>, subproblem: usize, t: Tally) {
     let r = Residues::of(t);
     let crc = crc_text(text, subproblem, t, r);
@@ -144,9 +144,8 @@ pub const SYNC_EVERY: Duration = Duration::from_secs(1);
 
 /// Records the queue holds without growing. Both its buffers are made when the checkpoint
 /// is opened, on the opening thread, so that the workers' pushes never allocate: what the
-/// workers allocate lands among the join's tables in their malloc arenas, and a queue that
-/// grew there slowed the join's matching by about a tenth (`count 18 -j 2`: 3.7 s of CPU
-/// against 3.1 s, with or without the queue made up front).
+/// workers allocate lands among the join's tables in their malloc arenas, where a queue
+/// that grows slows the join's matching by about a tenth.
 const QUEUED: usize = 1 << 15;
 
 /// How often a long run should call [`Checkpoint::stage`] while it counts.

@@ -7,8 +7,8 @@
 //!   (a link to anything else, or to nothing, is refused), except one reached through a
 //!   file descriptor (`/dev/stdout`, `/proc/self/fd/N`) or open in this process already (a
 //!   shell's `>>job.log`): writing it would replace what was written there. An output
-//!   locked by another process (a live run's checkpoint) is refused. [`same_file`] tells two paths
-//!   that name one file apart from two that do not.
+//!   locked by another process (a live run's checkpoint) is refused. [`same_file`] tells
+//!   two paths that name one file apart from two that do not.
 //! - **Results written whole** ([`Output`]): a temporary file, named for the destination
 //!   and the host and locked by the process while it lives, is made (or a dead writer's
 //!   taken over) beside the destination at the start (so a directory that cannot take it

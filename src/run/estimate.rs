@@ -102,8 +102,8 @@ pub struct Estimate {
     /// cost, the pieces spread by cost): what a shard of some of them takes. Four bytes a
     /// part: the estimate holds this and its strata beside the join's buffers at their
     /// fullest, within the eight bytes a part the plan sets aside for a run's order of its
-    /// parts (`estimate 26` had passed its 2 GiB by 10 MB with a copy of the costs and
-    /// eight-byte predictions).
+    /// parts. Eight-byte predictions and a copy of the costs would take `estimate 26` past
+    /// its 2 GiB.
     pub predicted: Vec<f32>,
 }
 
@@ -195,7 +195,7 @@ type Sampled<'a> = (Vec<Sample>, Vec<Sample>, Vec<Vec<usize>>, &'a [u64]);
 /// The sampling of [`estimate`]: the samples (sorted by stratum) that finished before
 /// `over` was set, the parts abandoned then (each with the seconds it had run), the strata
 /// and the parts' costs; `None` where `over` was set before the parts were costed (a
-/// search's costs at n = 26 take 40 s on 2 threads).
+/// search's costs at n = 26 take tens of seconds).
 fn sample<'a>(
     engine: &Engine,
     plan: &'a Plan,
@@ -405,10 +405,10 @@ fn groups(counts: &[(usize, usize)], fixed: usize) -> Vec<Vec<usize>> {
 /// pick has `cost * e` of mean `squares * mean_cost * variance`, and taking it out lowers the
 /// rate by that over the kept parts' cost. How many parts finish varies too, which gives
 /// back a `1 / threads` share of it (a renewal process's first order: one thread's count
-/// over its parts is level). In `scripts/estimate-bias.py`'s simulation (one stratum, equal
-/// costs), the kept parts' mean was pulled down 1.1 to 1.9 times this, from 2 to 16 threads
-/// and spreads of 0.5 to 2: the order of the pull, on the low side
-/// (`results/README.md`, thirty-fifth round).
+/// over its parts is level). `scripts/estimate-bias.py` simulates one stratum of equal
+/// costs: from 2 to 16 threads and spreads of 0.5 to 2, the kept parts' mean is pulled
+/// down 1.1 to 1.9 times this. So it gives the order of the pull, on the low side
+/// (measured: results/README.md).
 fn lean(abandoned: usize, kept: usize, variance: f64, squares: f64, threads: usize) -> f64 {
     let share = 1.0 - 1.0 / threads.max(1) as f64;
     share * abandoned as f64 * squares * variance / kept as f64
@@ -426,15 +426,80 @@ fn predict(
     threads: usize,
     seconds: f64,
 ) -> Result<Estimate, Error> {
-    // The pieces once per row set where they all fit what the run keeps.
-    let enumerated = samples
+    let enumerated = enumerated_in(&samples);
+    let once = pieces_once(plan, &enumerated);
+    let fixed = usize::from(symmetric_part(plan));
+    // The symmetric solutions' part, abandoned, is left out as untimed below, not here.
+    abandoned.retain(|s| s.stratum >= fixed);
+    let groups = groups(&sampled_per_stratum(strata, &samples), fixed);
+    let weigh = Weigh {
+        apart: once.is_some(),
+        threads,
+    };
+    let mut sums = Sums::new(strata.len());
+    for group in &groups {
+        let g = Group::of(group, strata, costs, &samples, &abandoned);
+        if g.mine.is_empty() && group[0] < fixed {
+            // The symmetric solutions' part (one search, counted once, small beside the
+            // keys) did not finish in time: left out, and said so.
+            sums.untimed.extend(g.parts());
+            continue;
+        }
+        if g.mine.is_empty() {
+            return Err(Error::TooFewSamples {
+                n: plan.n,
+                seconds: seconds.to_string(),
+                sampled: samples.len(),
+            });
+        }
+        sums.add(&g, weigh);
+    }
+    let pieces_seconds = once.unwrap_or_else(|| {
+        // Counted with each part: their share of the sampled time, scaled like it.
+        let sampled: f64 = samples.iter().map(|s| s.seconds).sum();
+        if sampled > 0.0 {
+            sums.total * enumerated.seconds / sampled
+        } else {
+            0.0
+        }
+    });
+    let core_seconds = sums.total + once.unwrap_or(0.0);
+    let half = 1.96 * sums.variance.sqrt();
+    Ok(Estimate {
+        parts: costs.len(),
+        samples,
+        abandoned,
+        lean: sums
+            .lean_known
+            .then(|| sums.pulled / core_seconds.max(f64::MIN_POSITIVE)),
+        core_seconds,
+        interval: sums
+            .spread_known
+            .then(|| ((core_seconds - half).max(0.0), core_seconds + half)),
+        strata: groups.len(),
+        untimed: sums.untimed,
+        pieces_seconds,
+        pieces_once: once.is_some(),
+        predicted: per_part(costs, strata, &sums.rate, once),
+    })
+}
+
+/// The pieces the sampled parts enumerated, all together.
+fn enumerated_in(samples: &[Sample]) -> join::Enumerated {
+    samples
         .iter()
         .fold(join::Enumerated::default(), |a, s| join::Enumerated {
             row_sets: a.row_sets + s.pieces.row_sets,
             seconds: a.seconds + s.pieces.seconds,
             bytes: a.bytes + s.pieces.bytes,
-        });
-    let once = match &plan.parts {
+        })
+}
+
+/// The seconds of enumerating the pieces once per row set the plan uses, from the sampled
+/// parts' `enumerated`; `None` where they would not all fit what the run keeps (then each
+/// part enumerates its own), or where the plan is no join or no part enumerated any.
+fn pieces_once(plan: &Plan, enumerated: &join::Enumerated) -> Option<f64> {
+    match &plan.parts {
         Parts::Columns { cut, keys, .. } if enumerated.row_sets > 0 => {
             let sets = cut.row_sets(keys) as f64;
             let per = enumerated.row_sets as f64;
@@ -442,15 +507,31 @@ fn predict(
             (bytes <= cut.pieces_budget() as f64).then(|| sets * enumerated.seconds / per)
         }
         _ => None,
-    };
-    let time = |s: &Sample| match once {
-        Some(_) => s.seconds - s.pieces.seconds,
-        None => s.seconds,
-    };
-    let fixed = usize::from(symmetric_part(plan));
-    // The symmetric solutions' part, abandoned, is left out as untimed below, not here.
-    abandoned.retain(|s| s.stratum >= fixed);
-    let counts: Vec<(usize, usize)> = strata
+    }
+}
+
+/// How [`predict`] times its samples: whether the pieces are counted once apart (so a
+/// sample's own time leaves them out), and the sampling's threads.
+#[derive(Clone, Copy)]
+struct Weigh {
+    apart: bool,
+    threads: usize,
+}
+
+impl Weigh {
+    /// The seconds of `s` its part's prediction is made from.
+    fn time(self, s: &Sample) -> f64 {
+        if self.apart {
+            s.seconds - s.pieces.seconds
+        } else {
+            s.seconds
+        }
+    }
+}
+
+/// Each stratum's parts and samples, as [`groups`] takes them.
+fn sampled_per_stratum(strata: &[Vec<usize>], samples: &[Sample]) -> Vec<(usize, usize)> {
+    strata
         .iter()
         .enumerate()
         .map(|(h, parts)| {
@@ -459,92 +540,160 @@ fn predict(
                 samples.iter().filter(|s| s.stratum == h).count(),
             )
         })
-        .collect();
-    let groups = groups(&counts, fixed);
-    let (mut total, mut variance, mut spread_known) = (0.0, 0.0, true);
-    // The seconds the abandoned parts' leaving out takes off `total` ([`lean`]), and whether
-    // each of them fell where a spread is known.
-    let (mut pulled, mut lean_known) = (0.0, true);
-    let mut untimed = Vec::new();
-    let mut rate = vec![0.0; strata.len()];
-    for group in &groups {
-        let parts = || group.iter().flat_map(|&h| strata[h].iter().copied());
-        let mine: Vec<&Sample> = samples
-            .iter()
-            .filter(|s| group.contains(&s.stratum))
-            .collect();
-        let cost: f64 = parts().map(|i| costs[i] as f64).sum();
-        let size = parts().count();
-        let sampled_cost: f64 = mine.iter().map(|s| s.cost as f64).sum();
-        if mine.is_empty() && group[0] < fixed {
-            // The symmetric solutions' part (one search, counted once, small beside the
-            // keys) did not finish in time: left out, and said so.
-            untimed.extend(parts());
-            continue;
-        }
-        if mine.is_empty() {
-            return Err(Error::TooFewSamples {
-                n: plan.n,
-                seconds: seconds.to_string(),
-                sampled: samples.len(),
-            });
-        }
-        if sampled_cost == 0.0 {
-            continue;
-        }
-        let r = mine.iter().map(|s| time(s)).sum::<f64>() / sampled_cost;
-        for &h in group {
-            rate[h] = r;
-        }
-        total += r * cost;
-        let k = mine.len() as f64;
-        let left_out = abandoned
-            .iter()
-            .filter(|s| group.contains(&s.stratum))
-            .count();
-        // A rate of zero (parts too quick for the clock) pulls nothing. (The symmetric part's
-        // group has none left out: see the `retain` above.)
-        if left_out > 0 && r > 0.0 {
-            if mine.len() < 2 {
-                lean_known = false;
-            } else {
-                let relative = mine
-                    .iter()
-                    .filter(|s| s.cost > 0)
-                    .map(|s| (time(s) / (r * s.cost as f64) - 1.0).powi(2))
-                    .sum::<f64>()
-                    / (k - 1.0);
-                let squares = mine.iter().map(|s| (s.cost as f64).powi(2)).sum::<f64>() * k
-                    / sampled_cost.powi(2);
-                pulled += r * cost * lean(left_out, mine.len(), relative, squares, threads);
-            }
-        }
-        if mine.len() < size {
-            if mine.len() < 2 {
-                spread_known = false;
-                continue;
-            }
-            let spread = mine
-                .iter()
-                .map(|s| (time(s) - r * s.cost as f64).powi(2))
-                .sum::<f64>()
-                / (k - 1.0);
-            let mean_cost = sampled_cost / k;
-            let kept = 1.0 - k / size as f64;
-            variance += (cost / mean_cost).powi(2) * kept * spread / k;
+        .collect()
+}
+
+/// The parts of the strata `strata` of `all`.
+fn parts_of<'a>(strata: &'a [usize], all: &'a [Vec<usize>]) -> impl Iterator<Item = usize> + 'a {
+    strata.iter().flat_map(move |&h| all[h].iter().copied())
+}
+
+/// A group of strata (see [`groups`]) and what [`predict`] weighs it by.
+struct Group<'a> {
+    /// The strata in it.
+    strata: &'a [usize],
+    /// Every stratum's parts.
+    all: &'a [Vec<usize>],
+    /// Its samples.
+    mine: Vec<&'a Sample>,
+    /// The estimated cost of all its parts.
+    cost: f64,
+    /// Its parts.
+    size: usize,
+    /// Its parts abandoned at the bound.
+    left_out: usize,
+}
+
+impl<'a> Group<'a> {
+    /// The strata `strata` of `all`, with their `samples`, the parts' `costs` and the
+    /// parts `abandoned`.
+    fn of(
+        strata: &'a [usize],
+        all: &'a [Vec<usize>],
+        costs: &[u64],
+        samples: &'a [Sample],
+        abandoned: &[Sample],
+    ) -> Group<'a> {
+        let in_group = |s: &&Sample| strata.contains(&s.stratum);
+        Group {
+            strata,
+            all,
+            mine: samples.iter().filter(in_group).collect(),
+            cost: parts_of(strata, all).map(|i| costs[i] as f64).sum(),
+            size: parts_of(strata, all).count(),
+            left_out: abandoned.iter().filter(in_group).count(),
         }
     }
-    let pieces_seconds = once.unwrap_or_else(|| {
-        // Counted with each part: their share of the sampled time, scaled like it.
-        let sampled: f64 = samples.iter().map(|s| s.seconds).sum();
-        if sampled > 0.0 {
-            total * enumerated.seconds / sampled
-        } else {
-            0.0
+
+    /// Its parts.
+    fn parts(&self) -> impl Iterator<Item = usize> + 'a {
+        parts_of(self.strata, self.all)
+    }
+
+    /// The squares of `deviation` over its samples (those where it is `Some`), summed and
+    /// divided by one less than the number of samples; `None` with fewer than two samples
+    /// (no spread to measure).
+    fn spread(&self, deviation: impl Fn(&Sample) -> Option<f64>) -> Option<f64> {
+        let k = self.mine.len();
+        if k < 2 {
+            return None;
         }
-    });
-    let core_seconds = total + once.unwrap_or(0.0);
-    let half = 1.96 * variance.sqrt();
+        let deviations = self.mine.iter().filter_map(|s| deviation(s));
+        Some(deviations.map(|d| d.powi(2)).sum::<f64>() / (k as f64 - 1.0))
+    }
+
+    /// How far the abandoned parts pull its rate `r` down ([`lean`]), from the relative
+    /// spread of its samples' times about their predicted ones; `None` with fewer than two
+    /// samples.
+    fn lean(&self, r: f64, sampled_cost: f64, weigh: Weigh) -> Option<f64> {
+        let relative =
+            self.spread(|s| (s.cost > 0).then(|| weigh.time(s) / (r * s.cost as f64) - 1.0))?;
+        let (mine, k) = (&self.mine, self.mine.len() as f64);
+        let squares =
+            mine.iter().map(|s| (s.cost as f64).powi(2)).sum::<f64>() * k / sampled_cost.powi(2);
+        Some(lean(
+            self.left_out,
+            mine.len(),
+            relative,
+            squares,
+            weigh.threads,
+        ))
+    }
+
+    /// The variance of its total at rate `r` (the ratio estimator's, with the finite
+    /// population correction); `None` with fewer than two samples.
+    fn variance(&self, r: f64, sampled_cost: f64, weigh: Weigh) -> Option<f64> {
+        let spread = self.spread(|s| Some(weigh.time(s) - r * s.cost as f64))?;
+        let k = self.mine.len() as f64;
+        let mean_cost = sampled_cost / k;
+        let kept = 1.0 - k / self.size as f64;
+        Some((self.cost / mean_cost).powi(2) * kept * spread / k)
+    }
+}
+
+/// What the groups of strata add up to in [`predict`].
+struct Sums {
+    /// Predicted thread-seconds of counting the parts, pieces counted once left out.
+    total: f64,
+    /// The variance of `total`.
+    variance: f64,
+    /// Whether every group sampled in part had two samples or more (a spread).
+    spread_known: bool,
+    /// The seconds the abandoned parts' leaving out takes off `total` ([`lean`]).
+    pulled: f64,
+    /// Whether each abandoned part fell where a spread is known.
+    lean_known: bool,
+    /// Parts left out as untimed.
+    untimed: Vec<usize>,
+    /// Each stratum's seconds per unit of estimated cost.
+    rate: Vec<f64>,
+}
+
+impl Sums {
+    /// Nothing added yet, for `strata` strata.
+    fn new(strata: usize) -> Sums {
+        Sums {
+            total: 0.0,
+            variance: 0.0,
+            spread_known: true,
+            pulled: 0.0,
+            lean_known: true,
+            untimed: Vec::new(),
+            rate: vec![0.0; strata],
+        }
+    }
+
+    /// Adds `g`'s total, variance and pull, at its samples' seconds per unit of cost.
+    fn add(&mut self, g: &Group<'_>, weigh: Weigh) {
+        let sampled_cost: f64 = g.mine.iter().map(|s| s.cost as f64).sum();
+        if sampled_cost == 0.0 {
+            return;
+        }
+        let r = g.mine.iter().map(|s| weigh.time(s)).sum::<f64>() / sampled_cost;
+        for &h in g.strata {
+            self.rate[h] = r;
+        }
+        self.total += r * g.cost;
+        // A rate of zero (parts too quick for the clock) pulls nothing. (The symmetric part's
+        // group has none left out: see `predict`'s `retain`.)
+        if g.left_out > 0 && r > 0.0 {
+            match g.lean(r, sampled_cost, weigh) {
+                Some(lean) => self.pulled += r * g.cost * lean,
+                None => self.lean_known = false,
+            }
+        }
+        if g.mine.len() < g.size {
+            match g.variance(r, sampled_cost, weigh) {
+                Some(v) => self.variance += v,
+                None => self.spread_known = false,
+            }
+        }
+    }
+}
+
+/// Each part's predicted seconds: its stratum's `rate` times its cost, and the pieces
+/// counted `once` spread over the parts by cost.
+fn per_part(costs: &[u64], strata: &[Vec<usize>], rate: &[f64], once: Option<f64>) -> Vec<f32> {
     let all: f64 = costs
         .iter()
         .map(|&c| c as f64)
@@ -557,19 +706,7 @@ fn predict(
             predicted[i] = seconds as f32;
         }
     }
-    Ok(Estimate {
-        parts: costs.len(),
-        samples,
-        abandoned,
-        lean: lean_known.then(|| pulled / core_seconds.max(f64::MIN_POSITIVE)),
-        core_seconds,
-        interval: spread_known.then(|| ((core_seconds - half).max(0.0), core_seconds + half)),
-        strata: groups.len(),
-        untimed,
-        pieces_seconds,
-        pieces_once: once.is_some(),
-        predicted,
-    })
+    predicted
 }
 
 #[cfg(test)]
@@ -659,7 +796,7 @@ mod tests {
     #[test]
     fn the_lean_follows_what_leaving_out_the_parts_in_flight_pulls() {
         // 16 threads of about 5 parts each (`estimate 27` on 16 cores for minutes), 4 of
-        // about 20, and 2 of about 55 (the Zen 4's `estimate 27 --seconds 1200 -j 2`).
+        // about 20, and 2 of about 55 (`estimate 27 --seconds 1200 -j 2`).
         for (threads, bound) in [(16, 5.0), (4, 20.0), (2, 55.0)] {
             for cv in [0.5, 1.0, 2.0] {
                 let (kept, predicted) = pulled(threads, bound, cv, 3000);

@@ -3,8 +3,9 @@
 //!
 //! Every way of counting goes through here: [`crate::count`], and on the command line
 //! `count` (with its progress, checkpoint and shard output as [`Observer`]s), `verify`,
-//! `merge --audit` (a run over a random sample of the plan), and the benches. An [`Engine`] holds what is decided once for a whole command: the worker
-//! threads and the counting loop.
+//! `merge --audit` (a run over a random sample of the plan), and the benches. An
+//! [`Engine`] holds what is decided once for a whole command: the worker threads and the
+//! counting loop.
 //!
 //! ```
 //! use nqueens::{Engine, Observer, Options, Run, Tally};

@@ -19,14 +19,10 @@ use crate::types::{
     Counts, DEFAULT_MEMORY, Error, Kernel, MAX_SUBPROBLEMS, Method, Symmetry, Tally, validate,
 };
 
-/// The boards `auto` joins: measured on Zen 4 with 2 threads (results/README.md), the
-/// join's best of five took 0.24 ms against 0.46 searching at n = 10, 1.2 against 3.4 at
-/// n = 12, 16 against 33 at n = 14 and 148 against 410 at n = 16 (and grows slower than the
-/// search from there: n = 20 took 153 s against 1515 s); below 10 both take 0.2 ms or
-/// less. Up to [`join::MAX_CUT_N`], n = 28: the join's lead grew at every n measured, and
-/// at 28 the search cannot finish (its parts at the deepest split allowed take hours each:
-/// `estimate 28` with the search was still in its first parts 38 minutes on, while the
-/// join's projects n = 28 within its bound).
+/// The boards `auto` joins: from n = 10, where the join starts to beat the search, up to
+/// [`join::MAX_CUT_N`]. The join's lead grows with n, and at n = 28 the search's parts
+/// take hours each. Below 10 both take well under a millisecond (measured:
+/// results/README.md).
 pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 10..=join::MAX_CUT_N;
 
 /// A thread's share of a join's memory below which the pieces get the most of it
@@ -326,12 +322,12 @@ impl Plan {
     /// How a join shares `free` bytes between the pieces kept for all `threads` and each
     /// thread's tables: `(pieces, per thread)`. A thread's fair share is three quarters of
     /// `free` over the threads; where that is at least [`SMALL_SHARE`] a thread gets it and
-    /// the pieces the last quarter. A smaller share makes a thread no faster (a chunk of
-    /// [`join::THREAD_FLOOR`] bytes counts as fast, measured, where the pieces it holds on its
-    /// own leave it that much) while the pieces it takes from
-    /// the others are enumerated again and again: there a thread gets a quarter of its fair
-    /// share, at least the floor, and the pieces the rest. Memory only decides how a part is
-    /// counted, never the plan.
+    /// the pieces the last quarter. A smaller share makes a thread no faster, while the
+    /// pieces it takes from the others are enumerated again and again: a chunk of
+    /// [`join::THREAD_FLOOR`] bytes counts as fast where the pieces leave it that much
+    /// (measured: results/README.md). There a thread gets a quarter of its fair share, at
+    /// least the floor, and the pieces the rest. Memory only decides how a part is counted,
+    /// never the plan.
     pub fn split_memory(free: usize, threads: usize) -> (usize, usize) {
         let threads = threads.max(1);
         let fair = (free - free / 4) / threads;
@@ -534,9 +530,9 @@ impl Plan {
         self.costs_until(join::NEVER).unwrap_or_default()
     }
 
-    /// [`Plan::costs`], given up once `stop` is set (`None`, and nothing kept): a search's
-    /// costs walk four levels below each subproblem, 40 s on 2 threads at n = 26 (Zen 3),
-    /// which `estimate`'s bound must cover too.
+    /// [`Plan::costs`], given up once `stop` is set (`None`, and nothing kept). A search's
+    /// costs walk four levels below each subproblem, tens of seconds at n = 26, and
+    /// `estimate`'s bound must cover them too.
     pub fn costs_until(&self, stop: &AtomicBool) -> Option<&[u64]> {
         let (roots, subproblems) = match &self.parts {
             Parts::Rows { roots, subproblems } => (roots, subproblems),
@@ -594,12 +590,11 @@ fn binomial(n: u32, k: u32) -> u64 {
 }
 
 /// Free rows a subtree has at most when `search_until` cuts a subproblem for a stop flag.
-/// A subproblem of the default depth has `n - 2` to `n - 5` free rows by its root's kind
-/// (hours on a thread at n = 24 and more: `estimate --method search` ran on past its bound
-/// there); cut so, `estimate 24 --method search --seconds 30` ends 2 s past its bound. Up to
-/// n = 20 at the default depth no subproblem has more. (In subtrees of 12 rows, n = 19's
-/// count took 241 s against 214, one pair: likely each search's last lanes running part
-/// empty; so counts, with no flag to read, never cut.)
+/// A subproblem of the default depth has `n - 2` to `n - 5` free rows by its root's kind,
+/// hours on a thread from n = 24; cut so, `estimate` ends within seconds of its bound. Up
+/// to n = 20 at the default depth no subproblem has more. Smaller subtrees would stop
+/// sooner but leave the lanes running part empty, so counts, which read no flag, never
+/// cut (measured: results/README.md).
 pub const ABANDON_ROWS: usize = 18;
 
 /// Counts one subproblem of the search, abandoned once `stop` is set: with a flag that can

@@ -533,10 +533,9 @@ pub fn merge(
     if paths.peek().is_none() {
         return Err(MergeError::NoFiles);
     }
-    let mut merged: Option<Merged> = None;
-    let mut deal_of: Vec<u32> = Vec::new();
-    let mut tally = Tally::default();
-    let mut first_config: Option<(PathBuf, Config, usize)> = None;
+    let mut merging: Option<Merging> = None;
+    // The first file's path, configuration and shard count: every other file must match.
+    let mut first: Option<(PathBuf, Config, usize)> = None;
     loop {
         let batch: Vec<PathBuf> = paths.by_ref().take(BATCH).collect();
         if batch.is_empty() {
@@ -546,118 +545,168 @@ pub fn merge(
             batch.par_iter().map(|p| ShardResult::read(p)).collect();
         for (path, r) in batch.into_iter().zip(read) {
             let r = r?;
-            let invalid = |why: String| MergeError::File(FileError::invalid(&path, why));
             let (first_path, config, count) =
-                first_config.get_or_insert_with(|| (path.clone(), r.config.clone(), r.shard.count));
-            if !r.config.same_plan(config) || r.shard.count != *count {
-                return Err(invalid(format!(
-                    "(shard {}) is for {} in {} parts, but {} is for {} in {} parts",
-                    r.shard,
-                    r.config.describe(),
-                    r.shard.count,
-                    first_path.display(),
-                    config.describe(),
-                    count
-                )));
-            }
-            if r.shard.count > r.config.subproblems {
-                return Err(invalid(format!(
-                    "shard {} has more parts than its plan has subproblems ({})",
-                    r.shard, r.config.subproblems
-                )));
-            }
-            if r.shard.index >= r.shard.count {
-                return Err(invalid(format!("shard {} does not exist", r.shard)));
-            }
-            let m = match &mut merged {
+                first.get_or_insert_with(|| (path.clone(), r.config.clone(), r.shard.count));
+            check_shard(&path, &r, (first_path, config, *count))?;
+            let m = match &mut merging {
                 Some(m) => m,
                 None => {
-                    let plan = rebuild(first_path, config)?;
-                    deal_of = deal(plan.costs(), *count)
-                        .into_iter()
-                        .map(|s| s as u32)
-                        .collect();
-                    merged.insert(Merged {
-                        outcome: Outcome {
-                            tally: Tally::default(),
-                            threads: 1,
-                            elapsed_s: 0.0,
-                            each: Vec::new(),
-                        },
-                        count: *count,
-                        files: Vec::new(),
-                        kernel: (r.kernel, true),
-                        checksums: Vec::new(),
-                        shard_file: vec![NONE; *count],
-                        owner: vec![NONE; plan.len()],
-                        plan,
-                    })
+                    merging.insert(Merging::new(rebuild(first_path, config)?, *count, r.kernel))
                 }
             };
-            let me = m.files.len() as u32;
-            let slot = &mut m.shard_file[r.shard.index];
-            if *slot != NONE {
-                return Err(MergeError::Twice {
-                    first: m.files[*slot as usize].clone(),
-                    second: path,
-                    shard: r.shard,
-                });
-            }
-            *slot = me;
-            for (i, _) in r.each() {
-                let other = std::mem::replace(&mut m.owner[i], me);
-                if other != NONE {
-                    return Err(MergeError::Overlap {
-                        subproblem: i,
-                        first: m.files[other as usize].clone(),
-                        second: path,
-                    });
-                }
-                if deal_of[i] as usize != r.shard.index {
-                    return Err(invalid(format!(
-                        "(shard {}) holds subproblem {i}, which the plan deals to shard {}/{}: it was changed",
-                        r.shard, deal_of[i], r.shard.count
-                    )));
-                }
-            }
-            let limit = durable::count_limit(m.plan.n);
-            tally = durable::add_within(tally, r.tally(), limit)
-                .ok_or(MergeError::Overflow { n: m.plan.n, limit })?;
-            m.kernel.1 &= r.kernel == m.kernel.0;
-            m.outcome.threads = m.outcome.threads.max(r.threads);
-            m.outcome.elapsed_s = m.outcome.elapsed_s.max(r.elapsed_s);
-            m.checksums.push(r.checksum);
-            m.files.push(path);
+            m.add(path, r)?;
         }
     }
-    let Some(mut m) = merged else {
-        return Err(MergeError::NoFiles);
-    };
-    m.outcome.tally = tally;
-    if !partial && !m.complete() {
-        return Err(MergeError::Missing {
-            missing: ranges_text(&m.missing(), 20),
-            count: m.count,
-        });
+    merging.ok_or(MergeError::NoFiles)?.finish(partial)
+}
+
+/// Checks that shard result `r`, read from `path`, is for the plan of the first file
+/// `(first_path, config, count)` in as many shards, and that its shard exists.
+fn check_shard(
+    path: &Path,
+    r: &ShardResult,
+    (first_path, config, count): (&Path, &Config, usize),
+) -> Result<(), MergeError> {
+    let invalid = |why: String| MergeError::File(FileError::invalid(path, why));
+    if !r.config.same_plan(config) || r.shard.count != count {
+        return Err(invalid(format!(
+            "(shard {}) is for {} in {} parts, but {} is for {} in {} parts",
+            r.shard,
+            r.config.describe(),
+            r.shard.count,
+            first_path.display(),
+            config.describe(),
+            count
+        )));
     }
-    // Every subproblem of each merged shard: in a complete merge, every one of the plan's.
-    let lost = |i: &usize| m.owner[*i] == NONE && m.shard_file[deal_of[*i] as usize] != NONE;
-    let uncovered = (0..m.plan.len()).filter(lost).count();
-    if uncovered > 0 {
-        return Err(MergeError::Uncovered {
-            uncovered,
-            total: m.plan.len(),
-            first: (0..m.plan.len()).find(lost).unwrap_or(0),
-        });
+    if r.shard.count > r.config.subproblems {
+        return Err(invalid(format!(
+            "shard {} has more parts than its plan has subproblems ({})",
+            r.shard, r.config.subproblems
+        )));
     }
-    // In full mode the fundamental solutions are an eighth of a Burnside sum: a total that
-    // is no multiple of 8 was changed (a part of the plan's sum need not be one).
-    if m.complete() && m.plan.symmetry == Symmetry::Full && tally.unique8 % 8 != 0 {
-        return Err(MergeError::NotBurnside {
-            unique8: tally.unique8,
-        });
+    if r.shard.index >= r.shard.count {
+        return Err(invalid(format!("shard {} does not exist", r.shard)));
     }
-    Ok(m)
+    Ok(())
+}
+
+/// A merge under way: what has been merged, and the shard the plan deals each subproblem
+/// to.
+struct Merging {
+    merged: Merged,
+    deal_of: Vec<u32>,
+}
+
+impl Merging {
+    /// Nothing merged yet of `plan` dealt into `count` shards; `kernel` is the loop the
+    /// first file's shard ran.
+    fn new(plan: Plan, count: usize, kernel: Kernel) -> Merging {
+        let deal_of = deal(plan.costs(), count)
+            .into_iter()
+            .map(|s| s as u32)
+            .collect();
+        let merged = Merged {
+            outcome: Outcome {
+                tally: Tally::default(),
+                threads: 1,
+                elapsed_s: 0.0,
+                each: Vec::new(),
+            },
+            count,
+            files: Vec::new(),
+            kernel: (kernel, true),
+            checksums: Vec::new(),
+            shard_file: vec![NONE; count],
+            owner: vec![NONE; plan.len()],
+            plan,
+        };
+        Merging { merged, deal_of }
+    }
+
+    /// Adds shard result `r`, read from `path` (a shard of the plan that exists), after
+    /// checking that its shard was not merged before, that its subproblems are its shard's
+    /// and in no other file ([`Merging::claim`]), and that the sum fits the board.
+    fn add(&mut self, path: PathBuf, r: ShardResult) -> Result<(), MergeError> {
+        let m = &mut self.merged;
+        let me = m.files.len() as u32;
+        let slot = &mut m.shard_file[r.shard.index];
+        if *slot != NONE {
+            return Err(MergeError::Twice {
+                first: m.files[*slot as usize].clone(),
+                second: path,
+                shard: r.shard,
+            });
+        }
+        *slot = me;
+        self.claim(&path, &r, me)?;
+        let m = &mut self.merged;
+        let limit = durable::count_limit(m.plan.n);
+        m.outcome.tally = durable::add_within(m.outcome.tally, r.tally(), limit)
+            .ok_or(MergeError::Overflow { n: m.plan.n, limit })?;
+        m.kernel.1 &= r.kernel == m.kernel.0;
+        m.outcome.threads = m.outcome.threads.max(r.threads);
+        m.outcome.elapsed_s = m.outcome.elapsed_s.max(r.elapsed_s);
+        m.checksums.push(r.checksum);
+        m.files.push(path);
+        Ok(())
+    }
+
+    /// Marks each subproblem of `r` (read from `path`) as held by file `me`, after checking
+    /// that no other file holds it and that the plan deals it to `r`'s shard.
+    fn claim(&mut self, path: &Path, r: &ShardResult, me: u32) -> Result<(), MergeError> {
+        let m = &mut self.merged;
+        for (i, _) in r.each() {
+            let other = std::mem::replace(&mut m.owner[i], me);
+            if other != NONE {
+                return Err(MergeError::Overlap {
+                    subproblem: i,
+                    first: m.files[other as usize].clone(),
+                    second: path.to_path_buf(),
+                });
+            }
+            if self.deal_of[i] as usize != r.shard.index {
+                return Err(MergeError::File(FileError::invalid(
+                    path,
+                    format!(
+                        "(shard {}) holds subproblem {i}, which the plan deals to shard {}/{}: it was changed",
+                        r.shard, self.deal_of[i], r.shard.count
+                    ),
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The merge, after checking that every shard is there (unless `partial`), that the
+    /// shards merged hold every subproblem dealt to them, and that a complete full-mode
+    /// total is a Burnside sum.
+    fn finish(self, partial: bool) -> Result<Merged, MergeError> {
+        let Merging { merged: m, deal_of } = self;
+        if !partial && !m.complete() {
+            return Err(MergeError::Missing {
+                missing: ranges_text(&m.missing(), 20),
+                count: m.count,
+            });
+        }
+        // Every subproblem of each merged shard: in a complete merge, every one of the plan's.
+        let lost = |i: &usize| m.owner[*i] == NONE && m.shard_file[deal_of[*i] as usize] != NONE;
+        let uncovered = (0..m.plan.len()).filter(lost).count();
+        if uncovered > 0 {
+            return Err(MergeError::Uncovered {
+                uncovered,
+                total: m.plan.len(),
+                first: (0..m.plan.len()).find(lost).unwrap_or(0),
+            });
+        }
+        // In full mode the fundamental solutions are an eighth of a Burnside sum: a total that
+        // is no multiple of 8 was changed (a part of the plan's sum need not be one).
+        let unique8 = m.outcome.tally.unique8;
+        if m.complete() && m.plan.symmetry == Symmetry::Full && unique8 % 8 != 0 {
+            return Err(MergeError::NotBurnside { unique8 });
+        }
+        Ok(m)
+    }
 }
 
 /// The plan of the shards' configuration `config` (read from `path`), rebuilt by this
@@ -794,8 +843,7 @@ mod tests {
             count: plan.len(),
         };
         let path = Path::new("s.json");
-        // Eight runs of 125,000 on the test's threads (15 s on one thread of a 2-vCPU Zen 3
-        // in the tests' build), each its own sequence.
+        // Eight runs of 125,000 on the test's threads, each its own sequence.
         let refused: u32 = (0..8u64)
             .into_par_iter()
             .map(|run| {
@@ -834,8 +882,8 @@ mod tests {
         assert_eq!(refused, 0, "genuine shard results refused, of a million");
     }
 
-    /// The dealing as first written: each subproblem, costliest first, to the part with the
-    /// least load (ties to the lower part), found by a scan of every part.
+    /// A reference dealing: each subproblem, costliest first, to the part with the least
+    /// load (ties to the lower part), found by a scan of every part.
     fn dealt_by_scanning(costs: &[u64], shard: Shard) -> Vec<usize> {
         let mut order: Vec<usize> = (0..costs.len()).collect();
         order.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));

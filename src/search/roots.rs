@@ -145,7 +145,8 @@ fn constellations(n: u32, t: u8) -> Vec<Root> {
 /// How fast a row's open squares thin out with the queens placed above it, in
 /// [`cheapest_view`]'s model of a search: `l` free rows down, a row keeps
 /// `1 - VIEW_THINNING * l / (n - 2)` of the squares the fixed queens leave open (at least 5%).
-/// Fitted on Zen 4: 1.6 searched fastest at n = 16 and 17 of 1.0 to 2.6.
+/// A larger value weighs the top rows' closed squares more against the deeper rows'
+/// (measured: results/README.md).
 const VIEW_THINNING: f64 = 1.6;
 
 /// The view of a constellation whose search is expected smallest (the first of equals, in
@@ -157,10 +158,8 @@ const VIEW_THINNING: f64 = 1.6;
 /// reaching up) prunes the tree near its root. Each view's tree is estimated from the
 /// fixed queens' attacks alone, so it costs nothing next to the search: the nodes on a free
 /// row are those on the row above times the row's open squares, thinned by
-/// `VIEW_THINNING`, and the estimate is their sum over the rows. On Zen 4, one thread,
-/// the chosen views search n = 16 in 1.20-1.21 s against 1.81 s for the canonical ones (a
-/// weighted sum of the open squares picked views taking 1.33 s; counting every node of
-/// every view to pick the truly smallest costs more than the search).
+/// `VIEW_THINNING`, and the estimate is their sum over the rows. Counting every node of
+/// every view to pick the truly smallest would cost more than the search.
 pub fn cheapest_view(n: u32, c: &Constellation) -> Transform {
     let size = |t: Transform| {
         let s = view_schedule(n, c, t);

@@ -104,9 +104,8 @@ impl<F: FnMut(&[u8]) -> bool> Leaves for Walker<'_, F> {
 /// time): `popcnt` counts a mask's squares in one instruction (a dozen without it), BMI1
 /// takes and clears the lowest open square in one each, BMI2 shifts by a register without
 /// touching the flags, `lzcnt` finds the highest open square. All are older than AVX2 on
-/// every x86-64 line; the portable build targets the first x86-64s, which lack them.
-/// Measured on Zen 4, n = 16 in full mode on one thread: the frame loop this one replaced
-/// took 1.42 s portable and 1.28-1.31 s with them; [`search`] 1.03-1.04 s and 0.99 s.
+/// every x86-64 line; the portable build targets the first x86-64s, which lack them. They
+/// shorten the hot loop by a few instructions a node (measured: results/README.md).
 fn run<L: Leaves>(s: &Schedule, start: State, board: &mut Board, leaves: L) -> L {
     #[cfg(target_arch = "x86_64")]
     if bit_instructions() {
@@ -173,7 +172,7 @@ fn highest(x: u32) -> u32 {
 /// most two; highest first when listing, so they come back lowest first), then goes on
 /// with the lowest if it is live, or pops a node when it is not. More than half the nodes
 /// have one open square; those cost no store, no load and one branch, whether the child is
-/// live (a loop with a frame per level paid a push, a pop and two mispredicted branches).
+/// live (a loop with a frame per level pays a push, a pop and two mispredicted branches).
 ///
 /// `board` holds the fixed queens and the levels above `start` (written only when
 /// `L::RECORD`: each node's queen goes on the board when the node is taken up).
@@ -242,7 +241,7 @@ fn search<L: Leaves>(s: &Schedule, start: State, board: &mut Board, mut leaves: 
             // One square with no branch (written and dropped when there is none), then any
             // others. Listing pushes them highest first, so they come back lowest first;
             // counting needs no order and takes the lowest, which costs one instruction
-            // less (2-3% at n = 17 on Zen 4).
+            // less.
             let next = |rest: u32| match L::RECORD {
                 true => highest(rest),
                 false => rest & rest.wrapping_neg(),

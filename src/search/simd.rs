@@ -22,7 +22,7 @@
 //! and two blends). A lane that finishes its subtree takes the next one; all subtrees of
 //! one call start at the same level of the same schedule.
 //!
-//! The loop is written once (`simd/search.rs`) over a small trait of its steps
+//! The loop is written once (`simd/lanes.rs`) over a small trait of its steps
 //! (`Vector` in `simd/vector.rs`), with one form per ISA: sixteen AVX-512 lanes (masks in mask
 //! registers, frames scattered) and eight AVX2 lanes (masks in vectors, frames stored lane
 //! by lane). A NEON or AVX10 loop is one more form of the trait and one entry point.
@@ -168,10 +168,8 @@ const SUBTREES_PER_LANE: usize = 16;
 const BATCH_PER_LANE: usize = 4 * SUBTREES_PER_LANE;
 
 /// Levels the scalar feeding may descend below the natural frontier to let the lanes use a
-/// smaller frame. Measured on full-symmetry counts (results/README.md, "Lane frames"): the
-/// one-word frame starting five levels down still beats the two-word frame at n = 19 (by
-/// 10%), ties with it six levels down at n = 20, and loses eight levels down at n = 21 (by
-/// 13%).
+/// smaller frame. A smaller frame moves fewer words a step, but starting deeper hands the
+/// lanes more and smaller subtrees (measured: results/README.md).
 const SLACK: usize = 5;
 
 /// Number of completions below `start`, searched in `lanes` (see `feed`); `None`, having

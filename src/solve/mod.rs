@@ -1,11 +1,11 @@
 //! Listing solutions in lexicographic order (row 0 first), generated in parallel.
 //!
 //! The subproblems of a listing are cut in lexicographic order (see
-//! [`crate::search::roots::Subproblems`]) and
-//! come lazily, a batch at a time. A producer thread has the pool render each batch's
-//! solutions into one buffer per subproblem; a channel that holds one batch carries them to the
-//! caller's thread, which sees the solutions in order. Memory holds at most a batch being
-//! rendered and one waiting, whatever the board size.
+//! [`crate::search::roots::Subproblems`]) and come lazily, a batch at a time. A producer
+//! thread has the pool render each batch's solutions into one buffer per subproblem; a
+//! channel that holds one batch carries them to the caller's thread, which sees the
+//! solutions in order. Memory holds at most a batch being rendered and one waiting,
+//! whatever the board size.
 
 pub mod board;
 
@@ -51,10 +51,10 @@ fn split_levels(n: u32) -> usize {
 /// How many subproblems the pool is handed at a time. Each hand-over wakes the workers and
 /// waits for them (futexes, and rayon's idle threads spinning on `sched_yield`), which costs
 /// more than a small subproblem with no solution: far down the lexicographic order of a large
-/// board (`solve 32 --limit 1`) a fixed batch of a few subproblems per thread spent most of
-/// its time in the kernel (16.5 s, 1.06 M futex calls). So a batch that renders little, quickly,
-/// is followed by one twice as large, and one that renders much by one half as large: memory
-/// stays at about [`Batch::BYTES`] a batch, and sparse regions pass in few hand-overs.
+/// board (`solve 32 --limit 1`) a fixed batch of a few subproblems per thread spends most of
+/// its time in the kernel. So a batch that renders little, quickly, is followed by one twice
+/// as large, and one that renders much by one half as large: memory stays at about
+/// [`Batch::BYTES`] a batch, and sparse regions pass in few hand-overs.
 struct Batch {
     size: usize,
     least: usize,
@@ -203,12 +203,12 @@ pub const FEW: u64 = 1000;
 /// subproblems without one (`n = 32`: 87.5 M nodes before the first, 825 k of them in the
 /// subproblem that holds it, cut [`first_levels`] deep). So the pool only finds the first
 /// subproblem that holds one ([`holds`], `position_first` over batches in order, from one
-/// subproblem per thread, doubling up to [`FIND_BATCH`]: a large batch had idle threads search
-/// far past the first), and the caller's thread then walks it and those after
-/// it with the scalar loop, which stops at the last solution wanted. Rendering, and handing
-/// each subproblem's solutions to the pool (`solve 32 --limit 1`: 16.5 s, most of it in
-/// futex and `sched_yield` calls), cost more than the search here; the SIMD lanes search
-/// each of their subtrees to the end, where the first solution is all that is wanted.
+/// subproblem per thread, doubling up to [`FIND_BATCH`]: a large batch has idle threads
+/// search far past the first), and the caller's thread then walks it and those after it
+/// with the scalar loop, which stops at the last solution wanted. Rendering, and handing
+/// each subproblem's solutions to the pool (futex and `sched_yield` calls, mostly), cost
+/// more than the search here; the SIMD lanes search each of their subtrees to the end,
+/// where the first solution is all that is wanted.
 /// Returns how many were handed to `each`.
 fn first_few<R, F>(
     n: u32,

@@ -3,7 +3,7 @@
 //! reach (plain words, or eight or four bottom pieces a step with AVX-512 or AVX2).
 
 use super::pieces::{Pieces, TAG, TAG_SHIFT};
-use super::{Join, Lanes, Word};
+use super::{Isa, Join, Word};
 
 /// A queen set's diagonals as bits: `r - c + n - 1` (down-right) and `r + c` (down-left).
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -55,7 +55,7 @@ impl Join {
         (forbid, above): (Lines, Option<u64>),
         mirrored: bool,
         (low, width): (usize, usize),
-        lanes: Lanes,
+        isa: Isa,
         out: &mut Vec<Word>,
     ) {
         let shape = Shape {
@@ -70,14 +70,14 @@ impl Join {
         let need = boards as usize + below.unwrap_or(0) + 8;
         out.clear();
         out.reserve_exact(need);
-        match lanes {
+        match isa {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
-            Lanes::Avx512 => unsafe { halves.build512(&shape, out) },
+            // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
+            Isa::Avx512 => unsafe { halves.build512(&shape, out) },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
-            Lanes::Avx2 => unsafe { halves.build256(&shape, out) },
-            Lanes::Scalar => halves.build_with(&shape, out, pairs),
+            // SAFETY: `Isa::of` picked AVX2 only where the CPU has it.
+            Isa::Avx2 => unsafe { halves.build256(&shape, out) },
+            Isa::Scalar => halves.build_with(&shape, out, pairs),
         }
     }
 
@@ -94,7 +94,7 @@ impl Join {
         (north, south): (&Pieces, &Pieces),
         span: Span,
         forbid: Lines,
-        lanes: Lanes,
+        isa: Isa,
         counts: &mut Vec<u32>,
     ) {
         let spans = [span];
@@ -108,7 +108,7 @@ impl Join {
                 let p = north.lines(p);
                 if p.meets(forbid) == 0 {
                     // At most the south pieces on one column set: far below 2^32.
-                    *count += lacking(block, south.meeting(p.with(forbid)), lanes) as u32;
+                    *count += lacking(block, south.meeting(p.with(forbid)), isa) as u32;
                 }
             }
         });
@@ -130,20 +130,20 @@ impl Join {
     }
 }
 
-/// How many of `words` (bottom pieces) share no bit with `bits`, in `lanes`' instructions:
+/// How many of `words` (bottom pieces) share no bit with `bits`, in `isa`'s instructions:
 /// a vector of pieces at a time where the CPU has one ([`super::pack::lacking256`]). A word
 /// at a time, counting the sizes of the sides that do not fit one chunk was 6% of
 /// `time_keys 27 4 17` on Zen 4 with AVX2 forced.
-fn lacking(words: &[u64], bits: u64, lanes: Lanes) -> u64 {
+fn lacking(words: &[u64], bits: u64, isa: Isa) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    match lanes {
-        // SAFETY: `Lanes::of` picked these only where the CPU has their features.
-        Lanes::Avx512 => return unsafe { super::pack::lacking512(words, bits) },
+    match isa {
+        // SAFETY: `Isa::of` picked these only where the CPU has their features.
+        Isa::Avx512 => return unsafe { super::pack::lacking512(words, bits) },
         // SAFETY: as above.
-        Lanes::Avx2 => return unsafe { super::pack::lacking256(words, bits) },
-        Lanes::Scalar => {}
+        Isa::Avx2 => return unsafe { super::pack::lacking256(words, bits) },
+        Isa::Scalar => {}
     }
-    let _ = lanes;
+    let _ = isa;
     lacking_words(words, bits)
 }
 

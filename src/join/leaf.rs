@@ -17,7 +17,7 @@
 //! `#[target_feature]` entry point ([`Bitsets::disjoint`] picks it); a NEON form is one more
 //! `impl`.
 
-use super::Lanes;
+use super::Isa;
 use super::matching::Span;
 #[cfg(target_arch = "x86_64")]
 use super::pack::{Narrow, Wide};
@@ -65,13 +65,13 @@ impl Bitsets {
 
     /// Adds to `out[g]` the pairs of `table` and group `g` of `probe` (its words in
     /// `spans[g]`) that share no bit of `live` (the other bits are settled: no table word
-    /// shares them with a probe word), with tables of at most `budget` bytes, in `lanes`.
+    /// shares them with a probe word), with tables of at most `budget` bytes, in `isa`.
     /// Tallies the pairs it tested (`matching::tally_leaf`).
     pub(super) fn disjoint<E: Held>(
         &mut self,
         (table, probe, spans): Leaf<E>,
         live: u64,
-        (budget, lanes): (usize, Lanes),
+        (budget, isa): (usize, Isa),
         out: &mut [u64],
     ) {
         // The ranks: the diagonals in play that both sides use. A diagonal no probe word
@@ -79,7 +79,7 @@ impl Bitsets {
         // the table's diagonals alone gave 17-24 ranks to 45% of the probe words and 25-32
         // to 53%, both sides' 79% and 17%: 3.16 bytes a probe word, not 3.58;
         // results/README.md, twenty-ninth round).
-        let union = unions((table, probe, spans), lanes) & live;
+        let union = unions((table, probe, spans), isa) & live;
         let ranks = union.count_ones() as usize;
         let all = |range: &Span| (table.len() * range.len()) as u64;
         let probes: usize = spans.iter().map(Span::len).sum();
@@ -106,11 +106,11 @@ impl Bitsets {
         let mut met = [0u64; super::matching::MAX_GROUPS];
         let most = (budget / table_bytes(1)).clamp(8, SLICE_WORDS) / 8 * 8;
         // The runs of ranks, one a table: the same for every slice.
-        let spread = spread(ranks, !matches!(lanes, Lanes::Scalar));
+        let spread = spread(ranks, !matches!(isa, Isa::Scalar));
         for slice in table.chunks(64 * most) {
             // AVX2 loads an entry a vector (four words) at a time: a slice of at most 256
             // half-boards takes entries of one vector ([`Half`]), others of eight words.
-            let half = matches!(lanes, Lanes::Avx2) && slice.len() <= 64 * Half::WORDS;
+            let half = matches!(isa, Isa::Avx2) && slice.len() <= 64 * Half::WORDS;
             let words = if half {
                 Half::WORDS
             } else {
@@ -125,16 +125,16 @@ impl Bitsets {
                 entries: aligned(&mut self.tables, need),
             };
             let leaf = (slice, probe, spans);
-            match lanes {
-                // SAFETY: `Lanes::of` picked these only where the CPU has their features.
+            match isa {
+                // SAFETY: `Isa::of` picked these only where the CPU has their features.
                 #[cfg(target_arch = "x86_64")]
-                Lanes::Avx512 => unsafe { t.met512(leaf, &mut met) },
+                Isa::Avx512 => unsafe { t.met512(leaf, &mut met) },
                 #[cfg(target_arch = "x86_64")]
-                Lanes::Avx2 if half => unsafe { t.met256_half(leaf, &mut met) },
+                Isa::Avx2 if half => unsafe { t.met256_half(leaf, &mut met) },
                 #[cfg(target_arch = "x86_64")]
-                Lanes::Avx2 => unsafe { t.met256(leaf, &mut met) },
+                Isa::Avx2 => unsafe { t.met256(leaf, &mut met) },
                 // SAFETY: `Words` needs no feature.
-                Lanes::Scalar => unsafe { t.met::<Words, E>(leaf, &mut met) },
+                Isa::Scalar => unsafe { t.met::<Words, E>(leaf, &mut met) },
             }
         }
         for (g, range) in spans.iter().enumerate() {
@@ -147,14 +147,14 @@ impl Bitsets {
 /// of the probe words, ANDed: a plain loop the compiler turns into vector ORs in the ISA
 /// each entry point enables (four vectors a step; without one, SSE2's). An OR over arrays of
 /// eight words was turned into gathers with AVX-512, 7.7% of `count 18` on Zen 4.
-fn unions<E: Held>(leaf: Leaf<E>, lanes: Lanes) -> u64 {
-    match lanes {
-        // SAFETY: `Lanes::of` picked these only where the CPU has their features.
+fn unions<E: Held>(leaf: Leaf<E>, isa: Isa) -> u64 {
+    match isa {
+        // SAFETY: `Isa::of` picked these only where the CPU has their features.
         #[cfg(target_arch = "x86_64")]
-        Lanes::Avx512 => unsafe { unions512(leaf) },
+        Isa::Avx512 => unsafe { unions512(leaf) },
         #[cfg(target_arch = "x86_64")]
-        Lanes::Avx2 => unsafe { unions256(leaf) },
-        Lanes::Scalar => unions_in(leaf),
+        Isa::Avx2 => unsafe { unions256(leaf) },
+        Isa::Scalar => unions_in(leaf),
     }
 }
 
@@ -996,7 +996,7 @@ fn pext(word: u64, union: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Lanes;
+    use super::super::Isa;
     use super::super::matching::tests::{every_pair, words};
     use super::*;
     use crate::types::Kernel;
@@ -1023,7 +1023,7 @@ mod tests {
                 }
                 let mut out = [0, 0];
                 let leaf = (&table[..], &probe[..], &spans[..]);
-                let within = (64 << 20, Lanes::of(kernel));
+                let within = (64 << 20, Isa::of(kernel));
                 Bitsets::default().disjoint(leaf, !0, within, &mut out);
                 assert_eq!(out[..], every[..], "{tables} {width} {kernel:?}");
             }
@@ -1100,7 +1100,7 @@ mod tests {
                 .collect();
             let spans = [0..probes / 2, probes / 2..probes];
             let leaf = (&table[..], &probe[..], &spans[..]);
-            let both = unions(leaf, Lanes::Scalar);
+            let both = unions(leaf, Isa::Scalar);
             assert!(
                 both.count_ones().div_ceil(8) < 6,
                 "{width} {shift}: no rank saved"
@@ -1111,9 +1111,9 @@ mod tests {
                 if kernel.resolve().is_err() {
                     continue;
                 }
-                assert_eq!(unions(leaf, Lanes::of(kernel)), both, "{kernel:?}");
+                assert_eq!(unions(leaf, Isa::of(kernel)), both, "{kernel:?}");
                 let mut out = [0, 0];
-                let within = (64 << 20, Lanes::of(kernel));
+                let within = (64 << 20, Isa::of(kernel));
                 Bitsets::default().disjoint(leaf, !0, within, &mut out);
                 assert_eq!(out[..], every[..], "{tables} {width} {shift} {kernel:?}");
             }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::leaf::{Bitsets, MOST_BYTES};
 use super::short::{self, Held};
-use super::{Lanes, Word};
+use super::{Isa, Word};
 
 /// The most half-boards a table leaf holds: the split goes on below it, one diagonal at a
 /// time, until a side has at most this many (one slice of eight words, 512 bits).
@@ -207,14 +207,14 @@ impl Matcher {
         ends: &[usize],
         out: &mut [u64],
         within: Within,
-        lanes: Lanes,
+        isa: Isa,
     ) {
         debug_assert!(ends.len() <= MAX_GROUPS && ends.last() == Some(&probe.len()));
         TALLY
             .every
             .fetch_add((table.len() * probe.len()) as u64, Ordering::Relaxed);
         let order = if table.len() > LEAF {
-            contested(table, probe, lanes)
+            contested(table, probe, isa)
         } else {
             Order::default()
         };
@@ -236,7 +236,7 @@ impl Matcher {
         let mut leaf = Leaf {
             budget: within.bytes,
             stop: within.stop,
-            lanes,
+            isa,
             aside: aside(&mut self.aside, table.len().max(probe.len())),
             bitsets: &mut self.bitsets,
         };
@@ -272,7 +272,7 @@ impl Matcher {
         right: &mut [Word],
         out: &mut [u64],
         within: Within,
-        lanes: Lanes,
+        isa: Isa,
     ) {
         let (t, p) = if table_first(left.len(), right.len()) {
             (left.len(), right.len())
@@ -280,10 +280,10 @@ impl Matcher {
             (right.len(), left.len())
         };
         if self.room(within, t, p) >= 2 * p {
-            return self.either(left, right, out, within, lanes);
+            return self.either(left, right, out, within, isa);
         }
         let (sizes, pivot) = pivots(left, right);
-        self.grouped(left, right, (sizes, pivot), out, within, lanes);
+        self.grouped(left, right, (sizes, pivot), out, within, isa);
     }
 
     /// [`Matcher::pivoted`]'s matching: `left`'s words in [`pivot_pair`]'s groups (`sizes`
@@ -296,7 +296,7 @@ impl Matcher {
         (sizes, pivot): ([usize; PAIRS], [bool; PAIRS]),
         out: &mut [u64],
         within: Within,
-        lanes: Lanes,
+        isa: Isa,
     ) {
         debug_assert!(
             !pivot[PAIRS - 1],
@@ -327,11 +327,11 @@ impl Matcher {
             let (group, others) = std::mem::take(&mut rest).split_at_mut(sizes[g]);
             rest = others;
             let bits = 1u64 << g | 1u64 << (32 + g - 1);
-            let kept = partition(right, bits, lanes, &mut self.aside[..]);
-            self.either(group, &mut right[..kept], out, within, lanes);
+            let kept = partition(right, bits, isa, &mut self.aside[..]);
+            self.either(group, &mut right[..kept], out, within, isa);
         }
         if !rest.is_empty() {
-            self.either(rest, right, out, within, lanes);
+            self.either(rest, right, out, within, isa);
         }
     }
 
@@ -343,7 +343,7 @@ impl Matcher {
         b: &mut [Word],
         out: &mut [u64],
         within: Within,
-        lanes: Lanes,
+        isa: Isa,
     ) {
         let (table, probe) = if table_first(a.len(), b.len()) {
             (a, b)
@@ -351,7 +351,7 @@ impl Matcher {
             (b, a)
         };
         let ends = [probe.len()];
-        self.disjoint(table, probe, &ends, out, within, lanes);
+        self.disjoint(table, probe, &ends, out, within, isa);
     }
 }
 
@@ -492,8 +492,8 @@ impl Default for Order {
 /// The bits both sides use, ordered by the product of their shares in samples of at most
 /// about [`SAMPLE`] words of each side (ties to the lower bit): the diagonals where a table word
 /// and a probe word most often meet, whose split drops the most pairs.
-fn contested(table: &[Word], probe: &[Word], lanes: Lanes) -> Order {
-    let (a, b) = (sampled(table, lanes), sampled(probe, lanes));
+fn contested(table: &[Word], probe: &[Word], isa: Isa) -> Order {
+    let (a, b) = (sampled(table, isa), sampled(probe, isa));
     let mut scored: Vec<(u64, usize)> = (0..64)
         .map(|i| (a[i] * b[i], i))
         .filter(|&(s, _)| s > 0)
@@ -530,21 +530,21 @@ const SAMPLE: usize = 128;
 /// (`results/README.md`, thirty-first round).
 const REPICK: f64 = 4096.0;
 
-/// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`, in `lanes`'
+/// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`, in `isa`'s
 /// instructions: a vector of sampled words at a time where the CPU has one (`pack::tally256`,
 /// `pack::tally512`). A split level of n = 27 sampled about 512 words of its sides
 /// ([`picked`]); a word at a time, that was 4.5% of `time_keys 27 4 17` with AVX2 forced, and
 /// four words a vector 0.96x its time (`results/README.md`, twenty-eighth round).
-fn tally<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64], lanes: Lanes) {
+fn tally<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64], isa: Isa) {
     #[cfg(target_arch = "x86_64")]
-    match lanes {
-        // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
-        Lanes::Avx512 => return unsafe { super::pack::tally512(v, step, counts) },
-        // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
-        Lanes::Avx2 => return unsafe { super::pack::tally256(v, step, counts) },
-        Lanes::Scalar => {}
+    match isa {
+        // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
+        Isa::Avx512 => return unsafe { super::pack::tally512(v, step, counts) },
+        // SAFETY: `Isa::of` picked AVX2 only where the CPU has it.
+        Isa::Avx2 => return unsafe { super::pack::tally256(v, step, counts) },
+        Isa::Scalar => {}
     }
-    let _ = lanes;
+    let _ = isa;
     tally_words(v, step, counts);
 }
 
@@ -589,9 +589,9 @@ fn stride(len: usize) -> usize {
 }
 
 /// How many of about [`SAMPLE`] words of `v` (every [`stride`]-th) have each bit.
-fn sampled<E: Held>(v: &[E], lanes: Lanes) -> [u64; 64] {
+fn sampled<E: Held>(v: &[E], isa: Isa) -> [u64; 64] {
     let mut counts = [0u64; 64];
-    tally(v, stride(v.len()), &mut counts, lanes);
+    tally(v, stride(v.len()), &mut counts, isa);
     counts
 }
 
@@ -608,12 +608,12 @@ struct Probed {
 
 impl Probed {
     /// A sample of the probe groups in `spans`, each in its share (one stride for all).
-    fn of<E: Held>(probe: &[E], spans: &[Span], lanes: Lanes) -> Probed {
+    fn of<E: Held>(probe: &[E], spans: &[Span], isa: Isa) -> Probed {
         let mut counts = [0u64; 64];
         let probes: usize = spans.iter().map(Span::len).sum();
         let step = stride(probes);
         for span in spans {
-            tally(&probe[span.clone()], step, &mut counts, lanes);
+            tally(&probe[span.clone()], step, &mut counts, isa);
         }
         // The words the sample drew (`tally` takes every `step`-th of a slice from its first).
         let drawn: usize = spans.iter().map(|s| s.len().div_ceil(step)).sum();
@@ -639,8 +639,8 @@ impl Probed {
 /// `time_keys 27 1 5` 0.90x the time, `27 4 17` 0.97x (0.90x the pairs reaching the
 /// leaves), `25 6 7` 0.98x, `22 200 7` 0.96x (`results/README.md`, twenty-fifth round).
 /// Also returns the diagonals both samples have (for [`looked`]).
-fn picked<E: Held>(table: &[E], probed: &Probed, order: &[u64], lanes: Lanes) -> (Order, u64) {
-    let sample = Probed::of(table, std::slice::from_ref(&(0..table.len())), lanes);
+fn picked<E: Held>(table: &[E], probed: &Probed, order: &[u64], isa: Isa) -> (Order, u64) {
+    let sample = Probed::of(table, std::slice::from_ref(&(0..table.len())), isa);
     let (t, tl, table_share) = (&sample.counts, sample.words, sample.share);
     let (p, pl, probe_share) = (&probed.counts, probed.words, probed.share);
     let left = |bit: u64| {
@@ -734,14 +734,14 @@ fn split<E: Held>(
         let sample = match known {
             Some(sample) => sample,
             None => {
-                drawn = Probed::of(probe, spans, leaf.lanes);
+                drawn = Probed::of(probe, spans, leaf.isa);
                 &drawn
             }
         };
         probed = Some(sample);
         let sampled;
-        (own, sampled) = picked(table, sample, order, leaf.lanes);
-        seen = looked(table, probe, spans, (live, seen), sampled, leaf.lanes);
+        (own, sampled) = picked(table, sample, order, leaf.isa);
+        seen = looked(table, probe, spans, (live, seen), sampled, leaf.isa);
         let order = &own.bits[..own.len];
         if seen != play.1 && shortened(table, probe, spans, (live, seen), order, out, levels, leaf)
         {
@@ -752,12 +752,12 @@ fn split<E: Held>(
         order
     };
     let Some((&bit, order)) = order.split_first().filter(|_| table.len() > LEAF) else {
-        let within = (leaf.budget, leaf.lanes);
+        let within = (leaf.budget, leaf.isa);
         leaf.bitsets
             .disjoint((table, &*probe, spans), live, within, out);
         return;
     };
-    let without = partition(table, bit, leaf.lanes, leaf.aside);
+    let without = partition(table, bit, leaf.isa, leaf.aside);
     let (t0, t1) = table.split_at_mut(without);
     let play = (live & !bit, seen);
     let mut kept: [Span; MAX_GROUPS] = Default::default();
@@ -769,7 +769,7 @@ fn split<E: Held>(
     if levels.len() < probes + 16 {
         // No room left to filter: the probe words without `bit` first in each span.
         for (k, span) in kept.iter_mut().zip(spans) {
-            let lacking = partition(&mut probe[span.clone()], bit, leaf.lanes, leaf.aside);
+            let lacking = partition(&mut probe[span.clone()], bit, leaf.isa, leaf.aside);
             *k = span.start..span.start + lacking;
         }
         split(
@@ -791,7 +791,7 @@ fn split<E: Held>(
     let mut len = 0;
     for (k, span) in kept.iter_mut().zip(spans) {
         let from = len;
-        len += filter(&probe[span.clone()], bit, &mut levels[len..], leaf.lanes);
+        len += filter(&probe[span.clone()], bit, &mut levels[len..], leaf.isa);
         *k = from..len;
     }
     let (filtered, below) = levels.split_at_mut(len);
@@ -814,8 +814,8 @@ const SHORT_LEAST: usize = if cfg!(test) { LEAF } else { 4096 };
 
 /// Whether a level of `table` words of `E` may go on short ([`shortened`], [`looked`]):
 /// its words are full, at least [`SHORT_LEAST`], and the CPU has vector loops (and BMI2).
-fn may_shorten<E: Held>(table: usize, lanes: Lanes) -> bool {
-    !E::SHORT && !matches!(lanes, Lanes::Scalar) && table >= SHORT_LEAST
+fn may_shorten<E: Held>(table: usize, isa: Isa) -> bool {
+    !E::SHORT && !matches!(isa, Isa::Scalar) && table >= SHORT_LEAST
 }
 
 /// The most diagonals in play that the samples of a level of full words may show for it to
@@ -834,9 +834,9 @@ fn looked<E: Held>(
     spans: &[Span],
     (live, seen): (u64, u64),
     sampled: u64,
-    lanes: Lanes,
+    isa: Isa,
 ) -> u64 {
-    if !may_shorten::<E>(table.len(), lanes)
+    if !may_shorten::<E>(table.len(), isa)
         || (seen & live).count_ones() <= 32
         || (sampled & live).count_ones() > LOOK
     {
@@ -866,7 +866,7 @@ fn shortened<E: Held>(
     leaf: &mut Leaf<E>,
 ) -> bool {
     let mask = live & seen;
-    if mask.count_ones() > 32 || !may_shorten::<E>(table.len(), leaf.lanes) {
+    if mask.count_ones() > 32 || !may_shorten::<E>(table.len(), leaf.isa) {
         return false;
     }
     let (Some(table), Some(probe), Some(levels), Some(aside)) = (
@@ -901,7 +901,7 @@ fn shortened<E: Held>(
     let mut short_leaf = Leaf {
         budget: leaf.budget,
         stop: leaf.stop,
-        lanes: leaf.lanes,
+        isa: leaf.isa,
         aside,
         bitsets: &mut *leaf.bitsets,
     };
@@ -923,18 +923,18 @@ fn shortened<E: Held>(
 /// is a buffer the vector loops may use. The table's words and, where the room has run out,
 /// a probe group's. With AVX-512 the vector loop replaced the plain one for tables too in
 /// the fifteenth round: 1.09x at n = 18 on an Emerald Rapids (results/README.md).
-fn partition<E: Held>(table: &mut [E], bit: u64, lanes: Lanes, aside: &mut [E]) -> usize {
+fn partition<E: Held>(table: &mut [E], bit: u64, isa: Isa, aside: &mut [E]) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if let Lanes::Avx512 = lanes {
-        // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
+    if let Isa::Avx512 = isa {
+        // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
         return unsafe { super::pack::partition512(table, bit, aside) };
     }
     #[cfg(target_arch = "x86_64")]
-    if let Lanes::Avx2 = lanes {
-        // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
+    if let Isa::Avx2 = isa {
+        // SAFETY: `Isa::of` picked AVX2 only where the CPU has it.
         return unsafe { super::pack::partition256(table, bit, aside) };
     }
-    let _ = (lanes, aside);
+    let _ = (isa, aside);
     // A branchless partition: each word is swapped into place and the boundary moves past
     // it when it lacks the bit.
     let (mut without, bit) = (0, E::of(bit));
@@ -948,18 +948,18 @@ fn partition<E: Held>(table: &mut [E], bit: u64, lanes: Lanes, aside: &mut [E]) 
 
 /// Writes the words of `from` without `bit` to the front of `to` (room for every word and
 /// one vector more), in order, and returns how many there are.
-fn filter<E: Held>(from: &[E], bit: u64, to: &mut [E], lanes: Lanes) -> usize {
+fn filter<E: Held>(from: &[E], bit: u64, to: &mut [E], isa: Isa) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if let Lanes::Avx512 = lanes {
-        // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
+    if let Isa::Avx512 = isa {
+        // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
         return unsafe { super::pack::filter512(from, bit, to) };
     }
     #[cfg(target_arch = "x86_64")]
-    if let Lanes::Avx2 = lanes {
-        // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
+    if let Isa::Avx2 = isa {
+        // SAFETY: `Isa::of` picked AVX2 only where the CPU has it.
         return unsafe { super::pack::filter256(from, bit, to) };
     }
-    let _ = lanes;
+    let _ = isa;
     filter_words(from, bit, to)
 }
 
@@ -983,7 +983,7 @@ pub(super) fn filter_words<E: Held>(from: &[E], bit: u64, to: &mut [E]) -> usize
 struct Leaf<'a, E> {
     budget: usize,
     stop: &'a AtomicBool,
-    lanes: Lanes,
+    isa: Isa,
     aside: &'a mut [E],
     bitsets: &'a mut Bitsets,
 }
@@ -1066,7 +1066,7 @@ pub(super) mod tests {
                 }
                 let mut got = table.clone();
                 let mut aside = vec![E::default(); len + 16];
-                let lacking = partition(&mut got, bit, Lanes::of(kernel), &mut aside);
+                let lacking = partition(&mut got, bit, Isa::of(kernel), &mut aside);
                 assert_eq!(lacking, without, "{kernel:?} length {len} width {width}");
                 got[..without].sort_unstable();
                 got[without..].sort_unstable();
@@ -1137,19 +1137,19 @@ pub(super) mod tests {
                         least: 0,
                         held: 0,
                     };
-                    let lanes = Lanes::of(kernel);
+                    let isa = Isa::of(kernel);
                     Matcher::default().grouped(
                         &mut l,
                         &mut r,
                         (sizes, pivot),
                         &mut out,
                         within,
-                        lanes,
+                        isa,
                     );
                     assert_eq!(out[0], every, "{lefts}x{rights} {kernel:?} budget {budget}");
                     let mut out = [0];
                     let (mut l, mut r) = (left.clone(), right.clone());
-                    Matcher::default().pivoted(&mut l, &mut r, &mut out, within, lanes);
+                    Matcher::default().pivoted(&mut l, &mut r, &mut out, within, isa);
                     assert_eq!(out[0], every, "{lefts}x{rights} {kernel:?} pivoted");
                 }
             }
@@ -1177,7 +1177,7 @@ pub(super) mod tests {
                         continue;
                     }
                     let mut counts = [0u64; 64];
-                    tally(v, step, &mut counts, Lanes::of(kernel));
+                    tally(v, step, &mut counts, Isa::of(kernel));
                     assert_eq!(counts, plain, "{kernel:?} step {step} of {}", v.len());
                 }
             }
@@ -1198,7 +1198,7 @@ pub(super) mod tests {
             .flat_map(|s| probe[s.clone()].iter().step_by(step).copied())
             .collect();
         assert!(step > 2 && drawn.len() < 1405 / 2);
-        let sample = Probed::of(&probe, &spans, Lanes::Scalar);
+        let sample = Probed::of(&probe, &spans, Isa::Scalar);
         let counts: [u64; 64] =
             std::array::from_fn(|b| drawn.iter().filter(|&&w| w >> b & 1 == 1).count() as u64);
         assert_eq!(sample.counts, counts);
@@ -1223,9 +1223,9 @@ pub(super) mod tests {
         let order = [1 << 9, 1 << 5, 1 << 1];
         let (own, _) = picked(
             &table,
-            &Probed::of(&probe, &spans, Lanes::Scalar),
+            &Probed::of(&probe, &spans, Isa::Scalar),
             &order,
-            Lanes::Scalar,
+            Isa::Scalar,
         );
         assert_eq!(own.bits[..own.len], [1 << 1, 1 << 9, 1 << 5]);
         // Bit 2 in a tenth of the table and every probe word, bit 3 in half the table and
@@ -1239,8 +1239,8 @@ pub(super) mod tests {
             .map(|i| 1 << 2 | u64::from(i % 10 < 3) << 3)
             .collect();
         let whole: Vec<Span> = groups(&[1000]).collect();
-        let probed = Probed::of(&probe, &whole, Lanes::Scalar);
-        let (own, sampled) = picked(&table, &probed, &[1 << 3, 1 << 2], Lanes::Scalar);
+        let probed = Probed::of(&probe, &whole, Isa::Scalar);
+        let (own, sampled) = picked(&table, &probed, &[1 << 3, 1 << 2], Isa::Scalar);
         assert_eq!(own.bits[..own.len], [1 << 2, 1 << 3]);
         // The diagonals both sides' samples have.
         assert_eq!(sampled, 1 << 2 | 1 << 3);
@@ -1249,17 +1249,17 @@ pub(super) mod tests {
         let whole: Vec<Span> = groups(&[600]).collect();
         let (own, _) = picked(
             &same,
-            &Probed::of(&same, &whole, Lanes::Scalar),
+            &Probed::of(&same, &whole, Isa::Scalar),
             &[1 << 5, 1 << 1],
-            Lanes::Scalar,
+            Isa::Scalar,
         );
         assert_eq!(own.bits[..own.len], [1 << 5, 1 << 1]);
         assert_eq!(
             picked(
                 &table,
-                &Probed::of(&probe, &spans, Lanes::Scalar),
+                &Probed::of(&probe, &spans, Isa::Scalar),
                 &[],
-                Lanes::Scalar
+                Isa::Scalar
             )
             .0
             .len,
@@ -1326,7 +1326,7 @@ pub(super) mod tests {
                 split_against_every_pair(&table, &probe, &ends);
             }
         }
-        if !matches!(Lanes::of(Kernel::Auto), Lanes::Scalar) {
+        if !matches!(Isa::of(Kernel::Auto), Isa::Scalar) {
             assert!(
                 matched().short > before,
                 "no level went on with short words"
@@ -1359,7 +1359,7 @@ pub(super) mod tests {
                         least: 0,
                         held: 0,
                     },
-                    Lanes::of(kernel),
+                    Isa::of(kernel),
                 );
                 assert_eq!(
                     out, every,

@@ -265,16 +265,16 @@ impl Join {
 
     /// The side `north` and `south` make, and its sizes: each north piece's half-boards
     /// that do not meet `forbid` (a middle queen's lines, or none) counted where their
-    /// pairs pass `bound` ([`Join::boards`]: counted in `lanes`' vectors, not built).
+    /// pairs pass `bound` ([`Join::boards`]: counted in `isa`'s vectors, not built).
     fn sized(
         &self,
         (north, south): (Arc<Pieces>, Arc<Pieces>),
         forbid: Lines,
         bound: u64,
-        lanes: Lanes,
+        isa: Isa,
     ) -> Sized {
         let sizes = Sizes::of(&north, &south, self.h, bound, |set, counts| {
-            self.boards((&north, &south), set, forbid, lanes, counts)
+            self.boards((&north, &south), set, forbid, isa, counts)
         });
         Sized {
             north,
@@ -294,7 +294,7 @@ impl Join {
         (forbid, above): (Lines, Option<u64>),
         mirrored: bool,
         shared: (usize, usize),
-        lanes: Lanes,
+        isa: Isa,
         out: &mut Vec<Word>,
     ) {
         let pieces = (&*side.north, &*side.south);
@@ -305,7 +305,7 @@ impl Join {
             (forbid, above),
             mirrored,
             shared,
-            lanes,
+            isa,
             out,
         );
     }
@@ -427,7 +427,7 @@ impl Join {
             } else {
                 (low, width)
             };
-            let lanes = Lanes::of(kernel);
+            let isa = Isa::of(kernel);
             let within = Within {
                 bytes: free,
                 stop,
@@ -438,12 +438,12 @@ impl Join {
             // Sides counted where they may be cut: an even board's chunks are at least an
             // eighth of its words (`even_chunks`).
             let bound = if odd { most } else { cap / 8 };
-            let lefts = self.sized(left_pieces, none, bound, lanes);
+            let lefts = self.sized(left_pieces, none, bound, isa);
             let mut found = [0u64; MAX_GROUPS];
             if !odd {
                 let right_pieces = right_pieces.into_iter().next();
                 let right_pieces = right_pieces.expect("an even board's key has one right side");
-                let rights = self.sized(right_pieces, none, bound, lanes);
+                let rights = self.sized(right_pieces, none, bound, isa);
                 let blocks = self.blocks(key, &lefts.sizes, &rights.sizes);
                 // The sides' sizes are held while they are counted: the chunks take four
                 // fifths of what they leave, the room the rest.
@@ -477,27 +477,19 @@ impl Join {
                     }
                     let whole = lefts.chunks.len() == 1;
                     if whole {
-                        self.build_chunk(&lefts, 0, (none, None), false, wide, lanes, left);
+                        self.build_chunk(&lefts, 0, (none, None), false, wide, isa, left);
                     }
                     found[0] = 0;
                     for r in 0..rights.chunks.len() {
-                        self.build_chunk(
-                            &rights,
-                            r,
-                            (none, None),
-                            true,
-                            (low, width),
-                            lanes,
-                            group,
-                        );
+                        self.build_chunk(&rights, r, (none, None), true, (low, width), isa, group);
                         for l in 0..lefts.chunks.len() {
                             if !whole {
-                                self.build_chunk(&lefts, l, (none, None), false, wide, lanes, left);
+                                self.build_chunk(&lefts, l, (none, None), false, wide, isa, left);
                             }
                             let held = held([left, right, group, kept]);
                             let within = Within { held, ..within };
                             matcher.fit((left.len(), group.len()), within);
-                            matcher.pivoted(left, group, &mut found[..1], within, lanes);
+                            matcher.pivoted(left, group, &mut found[..1], within, isa);
                         }
                     }
                     weighed += u128::from(weight) * u128::from(found[0]);
@@ -509,7 +501,7 @@ impl Join {
             let lefts = sized.cut(most, None);
             let whole = lefts.chunks.len() == 1;
             if whole {
-                self.build_chunk(&lefts, 0, (none, None), false, wide, lanes, left);
+                self.build_chunk(&lefts, 0, (none, None), false, wide, isa, left);
             }
             // Each middle row's right side, the half-boards its queen leaves; whether it is
             // kept whole past `most` as the table (`odd_chunks`); and, unless the left side
@@ -521,7 +513,7 @@ impl Join {
                 .map(|(&(m, _), pieces)| {
                     let m = m.expect("an odd board's keys have a middle row");
                     let forbid = Lines::of(self.n, m as usize, self.h);
-                    let right = self.sized(pieces, forbid, most, lanes);
+                    let right = self.sized(pieces, forbid, most, isa);
                     let r_boards = right.sizes.boards_of(None);
                     if whole {
                         // A left side built whole for every middle row stays as it is.
@@ -542,7 +534,7 @@ impl Join {
                     }
                     let pieces = (Arc::clone(&sized.north), Arc::clone(&sized.south));
                     // Counted wherever a quarter of `most` might not hold them.
-                    let own = self.sized(pieces, forbid, most / 4, lanes);
+                    let own = self.sized(pieces, forbid, most / 4, isa);
                     match odd_chunks(own.sizes.boards_of(None), r_boards, most, NARROW_LEFT) {
                         Some(rest) => MiddleRow {
                             m,
@@ -594,7 +586,7 @@ impl Join {
                     let forbid = Lines::of(self.n, *m as usize, self.h);
                     let class = class_of(*m);
                     let keep = (forbid, class);
-                    self.build_chunk(side, 0, keep, true, (low, width), lanes, group);
+                    self.build_chunk(side, 0, keep, true, (low, width), isa, group);
                     // The right half-board's bits in the wide layout, with the middle queen's.
                     let mid = 1u64 << m | 1 << (m + 32);
                     let widen = |&w: &Word| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid;
@@ -605,7 +597,7 @@ impl Join {
                 let held = held([left, right, group, kept]);
                 let within = Within { held, ..within };
                 matcher.fit_table((left.len(), right.len()), within);
-                matcher.disjoint(left, right, ends, &mut found, within, lanes);
+                matcher.disjoint(left, right, ends, &mut found, within, isa);
                 for (&(e, weight), found) in groups.iter().zip(found) {
                     weighed[e] += weight * found;
                 }
@@ -632,10 +624,10 @@ impl Join {
                         if table_b {
                             matcher.fit_table((b.len(), a.len()), within);
                             let ends = [a.len()];
-                            matcher.disjoint(b, a, &ends, &mut found, within, lanes);
+                            matcher.disjoint(b, a, &ends, &mut found, within, isa);
                         } else {
                             matcher.fit((a.len(), b.len()), within);
-                            matcher.either(a, b, &mut found, within, lanes);
+                            matcher.either(a, b, &mut found, within, isa);
                         }
                         found[0]
                     };
@@ -667,11 +659,11 @@ impl Join {
                     let right_classes = class.filter(|_| !left_classes);
                     for r in 0..side.chunks.len() {
                         let keep = (forbid, right_classes);
-                        self.build_chunk(side, r, keep, true, (low, width), lanes, group);
+                        self.build_chunk(side, r, keep, true, (low, width), isa, group);
                         let Some(own) = own else {
                             // The whole left side, built once: the half-boards the queen leaves.
                             if r == 0 {
-                                narrow(left, (mid, mask), left_class, kept, lanes);
+                                narrow(left, (mid, mask), left_class, kept, isa);
                             }
                             weighed[e] += weight * pairs(matcher, kept, group, *table);
                             continue;
@@ -679,7 +671,7 @@ impl Join {
                         for l in 0..own.chunks.len() {
                             if r == 0 || !once {
                                 let keep = (forbid, left_class);
-                                self.build_chunk(own, l, keep, false, (low, width), lanes, kept);
+                                self.build_chunk(own, l, keep, false, (low, width), isa, kept);
                             }
                             weighed[e] += weight * pairs(matcher, kept, group, *table);
                         }
@@ -697,7 +689,7 @@ impl Join {
 
 /// Sets `kept` to the left half-boards of `left` that a middle queen on `mid` leaves and,
 /// where `above` is given (a weighed key's), whose class ([`pieces::TAG`]) is above it, narrowed to
-/// the right half's layout (`mask` wide, the class dropped), in `lanes` (`pack::narrow512`:
+/// the right half's layout (`mask` wide, the class dropped), in `isa` (`pack::narrow512`:
 /// the plain loop was 8% of `estimate 23` on a Xeon). About half of them have a queen on the
 /// middle row, so a filter's branch is a coin toss: every word is written, and only the
 /// kept ones advance the end (no branch to mispredict).
@@ -706,17 +698,17 @@ fn narrow(
     (mid, mask): (u64, u64),
     above: Option<u64>,
     kept: &mut Vec<Word>,
-    lanes: Lanes,
+    isa: Isa,
 ) {
     #[cfg(target_arch = "x86_64")]
-    match lanes {
-        // SAFETY: `Lanes::of` picked these only where the CPU has their features.
-        Lanes::Avx512 => return unsafe { pack::narrow512(left, (mid, mask), above, kept) },
+    match isa {
+        // SAFETY: `Isa::of` picked these only where the CPU has their features.
+        Isa::Avx512 => return unsafe { pack::narrow512(left, (mid, mask), above, kept) },
         // SAFETY: as above.
-        Lanes::Avx2 => return unsafe { pack::narrow256(left, (mid, mask), above, kept) },
-        Lanes::Scalar => {}
+        Isa::Avx2 => return unsafe { pack::narrow256(left, (mid, mask), above, kept) },
+        Isa::Scalar => {}
     }
-    let _ = lanes;
+    let _ = isa;
     kept.clear();
     resize_exact(kept, left.len());
     let mut end = 0;
@@ -943,7 +935,7 @@ pub(crate) fn release_scratch() {
 
 /// The instructions a key's matching runs in.
 #[derive(Clone, Copy)]
-enum Lanes {
+enum Isa {
     /// AVX-512 with `vpopcntq` and BMI2 (`--kernel avx512` or `auto` on such a CPU).
     #[cfg(target_arch = "x86_64")]
     Avx512,
@@ -954,8 +946,8 @@ enum Lanes {
     Scalar,
 }
 
-impl Lanes {
-    fn of(kernel: Kernel) -> Lanes {
+impl Isa {
+    fn of(kernel: Kernel) -> Isa {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
@@ -963,14 +955,14 @@ impl Lanes {
             let bits = has!("bmi2") && has!("popcnt");
             match kernel.resolve() {
                 Ok(Kernel::Avx512) if bits && has!("avx512f") && has!("avx512vpopcntdq") => {
-                    return Lanes::Avx512;
+                    return Isa::Avx512;
                 }
-                Ok(Kernel::Avx512 | Kernel::Avx2) if bits && has!("avx2") => return Lanes::Avx2,
+                Ok(Kernel::Avx512 | Kernel::Avx2) if bits && has!("avx2") => return Isa::Avx2,
                 _ => {}
             }
         }
         let _ = kernel;
-        Lanes::Scalar
+        Isa::Scalar
     }
 }
 
@@ -1163,7 +1155,7 @@ mod tests {
             let cut = Join::new(n, Symmetry::Full, 1 << 20);
             let mut cache = Cache::default();
             let mut out = Vec::new();
-            let lanes = Lanes::of(kernel);
+            let isa = Isa::of(kernel);
             let forbids: Vec<Lines> = if n % 2 == 1 {
                 let h = n as usize / 2;
                 (0..n as usize)
@@ -1176,19 +1168,11 @@ mod tests {
                 for &forbid in &forbids {
                     let side = |cache: &mut Cache, most| {
                         let pieces = cut.pieces(cache, k.rows, NEVER, &mut |_, _| {});
-                        cut.sized(pieces, forbid, most, lanes).cut(most, None)
+                        cut.sized(pieces, forbid, most, isa).cut(most, None)
                     };
                     let all = side(&mut cache, u64::MAX);
                     assert_eq!(all.chunks.len(), 1);
-                    cut.build_chunk(
-                        &all,
-                        0,
-                        (forbid, None),
-                        false,
-                        cut.shared(),
-                        lanes,
-                        &mut out,
-                    );
+                    cut.build_chunk(&all, 0, (forbid, None), false, cut.shared(), isa, &mut out);
                     let mut whole = out.clone();
                     whole.sort_unstable();
                     for most in [1, 40, 300] {
@@ -1201,7 +1185,7 @@ mod tests {
                                 (forbid, None),
                                 false,
                                 cut.shared(),
-                                lanes,
+                                isa,
                                 &mut out,
                             );
                             let chunk = &side.chunks[c];

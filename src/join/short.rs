@@ -97,7 +97,7 @@ pub(super) fn halves(words: &mut [u64]) -> &mut [u32] {
 
 /// Writes each word of `from` to `to` with its bits of `mask` (at most 32) gathered to the
 /// low end in order (`pext`): the short words of the level where the diagonals in play,
-/// `mask`, fit 32 bits. Only where the CPU has BMI2 (every vector loop does: `Lanes::of`).
+/// `mask`, fit 32 bits. Only where the CPU has BMI2 (every vector loop does: `Isa::of`).
 pub(super) fn gather(from: &[u64], mask: u64, to: &mut [u32]) {
     debug_assert!(mask.count_ones() <= 32 && to.len() == from.len());
     #[cfg(target_arch = "x86_64")]

@@ -2,8 +2,9 @@
 //! other and whose diagonals do not meet, written as one word of the diagonals both halves
 //! reach (plain words, or eight or four bottom pieces a step with AVX-512 or AVX2).
 
-use super::pieces::{Pieces, TAG, TAG_SHIFT};
-use super::{Isa, Join, Word};
+use super::Join;
+use super::pieces::Pieces;
+use super::word::{Isa, TAG, TAG_SHIFT, Word, lacking_words, resize_exact};
 
 /// A queen set's diagonals as bits: `r - c + n - 1` (down-right) and `r + c` (down-left).
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -145,11 +146,6 @@ fn lacking(words: &[u64], bits: u64, isa: Isa) -> u64 {
     }
     let _ = isa;
     lacking_words(words, bits)
-}
-
-/// [`lacking`] a word at a time (the plain loop, and the vector loops' last few words).
-pub(super) fn lacking_words(words: &[u64], bits: u64) -> u64 {
-    words.iter().map(|&q| u64::from(q & bits == 0)).sum()
 }
 
 /// Part of a side's half-boards: `north`'s pieces `from..to` on column set `up`, each with
@@ -489,7 +485,7 @@ impl Shape {
 /// no branch to mispredict.
 fn pairs(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
     let mut len = out.len();
-    super::resize_exact(out, len + below.len());
+    resize_exact(out, len + below.len());
     for &piece in below {
         let q = south.lines(piece);
         let clash = p.meets(q) | q.meets(shape.forbid);
@@ -508,7 +504,7 @@ fn pairs(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<W
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,popcnt")]
 fn pairs512(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
-    use super::pack::{Pack, Wide};
+    use super::word::{Pack, Wide};
     use std::arch::x86_64::*;
     let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
     let half = _mm512_set1_epi64(0xffff_ffff);
@@ -548,7 +544,7 @@ fn pairs512(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 fn pairs256(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
-    use super::pack::{Narrow, Pack};
+    use super::word::{Narrow, Pack};
     use std::arch::x86_64::*;
     let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
     let half = _mm256_set1_epi64x(0xffff_ffff);

@@ -17,11 +17,10 @@
 //! `#[target_feature]` entry point ([`Bitsets::disjoint`] picks it); a NEON form is one more
 //! `impl`.
 
-use super::Isa;
 use super::matching::Span;
+use super::word::{Held, Isa, ranked};
 #[cfg(target_arch = "x86_64")]
-use super::pack::{Narrow, Wide};
-use super::short::Held;
+use super::word::{Narrow, Wide};
 
 /// The most ranks a table takes: a probe word's ranks are read a run of at most `CHUNK` at
 /// a time ([`spread`]), each run selecting one of its table's up to `2^CHUNK` entries (the
@@ -972,32 +971,10 @@ fn byte_counts(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
     _mm256_add_epi8(lo, hi)
 }
 
-/// The ranks among `union`'s bits of `word`'s bits, as bits (BMI2's `pext` where the CPU
-/// has it).
-pub(super) fn ranked(word: u64, union: u64) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("bmi2") {
-        // SAFETY: the CPU has BMI2, checked just above.
-        return unsafe { pext(word, union) };
-    }
-    let (mut ranked, mut bits) = (0u64, word & union);
-    while bits != 0 {
-        ranked |= 1 << (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones();
-        bits &= bits - 1;
-    }
-    ranked
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-fn pext(word: u64, union: u64) -> u64 {
-    std::arch::x86_64::_pext_u64(word, union)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::Isa;
     use super::super::matching::tests::{every_pair, words};
+    use super::super::word::Isa;
     use super::*;
     use crate::types::Kernel;
 

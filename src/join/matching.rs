@@ -6,8 +6,8 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::leaf::{Bitsets, MOST_BYTES};
-use super::short::{self, Held};
-use super::{Isa, Word};
+use super::short;
+use super::word::{Held, Isa, Word, filter_words, grows, hold, resize_exact, tally_words};
 
 /// The most half-boards a table leaf holds: the split goes on below it, one diagonal at a
 /// time, until a side has at most this many (one slice of eight words, 512 bits).
@@ -154,10 +154,10 @@ impl Matcher {
         // What the buffers hold, and what this matching grows them by: a buffer kept past its
         // need passes the budget only beside another's growth (n = 24 given 96 MiB: the
         // words a block before moved aside, 3.7 MB, kept beside this block's room).
-        let grown = super::grows(&self.levels, most) + super::grows(&self.aside, aside);
+        let grown = grows(&self.levels, most) + grows(&self.aside, aside);
         if within.held + self.bytes() + grown > within.bytes {
-            super::hold(&mut self.levels, most, within.bytes);
-            super::hold(&mut self.aside, aside, within.bytes);
+            hold(&mut self.levels, most, within.bytes);
+            hold(&mut self.aside, aside, within.bytes);
         }
     }
 
@@ -227,7 +227,7 @@ impl Matcher {
             0
         };
         if self.levels.len() < room {
-            super::resize_exact(&mut self.levels, room);
+            resize_exact(&mut self.levels, room);
         }
         let mut spans: [Span; MAX_GROUPS] = Default::default();
         for (span, range) in spans.iter_mut().zip(groups(ends)) {
@@ -362,7 +362,7 @@ fn aside(buffer: &mut Vec<Word>, words: usize) -> &mut [Word] {
     let need = words + 16;
     if buffer.len() < need {
         *buffer = Vec::new();
-        super::resize_exact(buffer, need);
+        resize_exact(buffer, need);
     }
     buffer
 }
@@ -546,41 +546,6 @@ fn tally<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64], isa: Isa) {
     }
     let _ = isa;
     tally_words(v, step, counts);
-}
-
-/// Each byte's lowest bit: [`tally`]'s counters are eight bytes of a word, counter `k`
-/// adding bit `k` of each byte of the words sampled.
-pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
-
-/// Adds counter word `k` of [`tally`] to `counts`: its byte `j` counted bit `8j + k`. Each
-/// byte is at most 255 (the caller takes a counter out before it could pass that).
-#[inline(always)]
-pub(super) fn take_out(counter: u64, k: usize, counts: &mut [u64; 64]) {
-    for (byte, count) in counts.iter_mut().skip(k).step_by(8).enumerate() {
-        *count += counter >> (8 * byte) & 0xff;
-    }
-}
-
-/// [`tally`] a word at a time (the plain loop, and the vector loops' last few samples).
-/// Eight byte-wide counters a word (bit `k` of each byte into counter `k`), each taken out
-/// before it could pass 255.
-pub(super) fn tally_words<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
-    let mut lanes = [0u64; 8];
-    let empty = |lanes: &mut [u64; 8], counts: &mut [u64; 64]| {
-        for (k, lane) in lanes.iter_mut().enumerate() {
-            take_out(*lane, k, counts);
-            *lane = 0;
-        }
-    };
-    for (i, &w) in v.iter().step_by(step).enumerate() {
-        for (k, lane) in lanes.iter_mut().enumerate() {
-            *lane += w.wide() >> k & ONES;
-        }
-        if i % 255 == 254 {
-            empty(&mut lanes, counts);
-        }
-    }
-    empty(&mut lanes, counts);
 }
 
 /// The stride at which about [`SAMPLE`] of `len` words are sampled: every `len / SAMPLE`-th.
@@ -961,18 +926,6 @@ fn filter<E: Held>(from: &[E], bit: u64, to: &mut [E], isa: Isa) -> usize {
     }
     let _ = isa;
     filter_words(from, bit, to)
-}
-
-/// [`filter`] a word at a time (the plain loop, and the vector loops' last few words).
-pub(super) fn filter_words<E: Held>(from: &[E], bit: u64, to: &mut [E]) -> usize {
-    // Every word written, the kept ones advancing the end: no branch to mispredict.
-    let to = &mut to[..from.len()];
-    let (mut len, bit) = (0, E::of(bit));
-    for &w in from {
-        to[len] = w;
-        len += usize::from(w & bit == E::default());
-    }
-    len
 }
 
 /// What the split and its leaves need besides their words: the memory a leaf's tables may

@@ -60,6 +60,7 @@ pub mod pieces;
 mod short;
 pub mod symmetric;
 pub mod weights;
+mod word;
 
 pub use crate::types::MAX_CUT_N;
 pub use keys::{Key, cost, keys, search};
@@ -67,25 +68,13 @@ pub use leaf::MIN_BYTES;
 pub use matching::{Matched, matched};
 pub use pieces::{Enumerated, enumerated};
 pub use symmetric::{fixed_by_symmetries, fixed_by_symmetries_until};
+pub use word::NEVER;
 
 use halves::{Lines, Sizes};
 use matching::{LEAF, MAX_GROUPS, Matcher, Within};
 
-use pieces::{Cache, MakeRoom, Pieces, Store, TAG_SHIFT};
-
-/// A count that is never abandoned: the flag [`Join::count`] and the whole-run counts pass
-/// where [`Join::count_until`] takes one that `estimate` sets at its deadline. It is read at
-/// every split level by every thread, so it has a cache line of its own: the linker had put
-/// it beside the matching's tallies, which every thread writes.
-pub static NEVER: &AtomicBool = &UNSET.0;
-
-/// The flag behind [`NEVER`], alone on its cache line (128 bytes: two lines are fetched
-/// together on some CPUs).
-static UNSET: Alone = Alone(AtomicBool::new(false));
-
-/// An atomic on a cache line of its own.
-#[repr(align(128))]
-struct Alone(AtomicBool);
+use pieces::{Cache, MakeRoom, Pieces, Store};
+use word::{Isa, Word, grows, held, hold, leaves, narrowed, resize_exact};
 
 /// How an `n`-board is cut: its left half (`h = n / 2` columns) into a top quadrant (rows
 /// `0..top`) and a bottom one; the right half's half-boards are the mirror images of left
@@ -99,52 +88,6 @@ pub struct Join {
     weighted: bool,
     /// The pieces of the row sets used so far, shared by the threads.
     store: Store,
-}
-
-/// A half-board's word: bits `0..2h - 1` the shared down-right diagonals, bits `32..` the
-/// shared down-left ones.
-type Word = u64;
-
-/// Sets `words`' length to `len` (new words zero) with its capacity grown to that, where it
-/// must grow, and no further: a thread's budget charges its buffers at the words they are
-/// asked to hold, and `Vec`'s amortised growth doubles them (one split's words moved aside
-/// took 1,970 MiB where 985 were asked for at n = 28). An empty buffer is allocated zeroed
-/// (`calloc`: the kernel's fresh pages, resident only where they are used), not grown and
-/// then filled.
-fn resize_exact(words: &mut Vec<Word>, len: usize) {
-    if words.capacity() == 0 {
-        *words = vec![0; len];
-        return;
-    }
-    words.reserve_exact(len.saturating_sub(words.len()));
-    words.resize(len, 0);
-}
-
-/// Lets go of `words` where it holds more than `need` words by more than a [`SLACK`] part of
-/// `free` (the key's free bytes): what grows again is allocated afresh ([`resize_exact`]),
-/// not grown from a part kept and filled. A thread's buffers are kept from key to key (most
-/// keys need about what the key before did), but one that a key grew and the next needs
-/// less of holds memory no budget charges while others grow: at n = 28 (`--memory 8G`, two
-/// threads) one thread held the room a key before had grown (721 MiB) beside this key's
-/// chunks (`matching::Matcher::fit`).
-fn hold(words: &mut Vec<Word>, need: usize, free: usize) {
-    if words.capacity() > need.saturating_add(free / SLACK / 8) {
-        *words = Vec::new();
-    }
-}
-
-/// The part of a key's free bytes (one in this many) a matching's buffers may each hold
-/// past what it needs where the thread would be over its budget ([`hold`]).
-const SLACK: usize = 128;
-
-/// Bytes `words` grows by where it is made to hold `need` words.
-fn grows(words: &Vec<Word>, need: usize) -> usize {
-    need.saturating_sub(words.capacity()) * 8
-}
-
-/// Bytes `buffers` hold.
-fn held(buffers: [&Vec<Word>; 4]) -> usize {
-    buffers.iter().map(|b| b.capacity()).sum::<usize>() * 8
 }
 
 /// Bytes a thread's buffers hold: its chunks' (`words`) and its matcher's.
@@ -720,17 +663,6 @@ fn narrow(
     kept.truncate(end);
 }
 
-/// Whether [`narrow`] keeps the left half-board `w`: it misses the middle queen's diagonals
-/// `mid`, and where `above` is given, its class is above it.
-fn leaves(w: Word, mid: u64, above: Option<u64>) -> bool {
-    (w & mid == 0) & above.is_none_or(|c| w >> TAG_SHIFT > c)
-}
-
-/// A left half-board's word in the right half's layout (`mask` wide), its class dropped.
-fn narrowed(w: Word, mask: u64) -> Word {
-    (w >> 1) & mask | ((w >> 33) & mask) << 32
-}
-
 /// A side of a key: the pieces of its rows in each quadrant, and its chunks.
 struct Side {
     north: Arc<Pieces>,
@@ -933,44 +865,11 @@ pub(crate) fn release_scratch() {
     });
 }
 
-/// The instructions a key's matching runs in.
-#[derive(Clone, Copy)]
-enum Isa {
-    /// AVX-512 with `vpopcntq` and BMI2 (`--kernel avx512` or `auto` on such a CPU).
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// AVX2 and BMI2 (`--kernel avx2`, or `avx512` on a CPU without `vpopcntq`).
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    /// Plain 64-bit words (`--kernel scalar`, or a CPU with neither).
-    Scalar,
-}
-
-impl Isa {
-    fn of(kernel: Kernel) -> Isa {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::is_x86_feature_detected as has;
-            // Every vector loop also takes `pext` and `popcnt` (a mask's count, a leaf's).
-            let bits = has!("bmi2") && has!("popcnt");
-            match kernel.resolve() {
-                Ok(Kernel::Avx512) if bits && has!("avx512f") && has!("avx512vpopcntdq") => {
-                    return Isa::Avx512;
-                }
-                Ok(Kernel::Avx512 | Kernel::Avx2) if bits && has!("avx2") => return Isa::Avx2,
-                _ => {}
-            }
-        }
-        let _ = kernel;
-        Isa::Scalar
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::published;
-    use pieces::TAG;
+    use word::TAG;
 
     /// A row set's pieces found by `cache` (else the store, else enumerated), never cut
     /// short and with no room asked.
@@ -1204,30 +1103,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// A buffer grown for a key holds what was asked, not `Vec`'s doubling: from empty, from
-    /// a part held, and again past it; and one let go where it holds too much.
-    #[test]
-    fn buffers_grow_to_what_they_are_asked() {
-        let mut words = Vec::new();
-        resize_exact(&mut words, 1000);
-        assert_eq!((words.len(), words.capacity()), (1000, 1000));
-        words[999] = 7;
-        resize_exact(&mut words, 1001);
-        assert_eq!((words.capacity(), words[999], words[1000]), (1001, 7, 0));
-        resize_exact(&mut words, 3000);
-        assert_eq!(words.capacity(), 3000);
-        // Free bytes whose `SLACK` part is 1,000 words.
-        let free = 1000 * 8 * SLACK;
-        hold(&mut words, 2000, free);
-        assert_eq!(words.capacity(), 3000, "within the slack");
-        hold(&mut words, 1999, free);
-        assert_eq!(words.capacity(), 0);
-        assert_eq!(
-            held([&vec![0; 3], &Vec::new(), &vec![0; 5], &vec![0; 1]]),
-            72
-        );
     }
 
     /// Pieces whose enumeration a set flag cut short are kept nowhere: the next key on the

@@ -17,10 +17,10 @@
 
 use std::arch::x86_64::*;
 
-use super::matching::{ONES, take_out};
-use super::pieces::TAG_SHIFT;
-use super::short::Held;
-use super::{leaves, narrowed};
+use super::word::{
+    Held, Narrow, Narrow32, ONES, Pack, TAG_SHIFT, Wide, Wide32, filter_words, lacking_words,
+    leaves, narrowed, take_out, tally_words,
+};
 
 /// For each set of four 64-bit lanes kept, the 32-bit indices for `vpermd` that move them
 /// to the front in order, and the others after them in order: so one permutation packs
@@ -60,65 +60,6 @@ const fn packing<const LANES: usize, const SETS: usize>() -> [[i32; 8]; SETS] {
     table
 }
 
-/// A vector of [`Pack::WORDS`] words ([`Pack::E`]: full ones, or the split's short ones)
-/// and a set of them, and how the kept ones are stored packed.
-///
-/// # Safety
-///
-/// Every method may be called only on a CPU with the implementing ISA.
-pub(super) unsafe trait Pack {
-    /// Words in a vector.
-    const WORDS: usize;
-    /// A word.
-    type E: Held;
-    /// A vector of words.
-    type V: Copy;
-    /// A set of a vector's words, a bit each.
-    type M: Copy;
-
-    /// Every word `x` (which fits one).
-    unsafe fn splat(x: u64) -> Self::V;
-    /// The first [`Pack::WORDS`] words at `from`.
-    ///
-    /// # Safety
-    ///
-    /// They are readable.
-    unsafe fn load(from: *const Self::E) -> Self::V;
-    /// The words of `w` that share no bit with `b`.
-    unsafe fn lacking(w: Self::V, b: Self::V) -> Self::M;
-    /// The words not in `m`.
-    unsafe fn others(m: Self::M) -> Self::M;
-    /// How many words `m` holds.
-    unsafe fn count(m: Self::M) -> usize;
-    /// Stores the words of `w` in `m` at `to`, packed in order, and returns how many they
-    /// are ([`Pack::count`]); the vector's other words land past them.
-    ///
-    /// # Safety
-    ///
-    /// [`Pack::WORDS`] words at `to` are writable.
-    unsafe fn put(to: *mut Self::E, w: Self::V, m: Self::M) -> usize {
-        // SAFETY: the caller's.
-        unsafe {
-            Self::store(to, w, m);
-            Self::count(m)
-        }
-    }
-    /// [`Pack::put`] without the count.
-    ///
-    /// # Safety
-    ///
-    /// [`Pack::WORDS`] words at `to` are writable.
-    unsafe fn store(to: *mut Self::E, w: Self::V, m: Self::M);
-    /// Both sides of `w` stored: its words in `m` packed in order at `front` (as
-    /// [`Pack::store`]), and the others packed in order at the end of the [`Pack::WORDS`]
-    /// words at `back`, the vector's other words landing before them.
-    ///
-    /// # Safety
-    ///
-    /// [`Pack::WORDS`] words at `front` and at `back` are writable.
-    unsafe fn store_apart(front: *mut Self::E, back: *mut Self::E, w: Self::V, m: Self::M);
-}
-
 /// The rest of a vector of full words' steps: the narrowing of an odd key's left words
 /// ([`narrow_in`]) and the split's sampling tally ([`tally_in`]).
 ///
@@ -144,9 +85,6 @@ pub(super) unsafe trait Tally: Pack<E = u64> {
     /// The sum of `v`'s words, wrapping.
     unsafe fn sum(v: Self::V) -> u64;
 }
-
-/// Eight words of AVX-512F.
-pub(super) struct Wide;
 
 // SAFETY: every method uses AVX-512F alone; the trait's contract puts it on the caller.
 unsafe impl Pack for Wide {
@@ -234,9 +172,6 @@ unsafe impl Tally for Wide {
         unsafe { _mm512_reduce_add_epi64(v) as u64 }
     }
 }
-
-/// Four words of AVX2; a set of them is four bits, an index of [`PACK`].
-pub(super) struct Narrow;
 
 // SAFETY: every method uses AVX2 (and AVX) alone; the trait's contract puts it on the
 // caller.
@@ -338,9 +273,6 @@ unsafe impl Tally for Narrow {
     }
 }
 
-/// Sixteen short words of AVX-512F: [`Wide`]'s steps on 32-bit lanes.
-pub(super) struct Wide32;
-
 // SAFETY: every method uses AVX-512F alone; the trait's contract puts it on the caller.
 unsafe impl Pack for Wide32 {
     const WORDS: usize = 16;
@@ -386,10 +318,6 @@ unsafe impl Pack for Wide32 {
         }
     }
 }
-
-/// Eight short words of AVX2: [`Narrow`]'s steps on 32-bit lanes, a set of them eight bits,
-/// an index of [`PACK32`].
-pub(super) struct Narrow32;
 
 // SAFETY: every method uses AVX2 (and AVX) alone; the trait's contract puts it on the
 // caller.
@@ -495,7 +423,7 @@ unsafe fn tally_in<P: Tally, E: Held>(v: &[E], step: usize, counts: &mut [u64; 6
         empty(&mut lanes, counts);
     }
     let rest = (vectors * P::WORDS * step).min(v.len());
-    super::matching::tally_words(&v[rest..], step, counts);
+    tally_words(&v[rest..], step, counts);
 }
 
 /// Sets `kept` to the words of `left` that share no bit with `mid` and, where `above` is
@@ -600,7 +528,7 @@ unsafe fn lacking_in<P: Pack<E = u64>>(words: &[u64], bits: u64) -> u64 {
             count += P::count(P::lacking(P::load(chunk.as_ptr()), b));
         }
     }
-    count as u64 + super::halves::lacking_words(rest, bits)
+    count as u64 + lacking_words(rest, bits)
 }
 
 /// Writes the words of `from` without `bit` to the front of `to`, in order, eight at a time
@@ -644,7 +572,7 @@ unsafe fn filter_in<P: Pack>(from: &[P::E], bit: u64, to: &mut [P::E]) -> usize 
             len += P::put(dst.add(len), w, P::lacking(w, b));
         }
     }
-    len + super::matching::filter_words(rest, bit, &mut to[len..])
+    len + filter_words(rest, bit, &mut to[len..])
 }
 
 /// The words of `table` without `bit` put first, and how many they are, with AVX2: a table

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::halves::Lines;
+use super::word::{TAG, TAG_BITS, TAG_SHIFT};
 
 /// The placements of one queen on each row of `rows` (bit `i`: row `first + i`) in columns
 /// `0..width`, none attacking another, grouped by the columns they use: those on column set
@@ -167,17 +168,6 @@ impl Pieces {
 /// (16) and the store's map entry (its key and the `Arc`, 24, and a control byte, in a table
 /// whose load can be as low as 7/16 just after it grows).
 const HELD_BY: usize = 16 + 64;
-
-/// Where a piece's class is ([`Pieces::fill`]), and a half-board's built from it: the top
-/// bits of the word, above every diagonal a quadrant or half-board of up to 28 rows
-/// reaches (26 of each direction at most). 0 where there is none.
-pub(super) const TAG_SHIFT: u32 = 60;
-
-/// Bits of a class: up to 14 columns from the middle one.
-const TAG_BITS: u32 = 4;
-
-/// The bits a class takes in a word.
-pub(super) const TAG: u64 = ((1 << TAG_BITS) - 1) << TAG_SHIFT;
 
 /// The walk [`Pieces::fill`] takes over a row set's placements.
 struct Walk<'a> {

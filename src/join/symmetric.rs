@@ -10,7 +10,7 @@ use rayon::prelude::*;
 /// fundamental solutions). Each symmetry's are counted by a search that places a queen's
 /// whole orbit at once, the first row's choices in parallel.
 pub fn fixed_by_symmetries(n: u32) -> u128 {
-    fixed_by_symmetries_until(n, super::NEVER)
+    fixed_by_symmetries_until(n, super::word::NEVER)
 }
 
 /// [`fixed_by_symmetries`], abandoned once `stop` is set: the searches stop going down
@@ -61,7 +61,7 @@ const HALF_TURN: usize = 1;
 /// one would share it with its image (or be the centre). A bitmask search, the first row's
 /// choices in parallel; at n = 22 it took 0.2 s where the general search took 3.0 s.
 pub fn half_turn(n: usize) -> u128 {
-    half_turn_until(n, super::NEVER)
+    half_turn_until(n, super::word::NEVER)
 }
 
 /// [`half_turn`], abandoned once `stop` is set.

@@ -2,133 +2,88 @@
 //! other and whose diagonals do not meet, written as one word of the diagonals both halves
 //! reach (plain words, or eight or four bottom pieces a step with AVX-512 or AVX2).
 
-use super::Join;
-use super::pieces::Pieces;
+use super::pieces::{Lines, Pieces};
 use super::word::{Isa, TAG, TAG_SHIFT, Word, lacking_words, resize_exact};
 
-/// A queen set's diagonals as bits: `r - c + n - 1` (down-right) and `r + c` (down-left).
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub(super) struct Lines {
-    pub(super) down_right: u64,
-    pub(super) down_left: u64,
+/// Fills `out` with the word of every left half-board whose top piece is one of
+/// `north`'s on a column set of `ups` and whose bottom piece is one of `south`'s (the
+/// pieces of one row set of each quadrant), that does not meet `forbid`; or
+/// (`mirrored`) of their mirror images as right half-boards: the diagonals
+/// `low..low + width` of each direction, down-right in the low half. The mirror keeps
+/// rows and swaps the two directions (and so the word's halves); it maps the middle
+/// column to itself, so the middle queen forbids the same squares.
+/// `out` is given room for `boards` half-boards and what one top piece's pairs write
+/// past them, and no more where it must grow ([`resize_exact`]).
+///
+/// Where `above` is a class, only the half-boards whose bottom piece is of a class above
+/// it are made, and without their classes (a weighed key's side with the middle row's
+/// queen: the others weigh 0); else each carries its bottom piece's ([`TAG`], where it
+/// has one).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn build(
+    h: usize,
+    (north, south): (&Pieces, &Pieces),
+    (spans, boards): (&[Span], u64),
+    (forbid, above): (Lines, Option<u64>),
+    mirrored: bool,
+    (low, width): (usize, usize),
+    isa: Isa,
+    out: &mut Vec<Word>,
+) {
+    let shape = Shape {
+        forbid,
+        above,
+        low,
+        mask: (1u64 << width) - 1,
+        turn: if mirrored { 32 } else { 0 },
+    };
+    let halves = Halves::of(h, north, south, spans);
+    let below = spans.iter().map(|s| halves.below(s).len()).max();
+    let need = boards as usize + below.unwrap_or(0) + 8;
+    out.clear();
+    out.reserve_exact(need);
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
+        Isa::Avx512 => unsafe { halves.build512(&shape, out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Isa::of` picked AVX2 only where the CPU has it.
+        Isa::Avx2 => unsafe { halves.build256(&shape, out) },
+        Isa::Scalar => halves.build_with(&shape, out, pairs),
+    }
 }
 
-impl Lines {
-    pub(super) fn of(n: usize, r: usize, c: usize) -> Lines {
-        Lines {
-            down_right: 1 << (r + n - 1 - c),
-            down_left: 1 << (r + c),
-        }
-    }
-
-    pub(super) fn meets(self, o: Lines) -> u64 {
-        self.down_right & o.down_right | self.down_left & o.down_left
-    }
-
-    pub(super) fn with(self, o: Lines) -> Lines {
-        Lines {
-            down_right: self.down_right | o.down_right,
-            down_left: self.down_left | o.down_left,
-        }
-    }
-}
-
-impl Join {
-    /// Fills `out` with the word of every left half-board whose top piece is one of
-    /// `north`'s on a column set of `ups` and whose bottom piece is one of `south`'s (the
-    /// pieces of one row set of each quadrant), that does not meet `forbid`; or
-    /// (`mirrored`) of their mirror images as right half-boards: the diagonals
-    /// `low..low + width` of each direction, down-right in the low half. The mirror keeps
-    /// rows and swaps the two directions (and so the word's halves); it maps the middle
-    /// column to itself, so the middle queen forbids the same squares.
-    /// `out` is given room for `boards` half-boards and what one top piece's pairs write
-    /// past them, and no more where it must grow ([`super::resize_exact`]).
-    ///
-    /// Where `above` is a class, only the half-boards whose bottom piece is of a class above
-    /// it are made, and without their classes (a weighed key's side with the middle row's
-    /// queen: the others weigh 0); else each carries its bottom piece's ([`TAG`], where it
-    /// has one).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn build(
-        &self,
-        (north, south): (&Pieces, &Pieces),
-        (spans, boards): (&[Span], u64),
-        (forbid, above): (Lines, Option<u64>),
-        mirrored: bool,
-        (low, width): (usize, usize),
-        isa: Isa,
-        out: &mut Vec<Word>,
-    ) {
-        let shape = Shape {
-            forbid,
-            above,
-            low,
-            mask: (1u64 << width) - 1,
-            turn: if mirrored { 32 } else { 0 },
-        };
-        let halves = self.halves(north, south, spans);
-        let below = spans.iter().map(|s| halves.below(s).len()).max();
-        let need = boards as usize + below.unwrap_or(0) + 8;
-        out.clear();
-        out.reserve_exact(need);
-        match isa {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
-            Isa::Avx512 => unsafe { halves.build512(&shape, out) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Isa::of` picked AVX2 only where the CPU has it.
-            Isa::Avx2 => unsafe { halves.build256(&shape, out) },
-            Isa::Scalar => halves.build_with(&shape, out, pairs),
-        }
-    }
-
-    /// Appends to `counts` how many half-boards [`Join::build`] makes of each top piece of
-    /// `span` (pieces of `north`) with `south`'s that do not meet `forbid`, none of them
-    /// written: each bottom piece tested with one AND ([`Pieces::meeting`]), a vector of
-    /// them at a time ([`lacking`]), those a middle queen forbids dropped first for all the
-    /// span's top pieces ([`Halves::blocks`], as the build drops them). A side's sizes are
-    /// counted per top piece ([`Sizes::of`]); building each piece's half-boards to count
-    /// them was as many pairs of pieces as building the side's chunks after it, and at
-    /// n = 27 a half of the builds' time.
-    pub(super) fn boards(
-        &self,
-        (north, south): (&Pieces, &Pieces),
-        span: Span,
-        forbid: Lines,
-        isa: Isa,
-        counts: &mut Vec<u32>,
-    ) {
-        let spans = [span];
-        let halves = self.halves(north, south, &spans);
-        let tops = halves.tops(&span);
-        let from = counts.len();
-        counts.resize(from + tops.len(), 0);
-        let counts = &mut counts[from..];
-        halves.blocks(&span, (forbid, None), |south, block| {
-            for (count, &p) in counts.iter_mut().zip(tops) {
-                let p = north.lines(p);
-                if p.meets(forbid) == 0 {
-                    // At most the south pieces on one column set: far below 2^32.
-                    *count += lacking(block, south.meeting(p.with(forbid)), isa) as u32;
-                }
+/// Appends to `counts` how many half-boards [`build`] makes of each top piece of
+/// `span` (pieces of `north`) with `south`'s that do not meet `forbid`, none of them
+/// written: each bottom piece tested with one AND ([`Pieces::meeting`]), a vector of
+/// them at a time ([`lacking`]), those a middle queen forbids dropped first for all the
+/// span's top pieces ([`Halves::blocks`], as the build drops them). A side's sizes are
+/// counted per top piece ([`Sizes::of`]); building each piece's half-boards to count
+/// them was as many pairs of pieces as building the side's chunks after it, and at
+/// n = 27 a half of the builds' time.
+pub(super) fn boards(
+    h: usize,
+    (north, south): (&Pieces, &Pieces),
+    span: Span,
+    forbid: Lines,
+    isa: Isa,
+    counts: &mut Vec<u32>,
+) {
+    let spans = [span];
+    let halves = Halves::of(h, north, south, &spans);
+    let tops = halves.tops(&span);
+    let from = counts.len();
+    counts.resize(from + tops.len(), 0);
+    let counts = &mut counts[from..];
+    halves.blocks(&span, (forbid, None), |south, block| {
+        for (count, &p) in counts.iter_mut().zip(tops) {
+            let p = north.lines(p);
+            if p.meets(forbid) == 0 {
+                // At most the south pieces on one column set: far below 2^32.
+                *count += lacking(block, south.meeting(p.with(forbid)), isa) as u32;
             }
-        });
-    }
-
-    /// The pieces a build of `spans` joins.
-    fn halves<'a>(&self, north: &'a Pieces, south: &'a Pieces, spans: &'a [Span]) -> Halves<'a> {
-        Halves {
-            north,
-            south,
-            spans,
-            all: (1 << self.h) - 1,
         }
-    }
-
-    /// The diagonals both halves reach: `2h - 1` of each direction from index `n - h`.
-    pub(super) fn shared(&self) -> (usize, usize) {
-        (self.n - self.h, (2 * self.h).saturating_sub(1))
-    }
+    });
 }
 
 /// How many of `words` (bottom pieces) share no bit with `bits`, in `isa`'s instructions:
@@ -181,7 +136,7 @@ pub(super) struct Sizes {
 impl Sizes {
     /// The sizes of the side `north` and `south` make; each north piece's half-boards
     /// counted where the pairs pass `bound` (`size`, which appends a column set's counts,
-    /// a north piece each, in order: [`Join::boards`]).
+    /// a north piece each, in order: [`boards`]).
     pub(super) fn of(
         north: &Pieces,
         south: &Pieces,
@@ -333,7 +288,17 @@ struct Halves<'a> {
     all: usize,
 }
 
-impl Halves<'_> {
+impl<'a> Halves<'a> {
+    /// The pieces a build of `spans` joins, on an `n`-board's `h` left columns.
+    fn of(h: usize, north: &'a Pieces, south: &'a Pieces, spans: &'a [Span]) -> Halves<'a> {
+        Halves {
+            north,
+            south,
+            spans,
+            all: (1 << h) - 1,
+        }
+    }
+
     /// The bottom pieces under `span`'s top pieces: those on the other columns.
     fn below(&self, span: &Span) -> &[u64] {
         self.south.on(self.all & !span.up as usize)
@@ -344,8 +309,8 @@ impl Halves<'_> {
         &self.north.on(span.up as usize)[span.from as usize..span.to as usize]
     }
 
-    /// [`Join::build`] with `pairs` joining one top piece to the bottom pieces under it,
-    /// appended to `out` (which `Join::build` cleared and gave room).
+    /// [`build`] with `pairs` joining one top piece to the bottom pieces under it,
+    /// appended to `out` (which `build` cleared and gave room).
     #[inline(always)]
     fn build_with(
         &self,
@@ -411,7 +376,7 @@ impl Halves<'_> {
         }
     }
 
-    /// [`Join::build`] compiled for AVX-512, eight bottom pieces a step ([`pairs512`]).
+    /// [`build`] compiled for AVX-512, eight bottom pieces a step ([`pairs512`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,popcnt")]
     fn build512(&self, shape: &Shape, out: &mut Vec<Word>) {
@@ -421,7 +386,7 @@ impl Halves<'_> {
         });
     }
 
-    /// [`Join::build`] compiled for AVX2, four bottom pieces a step ([`pairs256`]).
+    /// [`build`] compiled for AVX2, four bottom pieces a step ([`pairs256`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt")]
     fn build256(&self, shape: &Shape, out: &mut Vec<Word>) {

@@ -27,7 +27,7 @@ pub(super) const ROOM_MOST: usize = 16;
 /// split moves aside, and a copy the caller may hold) and the probe (twice: it and the
 /// other side's buffer), at least `least` probe sides (what the caller's chunks leave for
 /// it) and at most [`ROOM_MOST`]. Half: the budget's other uses (the pieces each thread
-/// keeps beyond the shared ones, what its buffers keep past their need: `super::hold`) are
+/// keeps beyond the shared ones, what its buffers keep past their need: [`hold`]) are
 /// not counted here; [`Matcher::room`] bounds it by what the thread's buffers leave. Where
 /// the sides fill the chunks (n = 26), the room is its least, and the levels past it
 /// partition the probe in place ([`split`]).
@@ -124,10 +124,10 @@ impl Matcher {
     /// Where they and the thread's other buffers (`within.held`) would hold more than
     /// `within`'s bytes once a matching of sides of `a` and `b` words has grown them, lets
     /// go of what its buffers hold past what that matching needs, where that is more than a
-    /// [`SLACK`](super::SLACK) part of `within`'s bytes ([`super::hold`]): the words a
+    /// [`SLACK`](super::word::SLACK) part of `within`'s bytes ([`hold`]): the words a
     /// partition moves aside (a side's, at most) and the room (`room`, the larger side the
     /// table or the probe). A group or a split deeper down may grow them again, exactly
-    /// ([`super::resize_exact`]). Only where the budget would be passed: a buffer let go
+    /// ([`resize_exact`]). Only where the budget would be passed: a buffer let go
     /// and grown again costs its pages' faults, and doing so for every matching made
     /// `time_keys 24 30 7` 1.1x slower.
     pub(super) fn fit(&mut self, (a, b): (usize, usize), within: Within) {
@@ -357,7 +357,7 @@ impl Matcher {
 
 /// The buffer of the words a partition moves aside, with room for `words` and a vector more
 /// (of either width: [`Leaf`]): grown afresh where it must grow (its words need not be kept;
-/// `calloc`'s pages are resident only where they are used: [`super::resize_exact`]).
+/// `calloc`'s pages are resident only where they are used: [`resize_exact`]).
 fn aside(buffer: &mut Vec<Word>, words: usize) -> &mut [Word] {
     let need = words + 16;
     if buffer.len() < need {

@@ -70,10 +70,10 @@ pub use pieces::{Enumerated, enumerated};
 pub use symmetric::{fixed_by_symmetries, fixed_by_symmetries_until};
 pub use word::NEVER;
 
-use halves::{Lines, Sizes};
+use halves::Sizes;
 use matching::{LEAF, MAX_GROUPS, Matcher, Within};
 
-use pieces::{Cache, MakeRoom, Pieces, Store};
+use pieces::{Cache, Lines, MakeRoom, Pieces, Store};
 use word::{Isa, Word, grows, held, hold, leaves, narrowed, resize_exact};
 
 /// How an `n`-board is cut: its left half (`h = n / 2` columns) into a top quadrant (rows
@@ -208,7 +208,7 @@ impl Join {
 
     /// The side `north` and `south` make, and its sizes: each north piece's half-boards
     /// that do not meet `forbid` (a middle queen's lines, or none) counted where their
-    /// pairs pass `bound` ([`Join::boards`]: counted in `isa`'s vectors, not built).
+    /// pairs pass `bound` ([`halves::boards`]: counted in `isa`'s vectors, not built).
     fn sized(
         &self,
         (north, south): (Arc<Pieces>, Arc<Pieces>),
@@ -217,7 +217,7 @@ impl Join {
         isa: Isa,
     ) -> Sized {
         let sizes = Sizes::of(&north, &south, self.h, bound, |set, counts| {
-            self.boards((&north, &south), set, forbid, isa, counts)
+            halves::boards(self.h, (&north, &south), set, forbid, isa, counts)
         });
         Sized {
             north,
@@ -228,7 +228,7 @@ impl Join {
 
     /// Fills `out` with chunk `c` of `side`'s half-boards (left ones, or right ones
     /// `mirrored`) that do not meet `forbid`, only those above a class where `above` is one
-    /// (see [`Join::build`]).
+    /// (see [`halves::build`]).
     #[allow(clippy::too_many_arguments)]
     fn build_chunk(
         &self,
@@ -242,7 +242,8 @@ impl Join {
     ) {
         let pieces = (&*side.north, &*side.south);
         let chunk = &side.chunks[c];
-        self.build(
+        halves::build(
+            self.h,
             pieces,
             (&chunk.spans, chunk.boards),
             (forbid, above),
@@ -251,6 +252,11 @@ impl Join {
             isa,
             out,
         );
+    }
+
+    /// The diagonals both halves reach: `2h - 1` of each direction from index `n - h`.
+    fn shared(&self) -> (usize, usize) {
+        (self.n - self.h, (2 * self.h).saturating_sub(1))
     }
 
     /// The rows the right half's queens take, the middle queen on `middle`.
@@ -1040,7 +1046,7 @@ mod tests {
     /// A chunk holds at most `most` half-boards (or one north piece's, where those alone
     /// are more), and the chunks together hold every half-board of the side once: with no
     /// middle queen, and counting only those a middle queen leaves (an odd board's sides
-    /// for one middle row). Each chunk holds as many as its sizes counted (`Join::boards`)
+    /// for one middle row). Each chunk holds as many as its sizes counted (`halves::boards`)
     /// where the side was cut, in every loop this CPU has (the build's sieve for a middle
     /// queen takes blocks of a few bottom pieces in tests, `MISSING`, so a span takes many).
     #[test]

@@ -496,7 +496,7 @@ unsafe fn narrow_in<P: Tally>(
 
 /// How many words of `words` share no bit with `bits`, eight a step with AVX-512F
 /// ([`lacking_in`]): a side's sizes count each top piece's bottom pieces this way
-/// ([`super::Join::boards`]), one AND a piece.
+/// (`halves::boards`), one AND a piece.
 #[target_feature(enable = "avx512f,popcnt")]
 pub(super) fn lacking512(words: &[u64], bits: u64) -> u64 {
     // SAFETY: this function runs only where the CPU has AVX-512F and popcnt (its features).

@@ -10,8 +10,37 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::halves::Lines;
 use super::word::{TAG, TAG_BITS, TAG_SHIFT};
+
+/// A queen set's diagonals as bits: `r - c + n - 1` (down-right) and `r + c` (down-left).
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(super) struct Lines {
+    pub(super) down_right: u64,
+    pub(super) down_left: u64,
+}
+
+impl Lines {
+    /// The lines of a queen on row `r`, column `c` of an `n`-board.
+    pub(super) fn of(n: usize, r: usize, c: usize) -> Lines {
+        Lines {
+            down_right: 1 << (r + n - 1 - c),
+            down_left: 1 << (r + c),
+        }
+    }
+
+    /// The diagonals both sets take (any bit set: they meet).
+    pub(super) fn meets(self, o: Lines) -> u64 {
+        self.down_right & o.down_right | self.down_left & o.down_left
+    }
+
+    /// The diagonals either set takes.
+    pub(super) fn with(self, o: Lines) -> Lines {
+        Lines {
+            down_right: self.down_right | o.down_right,
+            down_left: self.down_left | o.down_left,
+        }
+    }
+}
 
 /// The placements of one queen on each row of `rows` (bit `i`: row `first + i`) in columns
 /// `0..width`, none attacking another, grouped by the columns they use: those on column set

@@ -17,10 +17,18 @@
 //! `#[target_feature]` entry point ([`Bitsets::disjoint`] picks it); a NEON form is one more
 //! `impl`.
 
-use super::matching::Span;
+use std::ops::Range;
+
 use super::word::{Held, Isa, ranked};
 #[cfg(target_arch = "x86_64")]
 use super::word::{Narrow, Wide};
+
+/// Most probe groups a matching takes (one per middle row of an odd board).
+pub(super) const MAX_GROUPS: usize = 32;
+
+/// Where a probe group's words lie in the probe slice. A partition reorders each group's
+/// words within its own span, so a group's words stay in it at every level.
+pub(super) type Span = Range<usize>;
 
 /// The most ranks a table takes: a probe word's ranks are read a run of at most `CHUNK` at
 /// a time ([`spread`]), each run selecting one of its table's up to `2^CHUNK` entries (the
@@ -65,7 +73,6 @@ impl Bitsets {
     /// Adds to `out[g]` the pairs of `table` and group `g` of `probe` (its words in
     /// `spans[g]`) that share no bit of `live` (the other bits are settled: no table word
     /// shares them with a probe word), with tables of at most `budget` bytes, in `isa`.
-    /// Tallies the pairs it tested (`matching::tally_leaf`).
     pub(super) fn disjoint<E: Held>(
         &mut self,
         (table, probe, spans): Leaf<E>,
@@ -82,7 +89,6 @@ impl Bitsets {
         let ranks = union.count_ones() as usize;
         let all = |range: &Span| (table.len() * range.len()) as u64;
         let probes: usize = spans.iter().map(Span::len).sum();
-        super::matching::tally_leaf(table.len() * probes);
         if ranks == 0 {
             for (g, range) in spans.iter().enumerate() {
                 out[g] += all(range);
@@ -102,7 +108,7 @@ impl Bitsets {
             }
             return;
         }
-        let mut met = [0u64; super::matching::MAX_GROUPS];
+        let mut met = [0u64; MAX_GROUPS];
         let most = (budget / table_bytes(1)).clamp(8, SLICE_WORDS) / 8 * 8;
         // The runs of ranks, one a table: the same for every slice.
         let spread = spread(ranks, !matches!(isa, Isa::Scalar));

@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::leaf::{Bitsets, MOST_BYTES};
+use super::leaf::{Bitsets, MAX_GROUPS, MOST_BYTES, Span};
 use super::short;
 use super::word::{Held, Isa, Word, filter_words, grows, hold, resize_exact, tally_words};
 
@@ -35,9 +35,6 @@ fn room(bytes: usize, table: usize, probe: usize, least: usize) -> usize {
     let spare = (bytes / 16).saturating_sub(3 * table + 2 * probe);
     spare.clamp(least * probe, ROOM_MOST * probe) + 64
 }
-
-/// Most probe groups a matching takes (one per middle row of an odd board).
-pub(super) const MAX_GROUPS: usize = 32;
 
 /// What the matching did, all threads together since the process started ([`tally`]):
 /// one atomic add per matching or leaf, each thousands of word steps.
@@ -105,10 +102,6 @@ pub(super) struct Within<'a> {
     /// what they, the words a partition moves aside and a leaf's tables leave of `bytes`.
     pub held: usize,
 }
-
-/// Where a probe group's words lie in the probe slice. A partition reorders each group's
-/// words within its own span, so a group's words stay in it at every level.
-pub(super) type Span = Range<usize>;
 
 /// The probe groups' spans, from their ends.
 fn groups(ends: &[usize]) -> impl Iterator<Item = Span> + '_ {
@@ -718,6 +711,7 @@ fn split<E: Held>(
     };
     let Some((&bit, order)) = order.split_first().filter(|_| table.len() > LEAF) else {
         let within = (leaf.budget, leaf.isa);
+        tally_leaf(table.len() * probes);
         leaf.bitsets
             .disjoint((table, &*probe, spans), live, within, out);
         return;
@@ -942,7 +936,7 @@ struct Leaf<'a, E> {
 }
 
 /// Counts what [`Bitsets::disjoint`]'s leaf tests: the pairs, and one leaf.
-pub(super) fn tally_leaf(pairs: usize) {
+fn tally_leaf(pairs: usize) {
     TALLY.tested.fetch_add(pairs as u64, Ordering::Relaxed);
     TALLY.leaves.fetch_add(1, Ordering::Relaxed);
 }

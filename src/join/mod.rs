@@ -71,7 +71,8 @@ pub use symmetric::{fixed_by_symmetries, fixed_by_symmetries_until};
 pub use word::NEVER;
 
 use halves::Sizes;
-use matching::{LEAF, MAX_GROUPS, Matcher, Within};
+use leaf::MAX_GROUPS;
+use matching::{LEAF, Matcher, Within};
 
 use pieces::{Cache, Lines, MakeRoom, Pieces, Store};
 use word::{Isa, Word, grows, held, hold, leaves, narrowed, resize_exact};

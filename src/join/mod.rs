@@ -956,7 +956,7 @@ mod tests {
                 .enumerate()
                 .filter(|(i, _)| every || i % 23 == 0)
             {
-                let want = weights::search(n, Symmetry::Full, k);
+                let want = weights::tests::weighed(n, k);
                 let got = cut.count(k, 1 << 20, Kernel::Auto);
                 assert_eq!(got, want, "n={n} {k:?}");
                 sum += got;

@@ -51,7 +51,6 @@
 use crate::search::schedule::{MAX_N, mask_of};
 use crate::types::Symmetry;
 
-use super::keys::Key;
 use super::matching::either_work;
 
 /// The least board whose join weighs its solutions. Below it a key's sides are so small
@@ -160,34 +159,31 @@ pub(super) fn blocks(left: [u64; 3], right: [u64; 3]) -> [(Part, Part, u64); 3] 
     }
 }
 
-/// The weighed solutions of key `key` of an `n`-board, each entry (middle row) with its
-/// orbit's size, by a backtracking search of the board turned a quarter: its rows the
-/// board's columns, the left ones taking their queens on the key's rows, the middle one on
-/// the entry's middle row, the right ones on the rest. Each solution found is weighed on
-/// its own, by the columns of its top queens on each side (an even board) or its middle
-/// row's queen's (an odd one) against the key's: the oracle the join's blocks are checked
-/// against, and what `cut::search` counts for an even board's weighed key (an odd board's
-/// it counts with the search's loops, `by_middle_row`; the tests compare the two).
-pub fn search(n: u32, symmetry: Symmetry, key: Key) -> u128 {
+/// The weighed solutions of an `n`-board whose left columns' queens take `rows` and whose
+/// middle column's queen takes row `middle` (an odd board's), by a backtracking search of
+/// the board turned a quarter: its rows the board's columns, the left ones taking their
+/// queens on `rows`, the middle one on `middle`, the right ones on the rest. Each solution
+/// found is weighed on its own, by the columns of its top queens on each side (an even
+/// board) or its middle row's queen's (an odd one) against the key's: the oracle the join's
+/// blocks are checked against, and what `keys::search` counts for an even board's weighed
+/// key (an odd board's it counts with the search's loops, [`by_middle_row`]; the tests
+/// compare the two).
+pub fn search(n: u32, rows: u32, middle: Option<u8>) -> u128 {
     let (n, h) = (n as usize, n as usize / 2);
     let all = mask_of(n as u32);
-    key.entries(n as u32, symmetry)
-        .map(|(m, size)| {
-            let middle = m.map_or(0, |m| 1u32 << m);
-            let mut walk = Walk {
-                n,
-                h,
-                c: match m {
-                    None => psi(n, key.rows),
-                    Some(m) => from_middle(h, m.into()),
-                },
-                sides: [key.rows, all & !key.rows & !middle, middle],
-                total: 0,
-            };
-            walk.column(0, 0, 0, 0, [0, 0], h);
-            u128::from(size) * walk.total
-        })
-        .sum()
+    let mid = middle.map_or(0, |m| 1u32 << m);
+    let mut walk = Walk {
+        n,
+        h,
+        c: match middle {
+            None => psi(n, rows),
+            Some(m) => from_middle(h, m.into()),
+        },
+        sides: [rows, all & !rows & !mid, mid],
+        total: 0,
+    };
+    walk.column(0, 0, 0, 0, [0, 0], h);
+    walk.total
 }
 
 /// The weighed solutions of an odd board's key on `rows` with its middle queen on row `m`,
@@ -280,9 +276,17 @@ impl Walk {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-    use crate::join::keys::keys;
+    use crate::join::keys::{Key, keys};
+
+    /// The weighed solutions of `key` in full mode by [`search`]: each entry (middle row)'s,
+    /// times its orbit's size.
+    pub(in crate::join) fn weighed(n: u32, key: Key) -> u128 {
+        key.entries(n, Symmetry::Full)
+            .map(|(m, size)| u128::from(size) * search(n, key.rows, m))
+            .sum()
+    }
 
     #[test]
     fn psi_is_kept_by_the_mirror_and_the_upside_down_image() {
@@ -320,7 +324,7 @@ mod tests {
                 let kernel = [crate::Kernel::Scalar, crate::Kernel::Auto][i % 2];
                 let by_rows =
                     crate::join::keys::search_weighed(n, Symmetry::Full, key, kernel, true);
-                assert_eq!(by_rows, search(n, Symmetry::Full, key), "n={n} {key:?}");
+                assert_eq!(by_rows, weighed(n, key), "n={n} {key:?}");
             }
         }
     }
@@ -332,7 +336,7 @@ mod tests {
         for n in 4..=13 {
             let (mut sum, mut differ) = (0u128, 0);
             for key in keys(n, Symmetry::Full) {
-                let w = search(n, Symmetry::Full, key);
+                let w = weighed(n, key);
                 let plain = crate::join::search(n, Symmetry::Full, key, crate::Kernel::Scalar);
                 differ += usize::from(w != plain);
                 sum += w;

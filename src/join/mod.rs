@@ -146,7 +146,7 @@ impl Join {
         let keep = |classes: &[u32], part: weights::Part| {
             Some(classes.iter().map(|&a| part.takes(a, c)).collect())
         };
-        weights::blocks(l_sizes, r_sizes)
+        weights::blocks(l_sizes, r_sizes, matching::either_work)
             .into_iter()
             .map(|(l, r, weight)| (keep(&l_classes, l), keep(&r_classes, r), weight))
             .filter(|(l, r, _)| {

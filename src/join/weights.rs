@@ -51,8 +51,6 @@
 use crate::search::schedule::{MAX_N, mask_of};
 use crate::types::Symmetry;
 
-use super::matching::either_work;
-
 /// The least board whose join weighs its solutions. Below it a key's sides are so small
 /// that the blocks' own costs (each block a matching of its own, its tables filled, an
 /// even board's blocks of ties matching many probe words against a few) outweigh the pairs
@@ -129,9 +127,13 @@ impl Part {
 /// from the half-boards of each class on each side (`[below, equal, above]` the key's
 /// class): both above it, twice; one of its class and the other at least that, once; the
 /// ties' blocks with the left side's class first or the right's, whichever costs the less by
-/// the model the matching picks its table by (`matching::either_work`). The same count
-/// either way.
-pub(super) fn blocks(left: [u64; 3], right: [u64; 3]) -> [(Part, Part, u64); 3] {
+/// `work`, the model the matching picks its table by (the work of matching sides of so many
+/// half-boards). The same count either way.
+pub(super) fn blocks(
+    left: [u64; 3],
+    right: [u64; 3],
+    work: impl Fn(f64, f64) -> f64,
+) -> [(Part, Part, u64); 3] {
     let by_left = [
         (Part::Above, Part::Above, 2),
         (Part::Equal, Part::AtLeast, 1),
@@ -146,13 +148,13 @@ pub(super) fn blocks(left: [u64; 3], right: [u64; 3]) -> [(Part, Part, u64); 3] 
             Part::Equal => equal,
         }
     };
-    let work = |blocks: &[(Part, Part, u64)]| -> f64 {
+    let cost = |blocks: &[(Part, Part, u64)]| -> f64 {
         let each = blocks
             .iter()
-            .map(|&(l, r, _)| either_work(size(left, l), size(right, r)));
+            .map(|&(l, r, _)| work(size(left, l), size(right, r)));
         each.sum()
     };
-    if work(&by_right) < work(&by_left) {
+    if cost(&by_right) < cost(&by_left) {
         by_right
     } else {
         by_left

@@ -192,7 +192,7 @@ impl Join {
         rows: u32,
         stop: &AtomicBool,
         room: MakeRoom,
-    ) -> (Arc<Pieces>, Arc<Pieces>) {
+    ) -> SidePieces {
         let (n, top, h, store) = (self.n, self.top, self.h, &self.store);
         // An odd board's bottom quadrant starts on the middle row, whose queen's class a
         // weighed join needs.
@@ -210,13 +210,7 @@ impl Join {
     /// The side `north` and `south` make, and its sizes: each north piece's half-boards
     /// that do not meet `forbid` (a middle queen's lines, or none) counted where their
     /// pairs pass `bound` ([`halves::boards`]: counted in `isa`'s vectors, not built).
-    fn sized(
-        &self,
-        (north, south): (Arc<Pieces>, Arc<Pieces>),
-        forbid: Lines,
-        bound: u64,
-        isa: Isa,
-    ) -> Sized {
+    fn sized(&self, (north, south): SidePieces, forbid: Lines, bound: u64, isa: Isa) -> Sized {
         let sizes = Sizes::of(&north, &south, self.h, bound, |set, counts| {
             halves::boards(self.h, (&north, &south), set, forbid, isa, counts)
         });
@@ -325,36 +319,9 @@ impl Join {
     ) -> u128 {
         let entries: Vec<(Option<u8>, u8)> = key.entries(self.n as u32, self.symmetry).collect();
         SCRATCH.with_borrow_mut(|s| {
-            let Scratch {
-                left,
-                right,
-                group,
-                kept,
-                ends,
-                matcher,
-                pieces: cache,
-            } = s;
-            // Pieces to enumerate are put beside what the keys before left only where the
-            // thread's budget holds both: else its idle pieces go, then its buffers (they
-            // would go below anyway: the buffers of a key of n = 25 given 75 MB held 52 MB
-            // while the next key's 65 MB of pieces were put in place).
-            let counted = budget - budget / UNCOUNTED;
-            let mut room = |cache: &mut Cache, bytes: usize| {
-                let buffers = thread_bytes([left, right, group, kept], matcher);
-                if cache.own() + bytes + buffers > counted {
-                    cache.trim(counted.saturating_sub(buffers + bytes));
-                    let rest = counted.saturating_sub(cache.own() + bytes);
-                    let_go(rest, [left, right, group, kept], matcher);
-                }
-            };
-            let left_pieces = self.pieces(cache, key.rows, stop, &mut room);
-            let right_pieces: Vec<_> = entries
-                .iter()
-                .map(|&(m, _)| self.pieces(cache, self.right_rows(key.rows, m), stop, &mut room))
-                .collect();
-            cache.trim(budget / IDLE_PIECES);
-            let free = budget.saturating_sub(cache.own() + budget / UNCOUNTED);
+            let (left_pieces, right_pieces) = self.key_pieces(key, &entries, budget, stop, s);
             let odd = self.n % 2 == 1;
+            let free = budget.saturating_sub(s.pieces.own() + budget / UNCOUNTED);
             // An odd board's left sizes are held while it is counted (an even board's
             // sides' are taken from its chunks' share below, once known): at n = 23 given
             // 64 MiB they took 0.35 MB of a thread's 10.9 MB.
@@ -363,279 +330,502 @@ impl Join {
             } else {
                 free
             };
-            let_go(free, [left, right, group, kept], matcher);
-            // An even board's sides take four fifths of what the pieces leave; an odd
-            // board's chunks, probe and room fill it. (The sides took all of it where the
-            // pieces left less than four fifths of the budget, and the room and the words
-            // a split moves aside came on top: one thread of n = 24 held 102 MB of 100.)
-            let chunks = |free: usize| most.min(least_chunk(free / BYTES_PER_BOARD) as u64);
-            let most = chunks(free);
-            let cap = most.saturating_mul(EVEN_WORDS) / 5;
-            let (low, width) = self.shared();
-            let wide = if odd {
+            let_go(
+                free,
+                [&mut s.left, &mut s.right, &mut s.group, &mut s.kept],
+                &mut s.matcher,
+            );
+            let limits = self.limits(free, most, kernel, stop);
+            if odd {
+                return self.count_odd(key, &entries, left_pieces, right_pieces, &limits, s);
+            }
+            let right_pieces = right_pieces.into_iter().next();
+            let right_pieces = right_pieces.expect("an even board's key has one right side");
+            let weighed = self.count_even(key, left_pieces, right_pieces, &limits, s);
+            u128::from(entries[0].1) * weighed
+        })
+    }
+
+    /// The pieces of `key`'s left side and of each entry's right side (`entries`, a middle
+    /// row each on an odd board), found in the thread's cache, the store or enumerated; then
+    /// the thread's idle pieces let go past its share of `budget` ([`IDLE_PIECES`]).
+    fn key_pieces(
+        &self,
+        key: Key,
+        entries: &[(Option<u8>, u8)],
+        budget: usize,
+        stop: &AtomicBool,
+        s: &mut Scratch,
+    ) -> (SidePieces, Vec<SidePieces>) {
+        let Scratch {
+            left,
+            right,
+            group,
+            kept,
+            matcher,
+            pieces: cache,
+            ..
+        } = s;
+        // Pieces to enumerate are put beside what the keys before left only where the
+        // thread's budget holds both: else its idle pieces go, then its buffers (they
+        // would go below anyway: the buffers of a key of n = 25 given 75 MB held 52 MB
+        // while the next key's 65 MB of pieces were put in place).
+        let counted = budget - budget / UNCOUNTED;
+        let mut room = |cache: &mut Cache, bytes: usize| {
+            let buffers = thread_bytes([left, right, group, kept], matcher);
+            if cache.own() + bytes + buffers > counted {
+                cache.trim(counted.saturating_sub(buffers + bytes));
+                let rest = counted.saturating_sub(cache.own() + bytes);
+                let_go(rest, [left, right, group, kept], matcher);
+            }
+        };
+        let left_pieces = self.pieces(cache, key.rows, stop, &mut room);
+        let right_pieces: Vec<_> = entries
+            .iter()
+            .map(|&(m, _)| self.pieces(cache, self.right_rows(key.rows, m), stop, &mut room))
+            .collect();
+        cache.trim(budget / IDLE_PIECES);
+        (left_pieces, right_pieces)
+    }
+
+    /// What a key's count may take once its pieces are found (`free` bytes, chunks of at
+    /// most `asked` half-boards) and the instructions it runs in, `kernel`'s.
+    fn limits<'a>(
+        &self,
+        free: usize,
+        asked: u64,
+        kernel: Kernel,
+        stop: &'a AtomicBool,
+    ) -> Limits<'a> {
+        let odd = self.n % 2 == 1;
+        let (low, width) = self.shared();
+        let mut limits = Limits {
+            free,
+            asked,
+            most: 0,
+            shared: (low, width),
+            wide: if odd {
                 (low - 1, width + 2)
             } else {
                 (low, width)
-            };
-            let isa = Isa::of(kernel);
-            let within = Within {
+            },
+            isa: Isa::of(kernel),
+            within: Within {
                 bytes: free,
                 stop,
                 least: if odd { matching::LEVELS } else { 0 },
                 held: 0,
-            };
-            let none = Lines::default();
-            // Sides counted where they may be cut: an even board's chunks are at least an
-            // eighth of its words (`even_chunks`).
-            let bound = if odd { most } else { cap / 8 };
-            let lefts = self.sized(left_pieces, none, bound, isa);
-            let mut found = [0u64; MAX_GROUPS];
-            if !odd {
-                let right_pieces = right_pieces.into_iter().next();
-                let right_pieces = right_pieces.expect("an even board's key has one right side");
-                let rights = self.sized(right_pieces, none, bound, isa);
-                let blocks = self.blocks(key, &lefts.sizes, &rights.sizes);
-                // The sides' sizes are held while they are counted: the chunks take four
-                // fifths of what they leave, the room the rest.
-                let sizes = lefts.sizes.bytes() + rights.sizes.bytes();
-                let free = free.saturating_sub(sizes);
-                let cap = cap.min(chunks(free) * EVEN_WORDS / 5);
-                let within = Within {
-                    bytes: free,
-                    ..within
-                };
-                let mut weighed = 0u128;
-                for (keep_left, keep_right, weight) in blocks {
-                    let (keep_left, keep_right) = (keep_left.as_deref(), keep_right.as_deref());
-                    let (l_most, r_most) = even_chunks(
-                        lefts.sizes.boards_of(keep_left),
-                        rights.sizes.boards_of(keep_right),
-                        cap,
-                    );
-                    let (lefts, rights) =
-                        (lefts.cut(l_most, keep_left), rights.cut(r_most, keep_right));
-                    // A block before may have grown the buffers past this one's chunks
-                    // (one thread of n = 26 held 141 MB of buffers where 132 MB were free),
-                    // or one of them past what this block grows the other to (n = 24 given
-                    // 96 MiB: a left side's 3.7 MB kept where it needed 20 KB, beside a right
-                    // side grown to 4 MB).
-                    let (l_need, r_need) = (lefts.largest(), rights.largest());
-                    let grows = grows(left, l_need) + grows(group, r_need);
-                    if thread_bytes([left, right, group, kept], matcher) + grows > free {
-                        hold(left, l_need, free);
-                        hold(group, r_need, free);
-                    }
-                    let whole = lefts.chunks.len() == 1;
-                    if whole {
-                        self.build_chunk(&lefts, 0, (none, None), false, wide, isa, left);
-                    }
-                    found[0] = 0;
-                    for r in 0..rights.chunks.len() {
-                        self.build_chunk(&rights, r, (none, None), true, (low, width), isa, group);
-                        for l in 0..lefts.chunks.len() {
-                            if !whole {
-                                self.build_chunk(&lefts, l, (none, None), false, wide, isa, left);
-                            }
-                            let held = held([left, right, group, kept]);
-                            let within = Within { held, ..within };
-                            matcher.fit((left.len(), group.len()), within);
-                            matcher.pivoted(left, group, &mut found[..1], within, isa);
-                        }
-                    }
-                    weighed += u128::from(weight) * u128::from(found[0]);
-                }
-                return u128::from(entries[0].1) * weighed;
-            }
-            let sized = lefts;
-            let l_boards = sized.sizes.boards_of(None);
-            let lefts = sized.cut(most, None);
-            let whole = lefts.chunks.len() == 1;
-            if whole {
-                self.build_chunk(&lefts, 0, (none, None), false, wide, isa, left);
-            }
-            // Each middle row's right side, the half-boards its queen leaves; whether it is
-            // kept whole past `most` as the table (`odd_chunks`); and, unless the left side
-            // is whole, the left half-boards that queen leaves, in chunks of their own: about
-            // two in five of the side's, built in the right half's layout, so one word each.
-            let rights: Vec<MiddleRow> = entries
-                .iter()
-                .zip(right_pieces)
-                .map(|(&(m, _), pieces)| {
-                    let m = m.expect("an odd board's keys have a middle row");
-                    let forbid = Lines::of(self.n, m as usize, self.h);
-                    let right = self.sized(pieces, forbid, most, isa);
-                    let r_boards = right.sizes.boards_of(None);
-                    if whole {
-                        // A left side built whole for every middle row stays as it is.
-                        return match odd_chunks(l_boards, r_boards, most, WIDE_LEFT) {
-                            Some(rest) if rest >= l_boards => MiddleRow {
-                                m,
-                                right: right.cut(u64::MAX, None),
-                                table: true,
-                                own: None,
-                            },
-                            _ => MiddleRow {
-                                m,
-                                right: right.cut(most, None),
-                                table: false,
-                                own: None,
-                            },
-                        };
-                    }
-                    let pieces = (Arc::clone(&sized.north), Arc::clone(&sized.south));
-                    // Counted wherever a quarter of `most` might not hold them.
-                    let own = self.sized(pieces, forbid, most / 4, isa);
-                    match odd_chunks(own.sizes.boards_of(None), r_boards, most, NARROW_LEFT) {
-                        Some(rest) => MiddleRow {
-                            m,
-                            right: right.cut(u64::MAX, None),
-                            table: true,
-                            own: Some(own.cut(rest, None)),
-                        },
-                        None => MiddleRow {
-                            m,
-                            right: right.cut(most, None),
-                            table: false,
-                            own: Some(own.cut(most, None)),
-                        },
-                    }
-                })
-                .collect();
-            let mask = (1u64 << width) - 1;
-            // Where the join weighs its solutions, the side with the middle row's queen has
-            // their classes: the left one where the key has the middle row, else each middle
-            // row's right side but the middle row's own (whose solutions weigh 1). A
-            // half-board of the key's own class has no solution: its middle row's queen is
-            // as far from the middle column as the middle column's is from the middle row,
-            // on one diagonal with it (the build's `forbid`, `narrow`'s `mid`). So a side
-            // with classes keeps those above the key's, each pair weighing 2, and no ties.
-            let left_classes = self.weighted && key.rows >> self.h & 1 == 1;
-            let class_of = |m: u8| {
-                let m = usize::from(m);
-                (self.weighted && m != self.h).then(|| u64::from(weights::from_middle(self.h, m)))
-            };
-            // Every pair of a side with classes weighs 2, else 1.
-            let weight_of = |class: Option<u64>| if class.is_some() { 2u64 } else { 1 };
-            // Each entry's weighed pairs.
-            let mut weighed = [0u64; MAX_GROUPS];
-            let single = rights
-                .iter()
-                .all(|row| row.right.chunks.len() == 1 && !row.table);
-            if whole && single && left.len() <= LEAF && !left_classes {
-                // A small left side: one table for every middle row, each middle row's right
-                // side a group (of those above its class, where it has classes).
-                right.clear();
-                ends.clear();
-                let total = rights
-                    .iter()
-                    .map(|row| row.right.chunks[0].boards)
-                    .sum::<u64>() as usize;
-                right.reserve_exact(total);
-                let mut groups = Vec::with_capacity(rights.len());
-                for (e, MiddleRow { m, right: side, .. }) in rights.iter().enumerate() {
-                    let forbid = Lines::of(self.n, *m as usize, self.h);
-                    let class = class_of(*m);
-                    let keep = (forbid, class);
-                    self.build_chunk(side, 0, keep, true, (low, width), isa, group);
-                    // The right half-board's bits in the wide layout, with the middle queen's.
-                    let mid = 1u64 << m | 1 << (m + 32);
-                    let widen = |&w: &Word| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid;
-                    right.extend(group.iter().map(widen));
-                    groups.push((e, weight_of(class)));
-                    ends.push(right.len());
+            },
+        };
+        limits.most = limits.chunk(free);
+        limits
+    }
+
+    /// The pairs of an even board's key that share no diagonal, weighed: its left side (the
+    /// pieces `left_pieces`) against its right one, block by block ([`Join::blocks`]), the
+    /// sides of each block in the chunks [`even_chunks`] fits within `limits`.
+    fn count_even(
+        &self,
+        key: Key,
+        left_pieces: SidePieces,
+        right_pieces: SidePieces,
+        limits: &Limits,
+        s: &mut Scratch,
+    ) -> u128 {
+        let none = Lines::default();
+        // An even board's sides take four fifths of what the pieces leave; an odd
+        // board's chunks, probe and room fill it. (The sides took all of it where the
+        // pieces left less than four fifths of the budget, and the room and the words
+        // a split moves aside came on top: one thread of n = 24 held 102 MB of 100.)
+        let cap = limits.most.saturating_mul(EVEN_WORDS) / 5;
+        // Sides counted where they may be cut: an even board's chunks are at least an
+        // eighth of its words (`even_chunks`).
+        let lefts = self.sized(left_pieces, none, cap / 8, limits.isa);
+        let rights = self.sized(right_pieces, none, cap / 8, limits.isa);
+        let blocks = self.blocks(key, &lefts.sizes, &rights.sizes);
+        // The sides' sizes are held while they are counted: the chunks take four
+        // fifths of what they leave, the room the rest.
+        let sizes = lefts.sizes.bytes() + rights.sizes.bytes();
+        let free = limits.free.saturating_sub(sizes);
+        let cap = cap.min(limits.chunk(free) * EVEN_WORDS / 5);
+        let within = Within {
+            bytes: free,
+            ..limits.within
+        };
+        let mut weighed = 0u128;
+        for (keep_left, keep_right, weight) in blocks {
+            let (keep_left, keep_right) = (keep_left.as_deref(), keep_right.as_deref());
+            let (l_most, r_most) = even_chunks(
+                lefts.sizes.boards_of(keep_left),
+                rights.sizes.boards_of(keep_right),
+                cap,
+            );
+            let sides = (lefts.cut(l_most, keep_left), rights.cut(r_most, keep_right));
+            let found = self.count_block(&sides, within, limits, s);
+            weighed += u128::from(weight) * u128::from(found);
+        }
+        weighed
+    }
+
+    /// The pairs of one block of an even board's key that share no diagonal: every chunk of
+    /// its right side against every chunk of its left one (built once where it is whole),
+    /// within `within`'s bytes.
+    fn count_block(
+        &self,
+        (lefts, rights): &(Side, Side),
+        within: Within,
+        limits: &Limits,
+        s: &mut Scratch,
+    ) -> u64 {
+        let Scratch {
+            left,
+            right,
+            group,
+            kept,
+            matcher,
+            ..
+        } = s;
+        let (free, isa, none) = (within.bytes, limits.isa, (Lines::default(), None));
+        // A block before may have grown the buffers past this one's chunks
+        // (one thread of n = 26 held 141 MB of buffers where 132 MB were free),
+        // or one of them past what this block grows the other to (n = 24 given
+        // 96 MiB: a left side's 3.7 MB kept where it needed 20 KB, beside a right
+        // side grown to 4 MB).
+        let (l_need, r_need) = (lefts.largest(), rights.largest());
+        let grows = grows(left, l_need) + grows(group, r_need);
+        if thread_bytes([left, right, group, kept], matcher) + grows > free {
+            hold(left, l_need, free);
+            hold(group, r_need, free);
+        }
+        let whole = lefts.chunks.len() == 1;
+        if whole {
+            self.build_chunk(lefts, 0, none, false, limits.wide, isa, left);
+        }
+        let mut found = [0u64];
+        for r in 0..rights.chunks.len() {
+            self.build_chunk(rights, r, none, true, limits.shared, isa, group);
+            for l in 0..lefts.chunks.len() {
+                if !whole {
+                    self.build_chunk(lefts, l, none, false, limits.wide, isa, left);
                 }
                 let held = held([left, right, group, kept]);
                 let within = Within { held, ..within };
-                matcher.fit_table((left.len(), right.len()), within);
-                matcher.disjoint(left, right, ends, &mut found, within, isa);
-                for (&(e, weight), found) in groups.iter().zip(found) {
-                    weighed[e] += weight * found;
-                }
-            } else {
-                // Each middle row on its own: the left half-boards its queen leaves, narrowed
-                // (most others would meet every right one), against its right half-boards.
-                // A right side kept whole past `most` is the table: its room is the left's.
-                // The chunks and room take all that `most` has: `right` holds nothing of
-                // this key's, nor `left` where the left side is built per middle row (into
-                // `kept`). One thread of n = 23 given 64 MiB held 0.4 MB of them past its
-                // budget.
-                let binds = !whole || rights.iter().any(|r| r.table || r.right.chunks.len() > 1);
-                hold(right, 0, free);
-                if !whole {
-                    hold(left, 0, free);
-                }
-                let pairs =
-                    |matcher: &mut Matcher, a: &mut Vec<Word>, b: &mut Vec<Word>, table_b: bool| {
-                        let mut found = [0u64];
-                        let within = Within {
-                            held: held([left, right, a, b]),
-                            ..within
-                        };
-                        if table_b {
-                            matcher.fit_table((b.len(), a.len()), within);
-                            let ends = [a.len()];
-                            matcher.disjoint(b, a, &ends, &mut found, within, isa);
-                        } else {
-                            matcher.fit((a.len(), b.len()), within);
-                            matcher.either(a, b, &mut found, within, isa);
-                        }
-                        found[0]
-                    };
-                for (e, row) in rights.iter().enumerate() {
-                    let MiddleRow {
-                        m,
-                        right: side,
-                        table,
-                        own,
-                    } = row;
-                    let forbid = Lines::of(self.n, *m as usize, self.h);
-                    let mid = 1u64 << m | 1 << (m + 32);
-                    let class = class_of(*m);
-                    let weight = weight_of(class);
-                    let left_class = class.filter(|_| left_classes);
-                    // The left half-boards the queen leaves, where they are one list, are
-                    // made for the first right chunk and kept for the others: a matching
-                    // only reorders its sides.
-                    let once = own.as_ref().is_none_or(|own| own.chunks.len() == 1);
-                    // A middle row before may have grown the buffers past this one's chunks
-                    // (one thread of n = 23 given 64 MiB held 0.4 MB of them past its budget),
-                    // where the budget binds: a side is cut, or kept whole past `most`.
-                    if binds {
-                        hold(group, side.largest(), free);
-                        if let Some(own) = own {
-                            hold(kept, own.largest(), free);
-                        }
-                    }
-                    let right_classes = class.filter(|_| !left_classes);
-                    for r in 0..side.chunks.len() {
-                        let keep = (forbid, right_classes);
-                        self.build_chunk(side, r, keep, true, (low, width), isa, group);
-                        let Some(own) = own else {
-                            // The whole left side, built once: the half-boards the queen leaves.
-                            if r == 0 {
-                                narrow(left, (mid, mask), left_class, kept, isa);
-                            }
-                            weighed[e] += weight * pairs(matcher, kept, group, *table);
-                            continue;
-                        };
-                        for l in 0..own.chunks.len() {
-                            if r == 0 || !once {
-                                let keep = (forbid, left_class);
-                                self.build_chunk(own, l, keep, false, (low, width), isa, kept);
-                            }
-                            weighed[e] += weight * pairs(matcher, kept, group, *table);
-                        }
-                    }
-                }
+                matcher.fit((left.len(), group.len()), within);
+                matcher.pivoted(left, group, &mut found, within, isa);
             }
-            entries
-                .iter()
-                .zip(weighed)
-                .map(|(&(_, weight), found)| u128::from(weight) * u128::from(found))
-                .sum()
-        })
+        }
+        found[0]
+    }
+
+    /// The solutions of an odd board's key, each entry (middle row) weighed by its orbit's
+    /// size: the left side (the pieces `left_pieces`) built whole where it fits one chunk,
+    /// and matched with each middle row's right side (`right_pieces`, one an entry) in one
+    /// table for them all ([`Join::one_table`]) where it is small, else one middle row at a
+    /// time ([`Join::each_middle_row`]).
+    fn count_odd(
+        &self,
+        key: Key,
+        entries: &[(Option<u8>, u8)],
+        left_pieces: SidePieces,
+        right_pieces: Vec<SidePieces>,
+        limits: &Limits,
+        s: &mut Scratch,
+    ) -> u128 {
+        let none = (Lines::default(), None);
+        let sized = self.sized(left_pieces, none.0, limits.most, limits.isa);
+        let lefts = sized.cut(limits.most, None);
+        let whole = lefts.chunks.len() == 1;
+        if whole {
+            self.build_chunk(&lefts, 0, none, false, limits.wide, limits.isa, &mut s.left);
+        }
+        let rows = self.middle_rows(entries, right_pieces, &sized, whole, limits);
+        // Where the join weighs its solutions, the side with the middle row's queen has
+        // their classes: the left one where the key has the middle row, else each middle
+        // row's right side but the middle row's own (whose solutions weigh 1). A
+        // half-board of the key's own class has no solution: its middle row's queen is
+        // as far from the middle column as the middle column's is from the middle row,
+        // on one diagonal with it (the build's `forbid`, `narrow`'s `mid`). So a side
+        // with classes keeps those above the key's, each pair weighing 2, and no ties.
+        let left_classes = self.weighted && key.rows >> self.h & 1 == 1;
+        let single = rows
+            .iter()
+            .all(|row| row.right.chunks.len() == 1 && !row.table);
+        let weighed = if whole && single && s.left.len() <= LEAF && !left_classes {
+            self.one_table(&rows, limits, s)
+        } else {
+            self.each_middle_row(&rows, whole, left_classes, limits, s)
+        };
+        entries
+            .iter()
+            .zip(weighed)
+            .map(|(&(_, weight), found)| u128::from(weight) * u128::from(found))
+            .sum()
+    }
+
+    /// Each middle row's right side (of `entries`, from `right_pieces`), the half-boards its
+    /// queen leaves; whether it is kept whole past the chunks' bound as the table
+    /// ([`odd_chunks`]); and, unless the left side (`sized`) is `whole`, the left half-boards
+    /// that queen leaves, in chunks of their own: about two in five of the side's, built in
+    /// the right half's layout, so one word each.
+    fn middle_rows(
+        &self,
+        entries: &[(Option<u8>, u8)],
+        right_pieces: Vec<SidePieces>,
+        sized: &Sized,
+        whole: bool,
+        limits: &Limits,
+    ) -> Vec<MiddleRow> {
+        let (most, isa) = (limits.most, limits.isa);
+        let l_boards = sized.sizes.boards_of(None);
+        entries
+            .iter()
+            .zip(right_pieces)
+            .map(|(&(m, _), pieces)| {
+                let m = m.expect("an odd board's keys have a middle row");
+                let forbid = Lines::of(self.n, m as usize, self.h);
+                let right = self.sized(pieces, forbid, most, isa);
+                let r_boards = right.sizes.boards_of(None);
+                if whole {
+                    // A left side built whole for every middle row stays as it is.
+                    return match odd_chunks(l_boards, r_boards, most, WIDE_LEFT) {
+                        Some(rest) if rest >= l_boards => MiddleRow {
+                            m,
+                            right: right.cut(u64::MAX, None),
+                            table: true,
+                            own: None,
+                        },
+                        _ => MiddleRow {
+                            m,
+                            right: right.cut(most, None),
+                            table: false,
+                            own: None,
+                        },
+                    };
+                }
+                let pieces = (Arc::clone(&sized.north), Arc::clone(&sized.south));
+                // Counted wherever a quarter of `most` might not hold them.
+                let own = self.sized(pieces, forbid, most / 4, isa);
+                match odd_chunks(own.sizes.boards_of(None), r_boards, most, NARROW_LEFT) {
+                    Some(rest) => MiddleRow {
+                        m,
+                        right: right.cut(u64::MAX, None),
+                        table: true,
+                        own: Some(own.cut(rest, None)),
+                    },
+                    None => MiddleRow {
+                        m,
+                        right: right.cut(most, None),
+                        table: false,
+                        own: Some(own.cut(most, None)),
+                    },
+                }
+            })
+            .collect()
+    }
+
+    /// Each middle row's weighed pairs where the left side is small: one table for every
+    /// middle row, each middle row's right side a group (of those above its class, where it
+    /// has classes), widened to the left half-boards' layout with the middle queen's bits.
+    fn one_table(&self, rows: &[MiddleRow], limits: &Limits, s: &mut Scratch) -> [u64; MAX_GROUPS] {
+        let Scratch {
+            left,
+            right,
+            group,
+            kept,
+            ends,
+            matcher,
+            ..
+        } = s;
+        let mask = (1u64 << limits.shared.1) - 1;
+        right.clear();
+        ends.clear();
+        let total = rows
+            .iter()
+            .map(|row| row.right.chunks[0].boards)
+            .sum::<u64>() as usize;
+        right.reserve_exact(total);
+        let mut groups = Vec::with_capacity(rows.len());
+        for (e, MiddleRow { m, right: side, .. }) in rows.iter().enumerate() {
+            let forbid = Lines::of(self.n, *m as usize, self.h);
+            let class = self.class_of(*m);
+            let keep = (forbid, class);
+            self.build_chunk(side, 0, keep, true, limits.shared, limits.isa, group);
+            // The right half-board's bits in the wide layout, with the middle queen's.
+            let mid = 1u64 << m | 1 << (m + 32);
+            let widen = |&w: &Word| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid;
+            right.extend(group.iter().map(widen));
+            groups.push((e, weight_of(class)));
+            ends.push(right.len());
+        }
+        let held = held([left, right, group, kept]);
+        let within = Within {
+            held,
+            ..limits.within
+        };
+        let mut found = [0u64; MAX_GROUPS];
+        matcher.fit_table((left.len(), right.len()), within);
+        matcher.disjoint(left, right, ends, &mut found, within, limits.isa);
+        let mut weighed = [0u64; MAX_GROUPS];
+        for (&(e, weight), found) in groups.iter().zip(found) {
+            weighed[e] += weight * found;
+        }
+        weighed
+    }
+
+    /// Each middle row's weighed pairs, one middle row at a time ([`Join::count_row`]): the
+    /// left half-boards its queen leaves, narrowed (most others would meet every right
+    /// one), against its right half-boards. A right side kept whole past the chunks' bound
+    /// is the table: its room is the left's. The chunks and room take all the limits have:
+    /// `right` holds nothing of this key's, nor `left` where the left side is not `whole`
+    /// (it is built per middle row, into `kept`). One thread of n = 23 given 64 MiB held
+    /// 0.4 MB of them past its budget.
+    fn each_middle_row(
+        &self,
+        rows: &[MiddleRow],
+        whole: bool,
+        left_classes: bool,
+        limits: &Limits,
+        s: &mut Scratch,
+    ) -> [u64; MAX_GROUPS] {
+        let binds = !whole || rows.iter().any(|r| r.table || r.right.chunks.len() > 1);
+        hold(&mut s.right, 0, limits.free);
+        if !whole {
+            hold(&mut s.left, 0, limits.free);
+        }
+        let mut weighed = [0u64; MAX_GROUPS];
+        for (e, row) in rows.iter().enumerate() {
+            weighed[e] = self.count_row(row, (binds, left_classes), limits, s);
+        }
+        weighed
+    }
+
+    /// One middle row's weighed pairs ([`Join::each_middle_row`]): each chunk of its right
+    /// side against the left half-boards its queen leaves, narrowed from the whole left
+    /// side or built in chunks of their own; the buffers held to this row's chunks where the
+    /// budget `binds`, and the classes on the left side where `left_classes`.
+    fn count_row(
+        &self,
+        row: &MiddleRow,
+        (binds, left_classes): (bool, bool),
+        limits: &Limits,
+        s: &mut Scratch,
+    ) -> u64 {
+        let Scratch {
+            left,
+            right,
+            group,
+            kept,
+            matcher,
+            ..
+        } = s;
+        let (free, isa, shared) = (limits.free, limits.isa, limits.shared);
+        let MiddleRow {
+            m,
+            right: side,
+            table,
+            own,
+        } = row;
+        let forbid = Lines::of(self.n, *m as usize, self.h);
+        let mid = 1u64 << m | 1 << (m + 32);
+        let mask = (1u64 << shared.1) - 1;
+        let class = self.class_of(*m);
+        let weight = weight_of(class);
+        let left_class = class.filter(|_| left_classes);
+        // The left half-boards the queen leaves, where they are one list, are
+        // made for the first right chunk and kept for the others: a matching
+        // only reorders its sides.
+        let once = own.as_ref().is_none_or(|own| own.chunks.len() == 1);
+        // A middle row before may have grown the buffers past this one's chunks
+        // (one thread of n = 23 given 64 MiB held 0.4 MB of them past its budget),
+        // where the budget binds: a side is cut, or kept whole past `most`.
+        if binds {
+            hold(group, side.largest(), free);
+            if let Some(own) = own {
+                hold(kept, own.largest(), free);
+            }
+        }
+        let pairs = |matcher: &mut Matcher, a: &mut Vec<Word>, b: &mut Vec<Word>| {
+            let mut found = [0u64];
+            let within = Within {
+                held: held([left, right, a, b]),
+                ..limits.within
+            };
+            if *table {
+                matcher.fit_table((b.len(), a.len()), within);
+                let ends = [a.len()];
+                matcher.disjoint(b, a, &ends, &mut found, within, isa);
+            } else {
+                matcher.fit((a.len(), b.len()), within);
+                matcher.either(a, b, &mut found, within, isa);
+            }
+            found[0]
+        };
+        let right_classes = class.filter(|_| !left_classes);
+        let mut weighed = 0;
+        for r in 0..side.chunks.len() {
+            self.build_chunk(side, r, (forbid, right_classes), true, shared, isa, group);
+            let Some(own) = own else {
+                // The whole left side, built once: the half-boards the queen leaves.
+                if r == 0 {
+                    narrow(left, (mid, mask), left_class, kept, isa);
+                }
+                weighed += weight * pairs(matcher, kept, group);
+                continue;
+            };
+            for l in 0..own.chunks.len() {
+                if r == 0 || !once {
+                    let keep = (forbid, left_class);
+                    self.build_chunk(own, l, keep, false, shared, isa, kept);
+                }
+                weighed += weight * pairs(matcher, kept, group);
+            }
+        }
+        weighed
+    }
+
+    /// The class of middle row `m`'s queen on an odd board whose join weighs its solutions
+    /// (its distance from the middle column, [`weights::from_middle`]); none where the join
+    /// does not weigh, or `m` is the middle row (its solutions weigh 1).
+    fn class_of(&self, m: u8) -> Option<u64> {
+        let m = usize::from(m);
+        (self.weighted && m != self.h).then(|| u64::from(weights::from_middle(self.h, m)))
     }
 }
+
+/// The weight of every pair of a side with classes (`class`, [`Join::class_of`]): 2, else 1.
+fn weight_of(class: Option<u64>) -> u64 {
+    if class.is_some() { 2 } else { 1 }
+}
+
+/// What a key's count may take once its pieces are found, and how its words are laid out.
+#[derive(Clone, Copy)]
+struct Limits<'a> {
+    /// Bytes its chunks, tables and room may take.
+    free: usize,
+    /// The most half-boards a chunk may hold, as the caller asked.
+    asked: u64,
+    /// The most half-boards a chunk holds within `free` ([`Limits::chunk`]).
+    most: u64,
+    /// The diagonals both halves reach ([`Join::shared`]): a right half-board's word.
+    shared: (usize, usize),
+    /// A left half-board's: `shared`, and on an odd board one more diagonal each side
+    /// (the middle queen's).
+    wide: (usize, usize),
+    isa: Isa,
+    /// What a matching may use: `free` bytes, the flag that abandons it.
+    within: Within<'a>,
+}
+
+impl Limits<'_> {
+    /// The most half-boards a chunk holds where `free` bytes are left for the chunks:
+    /// [`least_chunk`]'s, and at most what the caller asked.
+    fn chunk(&self, free: usize) -> u64 {
+        self.asked.min(least_chunk(free / BYTES_PER_BOARD) as u64)
+    }
+}
+
+/// A side's pieces: its top quadrant's and its bottom one's.
+type SidePieces = (Arc<Pieces>, Arc<Pieces>);
 
 /// Sets `kept` to the left half-boards of `left` that a middle queen on `mid` leaves and,
 /// where `above` is given (a weighed key's), whose class ([`pieces::TAG`]) is above it, narrowed to

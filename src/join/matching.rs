@@ -660,55 +660,111 @@ fn split<E: Held>(
         return;
     }
     if table.len() > LEAF && turned(table.len(), spans) {
-        // Each probe group the table from here, the table's words its one probe group.
-        let all = 0..table.len();
-        let whole = std::slice::from_ref(&all);
-        for (g, span) in spans.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
-            let group = &mut probe[span.clone()];
-            split(
-                group,
-                table,
-                whole,
-                play,
-                order,
-                &mut out[g..=g],
-                levels,
-                leaf,
-                None,
-            );
-        }
-        return;
+        return split_turned(table, probe, spans, play, order, out, levels, leaf);
     }
     let probes: usize = spans.iter().map(Span::len).sum();
-    let (own, drawn): (Order, Probed);
-    let mut probed = known;
-    let mut seen = seen;
     // The model (a `powf`) asked only of levels above a leaf with diagonals to pick from.
     let picks =
         table.len() > LEAF && order.len() > 1 && work(table.len() as f64, probes as f64) >= REPICK;
-    let order = if picks {
-        // The probe's sample: the level's own, or that of the level it is the side of
-        // without the diagonal (the same probe words).
-        let sample = match known {
-            Some(sample) => sample,
-            None => {
-                drawn = Probed::of(probe, spans, leaf.isa);
-                &drawn
-            }
-        };
-        probed = Some(sample);
-        let sampled;
-        (own, sampled) = picked(table, sample, order, leaf.isa);
-        seen = looked(table, probe, spans, (live, seen), sampled, leaf.isa);
-        let order = &own.bits[..own.len];
-        if seen != play.1 && shortened(table, probe, spans, (live, seen), order, out, levels, leaf)
-        {
-            return;
+    if picks {
+        return split_picked(table, probe, spans, play, order, out, levels, leaf, known);
+    }
+    split_on(table, probe, spans, play, order, out, levels, leaf, known);
+}
+
+/// A [`split`] level turned round ([`turned`]): each probe group the table from here, the
+/// table's words its one probe group.
+#[allow(clippy::too_many_arguments)]
+fn split_turned<E: Held>(
+    table: &mut [E],
+    probe: &mut [E],
+    spans: &[Span],
+    play: (u64, u64),
+    order: &[u64],
+    out: &mut [u64],
+    levels: &mut [E],
+    leaf: &mut Leaf<E>,
+) {
+    let all = 0..table.len();
+    let whole = std::slice::from_ref(&all);
+    for (g, span) in spans.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
+        let group = &mut probe[span.clone()];
+        split(
+            group,
+            table,
+            whole,
+            play,
+            order,
+            &mut out[g..=g],
+            levels,
+            leaf,
+            None,
+        );
+    }
+}
+
+/// A [`split`] level that picks its own diagonal ([`picked`]) from its samples: the
+/// table's, and the probe's (`known`, that of the level it is the side of without the
+/// diagonal, the same probe words; else drawn here). It looks for the diagonals its words
+/// use where they might fit 32 bits ([`looked`]), and goes on short where they do.
+#[allow(clippy::too_many_arguments)]
+fn split_picked<E: Held>(
+    table: &mut [E],
+    probe: &mut [E],
+    spans: &[Span],
+    (live, seen): (u64, u64),
+    order: &[u64],
+    out: &mut [u64],
+    levels: &mut [E],
+    leaf: &mut Leaf<E>,
+    known: Option<&Probed>,
+) {
+    let drawn;
+    let sample = match known {
+        Some(sample) => sample,
+        None => {
+            drawn = Probed::of(probe, spans, leaf.isa);
+            &drawn
         }
-        order
-    } else {
-        order
     };
+    let (own, sampled) = picked(table, sample, order, leaf.isa);
+    let looked = looked(table, probe, spans, (live, seen), sampled, leaf.isa);
+    let play = (live, looked);
+    let order = &own.bits[..own.len];
+    if looked != seen && shortened(table, probe, spans, play, order, out, levels, leaf) {
+        return;
+    }
+    split_on(
+        table,
+        probe,
+        spans,
+        play,
+        order,
+        out,
+        levels,
+        leaf,
+        Some(sample),
+    );
+}
+
+/// A [`split`] level on the first diagonal of `order`: the table's words without it
+/// matched with every probe word, those with it with the probe words without it (filtered
+/// into `levels`, or partitioned in place where its room has run out); or, where the
+/// table fits a leaf or no diagonal is left, the leaf's bitsets. `probed` is the probe's
+/// sample, where the level has one, for the side without the diagonal.
+#[allow(clippy::too_many_arguments)]
+fn split_on<E: Held>(
+    table: &mut [E],
+    probe: &mut [E],
+    spans: &[Span],
+    (live, seen): (u64, u64),
+    order: &[u64],
+    out: &mut [u64],
+    levels: &mut [E],
+    leaf: &mut Leaf<E>,
+    probed: Option<&Probed>,
+) {
+    let probes: usize = spans.iter().map(Span::len).sum();
     let Some((&bit, order)) = order.split_first().filter(|_| table.len() > LEAF) else {
         let within = (leaf.budget, leaf.isa);
         tally_leaf(table.len() * probes);
@@ -731,17 +787,8 @@ fn split<E: Held>(
             let lacking = partition(&mut probe[span.clone()], bit, leaf.isa, leaf.aside);
             *k = span.start..span.start + lacking;
         }
-        split(
-            t1,
-            probe,
-            &kept[..spans.len()],
-            play,
-            order,
-            out,
-            levels,
-            leaf,
-            None,
-        );
+        let kept = &kept[..spans.len()];
+        split(t1, probe, kept, play, order, out, levels, leaf, None);
         split(t0, probe, spans, play, order, out, levels, leaf, probed);
         return;
     }
@@ -754,17 +801,8 @@ fn split<E: Held>(
         *k = from..len;
     }
     let (filtered, below) = levels.split_at_mut(len);
-    split(
-        t1,
-        filtered,
-        &kept[..spans.len()],
-        play,
-        order,
-        out,
-        below,
-        leaf,
-        None,
-    );
+    let kept = &kept[..spans.len()];
+    split(t1, filtered, kept, play, order, out, below, leaf, None);
 }
 
 /// The fewest table words a level takes short ([`shortened`]): below it the levels left

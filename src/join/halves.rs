@@ -58,9 +58,8 @@ pub(super) fn build(
 /// written: each bottom piece tested with one AND ([`Pieces::meeting`]), a vector of
 /// them at a time ([`lacking`]), those a middle queen forbids dropped first for all the
 /// span's top pieces ([`Halves::blocks`], as the build drops them). A side's sizes are
-/// counted per top piece ([`Sizes::of`]); building each piece's half-boards to count
-/// them was as many pairs of pieces as building the side's chunks after it, and at
-/// n = 27 a half of the builds' time.
+/// counted per top piece ([`Sizes::of`]) without building its half-boards, which would
+/// cost as many pairs of pieces as building the side's chunks after it.
 pub(super) fn boards(
     h: usize,
     (north, south): (&Pieces, &Pieces),
@@ -87,9 +86,8 @@ pub(super) fn boards(
 }
 
 /// How many of `words` (bottom pieces) share no bit with `bits`, in `isa`'s instructions:
-/// a vector of pieces at a time where the CPU has one ([`super::pack::lacking256`]). A word
-/// at a time, counting the sizes of the sides that do not fit one chunk was 6% of
-/// `time_keys 27 4 17` on Zen 4 with AVX2 forced.
+/// a vector of pieces at a time where the CPU has one (`pack::lacking256`), a word at a
+/// time elsewhere: the sizes of every side that does not fit one chunk are counted so.
 fn lacking(words: &[u64], bits: u64, isa: Isa) -> u64 {
     #[cfg(target_arch = "x86_64")]
     match isa {
@@ -117,9 +115,8 @@ pub(super) struct Span {
 /// each north piece's count; and the side cut into chunks of spans, in order of columns
 /// ([`Sizes::chunks`]). Where every pair of pieces fits (a pair makes at most one
 /// half-board) they are one chunk. Otherwise a chunk takes pieces while their half-boards
-/// fit, at least one: bounding a chunk by its pairs made every side of n = 26 two to seven
-/// chunks within a thread's share of 2 GiB, where it holds a third to a tenth as many
-/// half-boards.
+/// fit, at least one: the pairs are a loose bound (a side's half-boards are a third to a
+/// tenth of its pairs at n = 26), which would cut a side into several times the chunks.
 pub(super) struct Sizes {
     /// Every column set's north pieces (that have south pieces under them) as one span.
     sets: Vec<Span>,
@@ -128,8 +125,8 @@ pub(super) struct Sizes {
     /// The half-boards of each north piece of `sets`, in their order (a piece's span is
     /// implied by it): counted only where their pairs passed the bound [`Sizes::of`] was
     /// given. Four bytes a piece, allocated once: at n = 28 a row set has tens of
-    /// millions of north pieces, and a span with a count each (24 bytes, grown by
-    /// doubling) took 805 MB of a thread's share.
+    /// millions of north pieces, where a span with a count each (24 bytes, grown by
+    /// doubling) takes hundreds of megabytes of a thread's share.
     counts: Vec<u32>,
 }
 
@@ -398,10 +395,10 @@ impl<'a> Halves<'a> {
 }
 
 /// The most bottom pieces [`Halves::build_with`] keeps at a time as those a middle queen
-/// leaves (on the stack: 16 KB). A key's right side with a middle queen tested a bottom
-/// piece against it for every top piece, and at n = 27 a third of the pairs of pieces tried
-/// clashed with it: now each bottom piece is tested once per block. The most bottom pieces
-/// on one column set were 7,781 in `time_keys 27 4 17`, so a span may take a few blocks:
+/// leaves (on the stack: 16 KB): each bottom piece is tested against the middle queen once
+/// per block, not once for every top piece (at n = 27 a third of the pairs of pieces meet
+/// the middle queen). A column set has up to several thousand bottom pieces at n = 27, so
+/// a span may take a few blocks:
 /// its half-boards then come block by block, each with every top piece (a chunk's words
 /// in another order, the same words). The unit tests take blocks of 16, so that their
 /// small boards' spans take many.
@@ -464,7 +461,7 @@ fn pairs(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<W
 }
 
 /// [`pairs`] with AVX-512: eight bottom pieces a step, the ones that clash dropped by
-/// `vpcompressq` into a register (its memory form is slow on Zen 4) and all eight words
+/// `vpcompressq` into a register (its memory form is slow on some CPUs) and all eight words
 /// stored, the next step overwriting past the kept ones.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,popcnt")]
@@ -538,8 +535,8 @@ fn pairs256(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
         // reserved above.
         len += unsafe { Narrow::put(dst.add(len), word, kept as usize) };
     };
-    // Whole steps by plain loads; the last few pieces by one masked load (building its
-    // mask for every step was a fifth of the build on Zen 3).
+    // Whole steps by plain loads; the last few pieces by one masked load (a mask built for
+    // every step would cost more than the step's own work).
     let chunks = below.chunks_exact(4);
     let rest = chunks.remainder();
     for chunk in chunks {

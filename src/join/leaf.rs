@@ -1,4 +1,4 @@
-//! A leaf of the matching: a table side of at most [`LEAF`](super::matching::LEAF)
+//! A leaf of the matching: a table side of at most `matching::LEAF` (512)
 //! half-boards (or slices of a larger one the split could not bring down) against its probe
 //! words, counted with bitsets. The table's words are ranked over the diagonals in play that
 //! both sides use ([`unions`]; `pext`) and transposed into one set of half-boards per
@@ -12,8 +12,8 @@
 //! word, transposing a block, ORing entries, counting their bits). [`Wide`] is AVX-512 (one
 //! vector an entry, counted by `vpopcntq`), [`Narrow`] AVX2 (two vectors an entry, sixteen
 //! of them added up by carry-save adders before a nibble table counts one: Harley and Seal),
-//! [`Half`] AVX2 for slices of at most 256 half-boards (one vector an entry: on Zen 3 a
-//! leaf's work followed its entries' loads), [`Words`] plain words on any CPU. Each has one
+//! [`Half`] AVX2 for slices of at most 256 half-boards (one vector an entry: a leaf's work
+//! follows its entries' loads), [`Words`] plain words on any CPU. Each has one
 //! `#[target_feature]` entry point ([`Bitsets::disjoint`] picks it); a NEON form is one more
 //! `impl`.
 
@@ -33,8 +33,8 @@ pub(super) type Span = Range<usize>;
 /// The most ranks a table takes: a probe word's ranks are read a run of at most `CHUNK` at
 /// a time ([`spread`]), each run selecting one of its table's up to `2^CHUNK` entries (the
 /// unions of every subset of the run's sets).
-/// Eight: at n = 18 on Zen 4 (one thread, user time) 3.1-3.5 s, against 3.2-3.6 with six,
-/// 3.9-4.3 with five and 3.6-4.0 with four (smaller tables, more loads per probe word).
+/// Eight: fewer ranks a run make smaller tables but more loads a probe word, which cost more
+/// (measured: results/README.md).
 const CHUNK: usize = 8;
 /// Entries of one chunk's table.
 const ENTRIES: usize = 1 << CHUNK;
@@ -81,10 +81,9 @@ impl Bitsets {
         out: &mut [u64],
     ) {
         // The ranks: the diagonals in play that both sides use. A diagonal no probe word
-        // has cannot part a pair, so it takes no byte of the entries' index (at n = 27
-        // the table's diagonals alone gave 17-24 ranks to 45% of the probe words and 25-32
-        // to 53%, both sides' 79% and 17%: 3.16 bytes a probe word, not 3.58;
-        // results/README.md, twenty-ninth round).
+        // has cannot part a pair, so it takes no byte of the entries' index: at n = 27
+        // most probe words then read fewer entries than the table's diagonals alone would
+        // give them.
         let union = unions((table, probe, spans), isa) & live;
         let ranks = union.count_ones() as usize;
         let all = |range: &Span| (table.len() * range.len()) as u64;
@@ -150,8 +149,8 @@ impl Bitsets {
 
 /// The diagonals both sides of a leaf use: the union of the table's words and the union
 /// of the probe words, ANDed: a plain loop the compiler turns into vector ORs in the ISA
-/// each entry point enables (four vectors a step; without one, SSE2's). An OR over arrays of
-/// eight words was turned into gathers with AVX-512, 7.7% of `count 18` on Zen 4.
+/// each entry point enables (four vectors a step; without one, SSE2's), where an OR over
+/// arrays of eight words compiles to gathers with AVX-512.
 fn unions<E: Held>(leaf: Leaf<E>, isa: Isa) -> u64 {
     match isa {
         // SAFETY: `Isa::of` picked these only where the CPU has their features.
@@ -255,7 +254,7 @@ pub(super) unsafe trait Entry {
 /// still reads one entry a table but the tables hold `2^7 + 2^7 + 2^6` entries, not `2^8 +
 /// 2^8 + 2^4`: fewer to fill, and fewer lines for the probe words' loads (one `pdep` a
 /// probe word: as fast as the leaf's `pext` on the CPUs it is made for, both microcoded on
-/// AMD before Zen 3). Otherwise eight ranks a table, the last what is left (the plain loop,
+/// older AMD CPUs). Otherwise eight ranks a table, the last what is left (the plain loop,
 /// which has no `pdep`).
 fn spread(ranks: usize, even: bool) -> u64 {
     let k = ranks.div_ceil(CHUNK);
@@ -305,9 +304,9 @@ type Leaf<'a, E> = (&'a [E], &'a [E], &'a [Span]);
 
 /// Steps of eight probe words (a cache line each) that [`Tables::matched_in`] asks the CPU for
 /// before it reaches them. At n = 27 a leaf's probe words are about 30,000 (240 KB, past L1)
-/// read once, among the tables' random loads; asking for them 16 steps (1 KB) ahead took
-/// `time_keys 27 1 5 avx2` from 36.8-40.8 s to 35.3-36.9 s on the Xeon (`results/README.md`,
-/// twenty-first round).
+/// read once, among the tables' random loads: 16 steps (1 KB) ahead is far enough for them
+/// to arrive in time and near enough that they are still there when read (measured:
+/// results/README.md).
 const AHEAD: usize = 16;
 
 /// Asks for the probe words [`AHEAD`] steps past `step` to be brought into the caches: a hint
@@ -534,8 +533,8 @@ fn double<const W: usize>(tables: &mut [u64], sets: &[u64], bytes: usize, spread
             let (done, rest) = table.split_at_mut(W << k);
             let next = &mut rest[..W << k];
             // The set in registers and each entry read whole before it is written: written
-            // in place, the compiler could not tell the two apart and ORed a word at a time,
-            // reloading the set (on Zen 3, a fifth of n = 19).
+            // in place, the compiler cannot tell the two apart and ORs a word at a time,
+            // reloading the set.
             let set: [u64; W] = set.try_into().expect("a set is W words");
             for (to, from) in next.chunks_exact_mut(W).zip(done.chunks_exact(W)) {
                 let mut entry: [u64; W] = from.try_into().expect("an entry is W words");
@@ -677,11 +676,10 @@ unsafe impl Entry for Narrow {
         // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { std::arch::x86_64::_pdep_u64(ranked, spread) }
     }
-    /// A 64 x 64 bit transpose in registers (four words a register): six rounds, each
+    /// A 64 x 64 bit transpose in registers (four words a register): six steps, each
     /// swapping the bits of rows `i` and `i + s` whose columns differ in `s` (at `s` of 4 and
-    /// more between registers, at 2 and 1 between a register's lanes). Taking each rank's
-    /// bits four words a step (`vmovmskpd`) instead cost 16 steps a rank, two thirds of the
-    /// fill on Zen 3.
+    /// more between registers, at 2 and 1 between a register's lanes), where taking each
+    /// rank's bits four words a step (`vmovmskpd`) costs 16 steps a rank.
     #[inline(always)]
     unsafe fn columns(block: &[u64; 64], _ranks: usize, out: &mut [u64; 64]) {
         use std::arch::x86_64::*;
@@ -832,9 +830,9 @@ unsafe impl Entry for Narrow {
 }
 
 /// AVX2 with one vector an entry: a table slice of at most 256 half-boards, whose entries
-/// need four words, not [`Narrow`]'s eight. A leaf's cost is its entries' loads: with eight
-/// words for every slice, a quarter of the words a leaf loaded at n = 25 were past its
-/// table's half-boards, and most of them in slices of at most 256.
+/// need four words, not [`Narrow`]'s eight. A leaf's cost is its entries' loads, and with
+/// eight words an entry a slice of at most 256 loads as many words past its half-boards as
+/// in them.
 #[cfg(target_arch = "x86_64")]
 pub(super) struct Half;
 

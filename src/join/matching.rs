@@ -18,8 +18,8 @@ pub(super) const LEAF: usize = 512;
 pub(super) const LEVELS: usize = 2;
 
 /// The most room the split levels' filtered probe words take, in probe sides, where the
-/// thread's budget has it: with two, random keys of n = 22 took 1.10x the time of levels
-/// without a bound (one thread, least of 3 alternated runs), with sixteen 0.85x of two.
+/// thread's budget has it: less room leaves more levels to partition their probe in place,
+/// which costs time, while more only holds memory (measured: results/README.md).
 pub(super) const ROOM_MOST: usize = 16;
 
 /// Words of room for the filtered levels of a matching of `table` and `probe` words within
@@ -121,16 +121,15 @@ impl Matcher {
     /// partition moves aside (a side's, at most) and the room (`room`, the larger side the
     /// table or the probe). A group or a split deeper down may grow them again, exactly
     /// ([`resize_exact`]). Only where the budget would be passed: a buffer let go
-    /// and grown again costs its pages' faults, and doing so for every matching made
-    /// `time_keys 24 30 7` 1.1x slower.
+    /// and grown again costs its pages' faults, too many to pay at every matching.
     pub(super) fn fit(&mut self, (a, b): (usize, usize), within: Within) {
         self.fit_as((a, b), false, within);
     }
 
     /// [`Matcher::fit`] for a matching whose table side is known (`table`, `probe` words):
-    /// the room a probe of the table's size would take is let go too (one thread of n = 23
-    /// given 64 MiB held twice the room its probe needed, sized for a right side kept whole
-    /// as the table had it been the probe).
+    /// the room a probe of the table's size would take is let go too (a right side kept
+    /// whole as the table would else keep the room it needs as the probe, up to twice what
+    /// its probe needs).
     pub(super) fn fit_table(&mut self, (table, probe): (usize, usize), within: Within) {
         self.fit_as((table, probe), true, within);
     }
@@ -145,8 +144,8 @@ impl Matcher {
         };
         let aside = a.max(b) + 8;
         // What the buffers hold, and what this matching grows them by: a buffer kept past its
-        // need passes the budget only beside another's growth (n = 24 given 96 MiB: the
-        // words a block before moved aside, 3.7 MB, kept beside this block's room).
+        // need passes the budget only beside another's growth (the words a block before
+        // moved aside, kept beside this block's room).
         let grown = grows(&self.levels, most) + grows(&self.aside, aside);
         if within.held + self.bytes() + grown > within.bytes {
             hold(&mut self.levels, most, within.bytes);
@@ -159,8 +158,8 @@ impl Matcher {
     /// (`within.held`), the words a partition moves aside (the larger side's, or what the
     /// buffer holds already) and a leaf's tables, but never less than `within.least` probe
     /// sides. [`room`] alone counts only the matching's own sides: a group of an even
-    /// board's left words ([`Matcher::grouped`]) is matched with the whole chunks held, and
-    /// took one thread of n = 24 to 152 MB of its 134 MB (`tests/memory.rs`).
+    /// board's left words ([`Matcher::grouped`]) is matched with the whole chunks held,
+    /// which [`room`] alone would let pass the thread's budget (`tests/memory.rs`).
     fn room(&self, within: Within, table: usize, probe: usize) -> usize {
         let aside = self.aside.capacity().max(table.max(probe) + 8);
         // A leaf's tables grow when the first leaf is filled, after the room is sized: a
@@ -184,13 +183,13 @@ impl Matcher {
     /// split first, one diagonal at a time, the most contested first (in both sides'
     /// samples; a level the model finds at least [`REPICK`] work picks its own): its words
     /// without the diagonal meet every probe word there, those with it only the probe
-    /// words without it, which are filtered into a buffer of their own (all
-    /// levels' together in a room of [`room`]'s size: unbounded, at n = 26 they
-    /// took `estimate 26 -j 2` to 3.16 GB in its 2 GiB), or where the room has run out
+    /// words without it, which are filtered into a buffer of their own (all levels'
+    /// together in a room of [`room`]'s size, which keeps them within the thread's
+    /// budget), or where the room has run out
     /// partitioned in place (the words without it first in each group's span). Each side
     /// of the split loses that diagonal; once the table side has at most [`LEAF`] words,
     /// its pairs are counted with bitset tables over the diagonals still in play. Where
-    /// the model finds it cheaper ([`turned`]), a level turns the sides round: each probe
+    /// the model finds it cheaper ([`turned`]), a level swaps the sides: each probe
     /// group becomes the table, the table's words its probe. Both sides may be reordered,
     /// each probe group within its own words, the table within its own.
     pub(super) fn disjoint(
@@ -247,18 +246,18 @@ impl Matcher {
     }
 
     /// [`Matcher::either`] for an even board's sides, `left` grouped where the room for
-    /// filtered probe words would run out (at n = 26 a key's larger matching had none: every
-    /// level partitioned in place). The left half's column next to the middle has its queen
-    /// on some row `r`, and so down-right diagonal bit `r` and down-left bit `r - 1` (of the
-    /// shared diagonals, `low` = `h`): each left word goes to the group of the lowest `r`
-    /// whose two bits it has (its own queen's or another pair's), and each group where the
-    /// model says it pays is matched on its own with the right words that have neither
-    /// bit, partitioned first in `right`; the others (and words with no such pair) together
-    /// with every right word. A group's words share two diagonals, so its split takes an
-    /// order of its own (`contested`), and its probe side fits the room. `time_keys 26 3 7`
-    /// ran 1.34x faster (Zen 3, medians of 3 alternated pairs; the groups in place and out of
-    /// the built order, 1.1x); the keys of n = 24 have room and are matched as before. Only
-    /// how a key is counted: every pair is matched in exactly one group.
+    /// filtered probe words would run out (at n = 26 a key's larger matching has none, and
+    /// every level would partition in place). The left half's column next to the middle has
+    /// its queen on some row `r`, and so down-right diagonal bit `r` and down-left bit
+    /// `r - 1` (of the shared diagonals, `low` = `h`): each left word goes to the group of
+    /// the lowest `r` whose two bits it has (its own queen's or another pair's), and each group
+    /// where the model says it pays is matched on its own with the right words that have
+    /// neither bit, partitioned first in `right`; the others (and words with no such pair)
+    /// together with every right word. A group's words share two diagonals, so its split
+    /// takes an order of its own (`contested`), and its probe side fits the room: the
+    /// groups cost less than the partitions they save (measured: results/README.md). Where
+    /// the room holds the probe side twice (the keys of n = 24), the sides are matched
+    /// whole. Only how a key is counted: every pair is matched in exactly one group.
     pub(super) fn pivoted(
         &mut self,
         left: &mut [Word],
@@ -367,10 +366,9 @@ fn aside(buffer: &mut Vec<Word>, words: usize) -> &mut [Word] {
 /// diagonal and about half on the side with it, so a probe word is matched in about `1.5`
 /// leaves per level, `p * (t / LEAF)^0.585` in all, and each leaf's tables are filled once.
 /// The larger side is usually the better table (fewer probe words, each matched in fewer
-/// leaves), unless the other is so small that fills would outweigh it. On Zen 4, one
-/// thread, random keys against "the smaller side is the table": n = 22 1.27x faster, 23
-/// 1.23x, 24 1.63x, 25 1.63x; n = 19 and 20 level, n = 21 0.9x (level on 2 threads by
-/// shards; results/README.md). It decides only how a key is counted, never what.
+/// leaves), unless the other is so small that fills would outweigh it: against the smaller
+/// side always the table, the model takes less time from n = 22 on, about as much below
+/// (measured: results/README.md). It decides only how a key is counted, never what.
 fn table_first(a: usize, b: usize) -> bool {
     work(a as f64, b as f64) <= work(b as f64, a as f64)
 }
@@ -379,13 +377,11 @@ fn table_first(a: usize, b: usize) -> bool {
 /// by the model ([`work`]), with each group the table and the table's words its probe: the
 /// model's choice of [`table_first`] made again at every level, where the table has been
 /// cut and the probe filtered. Deep in a split the probe words left are often far fewer
-/// than the table's (at n = 26 a key's table of 10^7 words faced 3 x 10^5 probe words
+/// than the table's (at n = 26 a key's table of 10^7 words can face 3 x 10^5 probe words
 /// at the top), and splitting the table on down to leaves of a handful of probe words
-/// cost more in fills and partitions than the leaves matched. One thread, AVX2 forced, on
-/// the Xeon: `time_keys 27 1 5` 0.69x the time (0.45x the pairs at the leaves), `26 3 7`
-/// 0.82x, `25 6 7` 0.81x, `24 30 7` 0.75x, `22 200 7` 0.91x, `23 20 7` 0.93x
-/// (`results/README.md`, twenty-third round). A group is turned only with the others: the
-/// fills of the table's leaves are saved only if none is left against it.
+/// costs more in fills and partitions than the leaves match (measured:
+/// results/README.md). A group is turned only with the others: the fills of the table's
+/// leaves are saved only if none is left against it.
 fn turned(table: usize, spans: &[Span]) -> bool {
     let t = table as f64;
     let probes: usize = spans.iter().map(Span::len).sum();
@@ -500,34 +496,25 @@ fn contested(table: &[Word], probe: &[Word], isa: Isa) -> Order {
     order
 }
 
-/// Words of each side [`contested`] and [`picked`] sample (every `len / SAMPLE`-th). 128, not
-/// the 256 it was until the thirty-first round, where levels of less work began to pick
-/// ([`REPICK`]): their picks left 1.007x the pairs at `time_keys 24 4 7` (64: 1.074x), for
-/// half the samples.
+/// Words of each side [`contested`] and [`picked`] sample (every `len / SAMPLE`-th): fewer
+/// pick worse diagonals, more cost more than their better picks save (measured:
+/// results/README.md).
 const SAMPLE: usize = 128;
 
 /// The least work ([`work`]: probe words matched at a leaf) of a split level at which it
 /// picks its own diagonal ([`picked`]) rather than take the next of its matching's order. The
 /// order is made from the whole sides, but a level's table words all lack, or all have, each
 /// diagonal split on above it, and its probe words were filtered by those its table words
-/// have, so other diagonals are the contested ones there. On the Xeon, one thread,
-/// `time_keys 27 1 5` left 1.80 x 10^12 pairs to the leaves against 3.50 x 10^12 and ran
-/// 0.65x the time with AVX2 forced (`results/README.md`, twenty-second round). Until the
-/// thirty-first round a level picked from 4,096 probe words: a level's work, not its probe
-/// alone, is what a better diagonal saves, and a large table against fewer probe words
-/// is worth a pick too. With this bound, [`SAMPLE`] 128 and the probe sampled once along
-/// a chain of levels ([`Probed`]), callgrind counted (AVX2 forced, the keys' counts only)
-/// `time_keys 27 1 5` 0.959x the instructions (0.875x the pairs at the leaves), `24 4 7`
-/// 0.968x, `22 200 7` 0.980x. Picking from 1,024 probe words (the same samples) left fewer
-/// pairs still (0.839x) but its samples cost more: 0.970x the instructions at n = 27
-/// (`results/README.md`, thirty-first round).
+/// have, so other diagonals are the contested ones there. A level's work, not its probe
+/// alone, is what a better diagonal saves: a large table against fewer probe words is worth
+/// a pick too. Below this bound the picks leave fewer pairs to the leaves, but their
+/// samples cost more than those pairs (measured: results/README.md).
 const REPICK: f64 = 4096.0;
 
 /// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`, in `isa`'s
 /// instructions: a vector of sampled words at a time where the CPU has one (`pack::tally256`,
-/// `pack::tally512`). A split level of n = 27 sampled about 512 words of its sides
-/// ([`picked`]); a word at a time, that was 4.5% of `time_keys 27 4 17` with AVX2 forced, and
-/// four words a vector 0.96x its time (`results/README.md`, twenty-eighth round).
+/// `pack::tally512`): a split level of n = 27 samples about 512 words of its sides
+/// ([`picked`]), enough that a vector of them at a time pays.
 fn tally<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64], isa: Isa) {
     #[cfg(target_arch = "x86_64")]
     match isa {
@@ -591,12 +578,10 @@ impl Probed {
 /// `p sqrt(t0) + p0 sqrt(t1)`, a probe word taken to meet a share of a side's leaves that
 /// shrinks as the side grows ([`work`]'s `leaves^0.585`, with the exponent lower). At the
 /// exponent 1 this is the diagonal that drops the most pairs at this level (the product of
-/// both sides' counts, as [`contested`] has it, and as levels picked until the twenty-fifth
-/// round); lower, it values a split that cuts the table evenly, which shortens the levels
-/// below. One thread, alternated, on the Xeon with AVX2 forced, against the most pairs:
-/// `time_keys 27 1 5` 0.90x the time, `27 4 17` 0.97x (0.90x the pairs reaching the
-/// leaves), `25 6 7` 0.98x, `22 200 7` 0.96x (`results/README.md`, twenty-fifth round).
-/// Also returns the diagonals both samples have (for [`looked`]).
+/// both sides' counts, as [`contested`] has it); lower, it values a split that cuts the
+/// table evenly, which shortens the levels below and leaves fewer pairs to the leaves
+/// (measured: results/README.md). Also returns the diagonals both samples have (for
+/// [`looked`]).
 fn picked<E: Held>(table: &[E], probed: &Probed, order: &[u64], isa: Isa) -> (Order, u64) {
     let sample = Probed::of(table, std::slice::from_ref(&(0..table.len())), isa);
     let (t, tl, table_share) = (&sample.counts, sample.words, sample.share);
@@ -636,7 +621,7 @@ fn picked<E: Held>(table: &[E], probed: &Probed, order: &[u64], isa: Isa) -> (Or
 /// the other side's levels reorder the spans as they like, which that would not survive.
 /// So the filtered levels of a matching never take more than the room its caller gave
 /// them, and every level drops its diagonal's pairs. A level that [`turned`] finds cheaper
-/// the other way round splits each probe group as a table against every table word (its
+/// with the sides swapped splits each probe group as a table against every table word (its
 /// one group), with the same diagonals left: a pair is counted in exactly one of them.
 /// It never turns twice running from the other side (the model's inequality is strict),
 /// so a chain of turns is at most two levels long.
@@ -672,7 +657,7 @@ fn split<E: Held>(
     split_on(table, probe, spans, play, order, out, levels, leaf, known);
 }
 
-/// A [`split`] level turned round ([`turned`]): each probe group the table from here, the
+/// A [`split`] level with its sides swapped ([`turned`]): each probe group the table from here, the
 /// table's words its one probe group.
 #[allow(clippy::too_many_arguments)]
 fn split_turned<E: Held>(
@@ -918,8 +903,8 @@ fn shortened<E: Held>(
 
 /// Puts the words of `table` without `bit` first and returns how many there are; `aside`
 /// is a buffer the vector loops may use. The table's words and, where the room has run out,
-/// a probe group's. With AVX-512 the vector loop replaced the plain one for tables too in
-/// the fifteenth round: 1.09x at n = 18 on an Emerald Rapids (results/README.md).
+/// a probe group's: in the vector loops where the CPU has them (`pack::partition256`,
+/// `pack::partition512`), else a word at a time.
 fn partition<E: Held>(table: &mut [E], bit: u64, isa: Isa, aside: &mut [E]) -> usize {
     #[cfg(target_arch = "x86_64")]
     if let Isa::Avx512 = isa {
@@ -1072,8 +1057,8 @@ pub(super) mod tests {
 
     /// Tables the split cannot bring down to a leaf (the probe side meets them on a few
     /// diagonals only) are sliced, in entries of 16 to 32 words: each loop counts them as
-    /// testing every pair does. The probe side is large enough that the levels do not turn
-    /// the sides round (`turned`) before the leaves: with 300 probe words no leaf was sliced.
+    /// testing every pair does. The probe side is large enough that the levels do not swap
+    /// the sides (`turned`) before the leaves: with 300 probe words no leaf is sliced.
     #[test]
     fn sliced_tables_count_what_every_pair_counts() {
         let mut state = 0x2545_f491_4f6c_dd1d;
@@ -1267,8 +1252,8 @@ pub(super) mod tests {
             // Levels that pick their own diagonal (`REPICK`), the groups sampled in shares
             // (the cases above pick at their top levels too).
             (2500, 5600, 9, 44),
-            // A few probe words against many: with one group the sides turn round at the
-            // top (`turned`).
+            // A few probe words against many: with one group the sides swap at the top
+            // (`turned`).
             (6000, 60, 9, 44),
         ] {
             let table = words(tables, bits, width, &mut state);
@@ -1277,7 +1262,7 @@ pub(super) mod tests {
                 split_against_every_pair(&table, &probe, &ends);
             }
         }
-        // Two probe groups each ten times the table: both turn round at the top.
+        // Two probe groups each ten times the table: both swap with it at the top.
         let table = words(2000, 9, 44, &mut state);
         let probe = words(40_000, 9, 44, &mut state);
         split_against_every_pair(&table, &probe, &[20_000, 40_000]);
@@ -1354,11 +1339,11 @@ pub(super) mod tests {
         }
     }
 
-    /// The sides turn round where a few probe words face a large table (the table's leaves'
+    /// The sides swap where a few probe words face a large table (the table's leaves'
     /// fills saved), not where the probe is as large or the table one leaf; an empty group
     /// costs nothing.
     #[test]
-    fn a_level_turns_the_sides_round_where_the_model_finds_it_cheaper() {
+    fn a_level_swaps_the_sides_where_the_model_finds_it_cheaper() {
         let one = |len: usize| groups(&[len]).collect::<Vec<Span>>();
         assert!(turned(6000, &one(60)));
         assert!(turned(6000, &[0..0, 0..60]));

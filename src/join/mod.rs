@@ -36,12 +36,20 @@
 //! from the total and the solutions each of the seven other symmetries fixes, which a small
 //! search of its own counts ([`fixed_by_symmetries`]).
 //!
-//! One file per stage: [`pieces`] (the placements inside each quadrant), [`keys`](mod@keys) (the parts
-//! and their symmetry, and a key searched as an oracle), [`halves`] (half-boards built from
-//! pieces), [`matching`] (the pairs of half-boards that share no diagonal: the split, and
-//! `leaf`, the bitset tables written once over each ISA's steps, and `short`, the split's
-//! words held in 32 bits once the diagonals in play fit them) and [`symmetric`]
-//! (the solutions the other symmetries fix, for Burnside's count).
+//! One file per stage: [`pieces`] (the placements inside each quadrant), [`keys`](mod@keys)
+//! (the parts and their symmetry, and a key searched as an oracle), [`halves`] (half-boards
+//! built from pieces), [`matching`] (the pairs of half-boards that share no diagonal: the
+//! split, and `leaf`, the bitset tables written once over each ISA's steps, and `short`,
+//! the split's words held in 32 bits once the diagonals in play fit them), [`weights`]
+//! (the quarter turn's weights) and [`symmetric`] (the solutions the other symmetries fix,
+//! for Burnside's count).
+//!
+//! Imports go one way, from this file down: `word` (a half-board's word, the plain-word
+//! loops, the buffers, the instructions a key runs in) imports nothing of the join; `pack`
+//! (each ISA's vector steps on words) and `short` only `word`; `leaf` those; `matching`
+//! `leaf`, `short`, `pack` and `word`; [`weights`] nothing; [`pieces`] `weights` and `word`;
+//! [`halves`] `pieces`, `pack` and `word`; [`keys`](mod@keys) `weights`; [`symmetric`]
+//! `word`; and this file, the [`Join`] driver, all of them.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -270,19 +278,19 @@ impl Join {
     /// `even_chunks`, and on an odd board a middle row's larger right side, `odd_chunks`):
     /// every chunk of one side is matched with every chunk of the other, as
     /// the table the side `matching::Matcher::either` picks. On an odd board the middle
-    /// queen joins the right half: the left half-boards are built once for all the part's middle rows (where
-    /// they fit one chunk), with one more diagonal each side (indices `n - h - 1` to
+    /// queen joins the right half: the left half-boards are built once for all the part's
+    /// middle rows (where they fit one chunk), with one more diagonal each side (indices
+    /// `n - h - 1` to
     /// `n + h - 1`, where the middle queen on row `m` is bit `m` of both halves). Where they
     /// fit one table leaf (`matching::LEAF`) they are the table for every middle row at
     /// once, each middle row's right half-boards (with the middle queen's bits) a group of
     /// probe words; otherwise each middle row is matched on its own, against the left
-    /// half-boards its queen leaves (at n = 21, 1/32 of the keys on one thread, Zen 4: 29.7 s
-    /// against 37.4 s with one table for every middle row). Both sides of a middle row are
-    /// counted by the half-boards its queen leaves (about two in five); where the left side
-    /// does not fit one chunk whole, each middle row builds those of its own, in the right
-    /// half's layout and in chunks of their own (at n = 27, a key whose left side of 26
-    /// million half-boards was built in two chunks took 0.68x the time in a thread's share of
-    /// 2 GiB, and 496 MB against 721).
+    /// half-boards its queen leaves, which takes less time than one table for every middle
+    /// row (measured: results/README.md). Both sides of a middle row are counted by the
+    /// half-boards its queen leaves (about two in five); where the left side does not fit
+    /// one chunk whole, each middle row builds those of its own, in the right half's layout
+    /// and in chunks of their own: fewer chunks, in less time and memory, than the whole
+    /// left side's (measured: results/README.md).
     pub fn count(&self, key: Key, budget: usize, kernel: Kernel) -> u128 {
         self.count_until(key, budget, kernel, NEVER)
     }
@@ -306,9 +314,9 @@ impl Join {
     /// before are let go where they hold more); where they leave nothing, the count goes on
     /// in the least chunks. A row set being found holds only the pieces it keeps (it is
     /// walked twice: [`Pieces::fill`]); the buffers of the key before are let go first where
-    /// both would not fit ([`pieces::MakeRoom`]). At n = 28 a row set's pieces
-    /// take over 100 MB, a key's four half a gigabyte, and eight kept with no bound and
-    /// not counted took `estimate 28 -j 2` past the 2 GiB it was given.
+    /// both would not fit ([`pieces::MakeRoom`]). At n = 28 a row set's pieces take over
+    /// 100 MB and a key's four half a gigabyte: pieces kept with no bound, or not counted,
+    /// take a run past the memory it is given.
     fn count_in(
         &self,
         key: Key,
@@ -323,8 +331,8 @@ impl Join {
             let odd = self.n % 2 == 1;
             let free = budget.saturating_sub(s.pieces.own() + budget / UNCOUNTED);
             // An odd board's left sizes are held while it is counted (an even board's
-            // sides' are taken from its chunks' share below, once known): at n = 23 given
-            // 64 MiB they took 0.35 MB of a thread's 10.9 MB.
+            // sides' are taken from its chunks' share below, once known): a few percent of
+            // a small thread's share.
             let free = if odd {
                 free.saturating_sub(Sizes::most_bytes(&left_pieces.0))
             } else {
@@ -368,8 +376,8 @@ impl Join {
         } = s;
         // Pieces to enumerate are put beside what the keys before left only where the
         // thread's budget holds both: else its idle pieces go, then its buffers (they
-        // would go below anyway: the buffers of a key of n = 25 given 75 MB held 52 MB
-        // while the next key's 65 MB of pieces were put in place).
+        // would go below anyway, and held beside the new pieces they could pass the
+        // budget).
         let counted = budget - budget / UNCOUNTED;
         let mut room = |cache: &mut Cache, bytes: usize| {
             let buffers = thread_bytes([left, right, group, kept], matcher);
@@ -433,10 +441,9 @@ impl Join {
         s: &mut Scratch,
     ) -> u128 {
         let none = Lines::default();
-        // An even board's sides take four fifths of what the pieces leave; an odd
-        // board's chunks, probe and room fill it. (The sides took all of it where the
-        // pieces left less than four fifths of the budget, and the room and the words
-        // a split moves aside came on top: one thread of n = 24 held 102 MB of 100.)
+        // An even board's sides take four fifths of what the pieces leave (an odd
+        // board's chunks, probe and room fill it): the room and the words a split moves
+        // aside take the rest.
         let cap = limits.most.saturating_mul(EVEN_WORDS) / 5;
         // Sides counted where they may be cut: an even board's chunks are at least an
         // eighth of its words (`even_chunks`).
@@ -486,11 +493,9 @@ impl Join {
             ..
         } = s;
         let (free, isa, none) = (within.bytes, limits.isa, (Lines::default(), None));
-        // A block before may have grown the buffers past this one's chunks
-        // (one thread of n = 26 held 141 MB of buffers where 132 MB were free),
-        // or one of them past what this block grows the other to (n = 24 given
-        // 96 MiB: a left side's 3.7 MB kept where it needed 20 KB, beside a right
-        // side grown to 4 MB).
+        // A block before may have grown the buffers past this one's chunks, or one of
+        // them past what this block grows the other to (a large left side kept where
+        // this block needs a small one, beside a right side grown).
         let (l_need, r_need) = (lefts.largest(), rights.largest());
         let grows = grows(left, l_need) + grows(group, r_need);
         if thread_bytes([left, right, group, kept], matcher) + grows > free {
@@ -677,8 +682,8 @@ impl Join {
     /// one), against its right half-boards. A right side kept whole past the chunks' bound
     /// is the table: its room is the left's. The chunks and room take all the limits have:
     /// `right` holds nothing of this key's, nor `left` where the left side is not `whole`
-    /// (it is built per middle row, into `kept`). One thread of n = 23 given 64 MiB held
-    /// 0.4 MB of them past its budget.
+    /// (it is built per middle row, into `kept`): held beside this key's chunks, they
+    /// would pass its budget.
     fn each_middle_row(
         &self,
         rows: &[MiddleRow],
@@ -735,9 +740,8 @@ impl Join {
         // made for the first right chunk and kept for the others: a matching
         // only reorders its sides.
         let once = own.as_ref().is_none_or(|own| own.chunks.len() == 1);
-        // A middle row before may have grown the buffers past this one's chunks
-        // (one thread of n = 23 given 64 MiB held 0.4 MB of them past its budget),
-        // where the budget binds: a side is cut, or kept whole past `most`.
+        // A middle row before may have grown the buffers past this one's chunks, where
+        // the budget binds: a side is cut, or kept whole past `most`.
         if binds {
             hold(group, side.largest(), free);
             if let Some(own) = own {
@@ -828,9 +832,9 @@ impl Limits<'_> {
 type SidePieces = (Arc<Pieces>, Arc<Pieces>);
 
 /// Sets `kept` to the left half-boards of `left` that a middle queen on `mid` leaves and,
-/// where `above` is given (a weighed key's), whose class ([`pieces::TAG`]) is above it, narrowed to
-/// the right half's layout (`mask` wide, the class dropped), in `isa` (`pack::narrow512`:
-/// the plain loop was 8% of `estimate 23` on a Xeon). About half of them have a queen on the
+/// where `above` is given (a weighed key's), whose class ([`word::TAG`]) is above it,
+/// narrowed to the right half's layout (`mask` wide, the class dropped), in `isa`'s
+/// vectors where the CPU has them (`pack::narrow512`). About half of them have a queen on the
 /// middle row, so a filter's branch is a coin toss: every word is written, and only the
 /// kept ones advance the end (no branch to mispredict).
 fn narrow(
@@ -913,8 +917,9 @@ const BYTES_PER_BOARD: usize = 8 * (4 + matching::LEVELS);
 
 /// An even board's sides and the words a partition moves aside take at most
 /// `EVEN_WORDS / 5` chunks' words: four fifths of the words the key's pieces and sides'
-/// sizes leave of its budget (less the part kept for what is not counted), about what they and
-/// two probe sides of room took when each side was cut on its own (five chunks at most).
+/// sizes leave of its budget (less the part kept for what is not counted): about what they
+/// and two probe sides of room take where each side is cut on its own (five chunks at
+/// most).
 /// The room is what half the budget leaves beyond them (`matching::room`), and the split
 /// partitions the probe in place past it.
 const EVEN_WORDS: u64 = 24;
@@ -924,9 +929,9 @@ const EVEN_WORDS: u64 = 24;
 /// many as the larger side's) within `cap` words: both sides whole where they fit; else the
 /// larger one whole (the matching's table, usually) where at least `cap / 8` words are left
 /// for chunks of the other, which the table is matched with one by one; else both in chunks
-/// of a third. Each side used to be cut on its own, at a sixth of the budget's words, and
-/// every chunk of one side matched with every chunk of the other: at n = 26 that cut the
-/// larger side of most keys in two, where now the sides are whole.
+/// of a third. Bounding the two together keeps whole the sides that fit (most keys' larger
+/// side at n = 26), which a bound on each side alone, a sixth of the budget's words, cuts
+/// in two.
 fn even_chunks(left: u64, right: u64, cap: u64) -> (u64, u64) {
     let big = left.max(right);
     if left.saturating_add(right).saturating_add(big) <= cap {
@@ -979,10 +984,9 @@ const NARROW_LEFT: u64 = 3;
 const MIN_BOARDS: usize = 1 << 16;
 
 /// The fewest half-boards a chunk holds where a key's own pieces leave less than
-/// [`MIN_BOARDS`] (a small share: [`THREAD_FLOOR`] does not count them). With `MIN_BOARDS`
-/// there, one thread of n = 23 given 64 MiB held 69.05 MB; with chunks down to 4,096
-/// half-boards wherever the pieces left less, n = 25 given 64 MiB took 7.6x the time, and
-/// its own pieces passed the share anyway.
+/// [`MIN_BOARDS`] (a small share: [`THREAD_FLOOR`] does not count them): with
+/// `MIN_BOARDS` there the thread passes its share, and much smaller chunks take many times
+/// the time where the pieces pass it anyway (measured: results/README.md).
 const FEWEST_BOARDS: usize = MIN_BOARDS / 4;
 
 /// A chunk's half-boards where `fit` fit what a key's pieces leave: all of them, at least
@@ -995,11 +999,10 @@ fn least_chunk(fit: usize) -> usize {
 
 /// The least share of a join's memory a thread is given: room for a chunk of `MIN_BOARDS`
 /// half-boards and the least table. A thread given no more than this loses nothing that the
-/// pieces kept in its place would not give back: at n = 18 and 19 on one thread, chunks of
-/// 3 MB against 1 GB took the same time within the noise, while keeping half of the pieces
-/// made the count 1.4x slower. The pieces a key holds on its own come out of it too: where
-/// they leave less, its chunks are smaller (down to `FEWEST_BOARDS`; their speed there
-/// was not measured).
+/// pieces kept in its place would not give back: chunks this small take the time larger
+/// ones do, while pieces let go cost time to enumerate again (measured:
+/// results/README.md). The pieces a key holds on its own come out of it too: where they
+/// leave less, its chunks are smaller (down to `FEWEST_BOARDS`).
 pub const THREAD_FLOOR: usize = MIN_BOARDS * BYTES_PER_BOARD + MIN_BYTES;
 
 /// A thread's buffers, reused from key to key.
@@ -1040,10 +1043,9 @@ fn let_go(bytes: usize, words: [&mut Vec<Word>; 4], matcher: &mut Matcher) {
 const IDLE_PIECES: usize = 16;
 
 /// One part in this many of a thread's budget is kept for what the chunks, tables and room
-/// leave out of their count: each north piece's size (`halves::Sizes`),
-/// the chunks' spans, a leaf's tables, the allocator's rounding, what each buffer keeps
-/// past its need ([`hold`]). With none kept, and every
-/// own piece counted, `estimate 27 --seconds 600 -j 2` held 2,155,048,960 bytes in 2 GiB.
+/// leave out of their count: each north piece's size (`halves::Sizes`), the chunks' spans,
+/// a leaf's tables, what the allocator adds to each allocation, what each buffer keeps past
+/// its need ([`hold`]). With none kept, a long run's threads pass their budget.
 const UNCOUNTED: usize = 16;
 
 thread_local! {
@@ -1053,7 +1055,7 @@ thread_local! {
 /// Lets go of this thread's buffers and the pieces it keeps (where no count is using them):
 /// a new plan's keys grow their own. Else a plan counted before holds its thread's share
 /// until the next plan's first key on that thread, beside that plan's (`verify`, or a
-/// library's caller: n = 24 given 128 MiB and then n = 23 given 96 MiB held 112 MB).
+/// library's caller counting one board after another).
 pub(crate) fn release_scratch() {
     SCRATCH.with(|s| {
         if let Ok(mut s) = s.try_borrow_mut() {

@@ -1,11 +1,12 @@
 //! Keeping some of a vector's words, packed to the front and stored where a list of
-//! kept words ends: the step the half-boards' build ([`super::halves`]), the matching's
-//! filter and partition ([`super::matching`]) and an odd key's narrowing ([`narrow512`])
-//! share. [`Pack`] is that step in one ISA: [`Wide`], eight words of AVX-512 packed by
-//! `vpcompressq` in a register (its memory form is slow on Zen 4), and [`Narrow`], four
-//! words of AVX2 packed by a `vpermd` with indices from [`PACK`] (AVX2 has no compress);
-//! [`Wide32`] and [`Narrow32`] the same steps on the split's short words (32 bits: sixteen
-//! and eight a vector; `super::short`). The filter and the partition are written once over
+//! kept words ends: the step the half-boards' build (`halves.rs`), the matching's filter
+//! and partition (`matching.rs`) and an odd key's narrowing ([`narrow512`]) share.
+//! [`Pack`] (declared in `word.rs`, beside the words it packs) is that step in one ISA,
+//! implemented here: [`Wide`], eight words of AVX-512 packed by `vpcompressq` in a
+//! register (its memory form is slow on some CPUs), and [`Narrow`], four words of AVX2
+//! packed by a `vpermd` with indices from [`PACK`] (AVX2 has no compress); [`Wide32`] and
+//! [`Narrow32`] the same steps on the split's short words (32 bits: sixteen and eight a
+//! vector; `short.rs`). The filter and the partition are written once over
 //! it for both widths, the narrowing for full words ([`Tally`]), each with a
 //! `#[target_feature]` entry point per ISA; so are the split's sampling tally ([`tally_in`]:
 //! a vector of sampled words at a time, the same trait's loads and adds) and the count of
@@ -388,7 +389,7 @@ pub(super) fn tally256<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
     unsafe { tally_in::<Narrow, E>(v, step, counts) }
 }
 
-/// The split's sampling tally ([`super::matching::tally_words`]) a vector of sampled words
+/// The split's sampling tally ([`tally_words`]) a vector of sampled words
 /// at a time: eight byte-wide counters a word (bit `k` of each byte into counter `k`), the
 /// vector's words of a counter summed when it is taken out, so taken out before they
 /// together could pass a byte's 255. The samples past the last whole vector one by one.
@@ -429,7 +430,7 @@ unsafe fn tally_in<P: Tally, E: Held>(v: &[E], step: usize, counts: &mut [u64; 6
 /// Sets `kept` to the words of `left` that share no bit with `mid` and, where `above` is
 /// given, whose class is above it, each [`narrowed`] by `mask`, eight at a time with
 /// AVX-512F ([`narrow_in`]): the left half-boards a middle row's queen leaves, in the right
-/// half's layout ([`super::narrow`]).
+/// half's layout (`narrow` in `mod.rs`).
 #[target_feature(enable = "avx512f,popcnt")]
 pub(super) fn narrow512(
     left: &[u64],
@@ -577,9 +578,9 @@ unsafe fn filter_in<P: Pack>(from: &[P::E], bit: u64, to: &mut [P::E]) -> usize 
 
 /// The words of `table` without `bit` put first, and how many they are, with AVX2: a table
 /// of at least [`TWO_ENDED`] words in place from both ends ([`two_ended`]), a smaller one
-/// through `aside` ([`through_aside`]). The plain loop's swaps (stores and reloads of the
-/// same words) were 10-16% of an n = 20 count on Zen 3. The split partitions its probe
-/// words this way too where its room for filtered copies has run out.
+/// through `aside` ([`through_aside`]), where the plain loop swaps each word into place (a
+/// store and a reload of the same words). The split partitions its probe words this way too
+/// where its room for filtered copies has run out.
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) fn partition256<E: Held>(table: &mut [E], bit: u64, aside: &mut [E]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX2 and popcnt (its features).
@@ -587,40 +588,33 @@ pub(super) fn partition256<E: Held>(table: &mut [E], bit: u64, aside: &mut [E]) 
 }
 
 /// [`partition256`] eight words at a time with AVX-512F: the same loops over [`Wide`], whose
-/// compressing store [`filter512`] uses, from both ends only from [`TWO_ENDED_WIDE`] words.
-/// For tables it was 1.09x over the plain loop at n = 18 on an Emerald Rapids (medians of
-/// 14 alternated rounds; 1.02x and 1.06x at n = 20).
+/// compressing store [`filter512`] uses, from both ends only from [`TWO_ENDED_WIDE`] words:
+/// for tables too it takes less time than the plain loop (measured: results/README.md).
 #[target_feature(enable = "avx512f,popcnt")]
 pub(super) fn partition512<E: Held>(table: &mut [E], bit: u64, aside: &mut [E]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX-512F and popcnt (its features).
     unsafe { partition_in::<E::Avx512, 4>(table, bit, aside, TWO_ENDED_WIDE) }
 }
 
-/// The fewest words [`partition256`] partitions from both ends. Below it the tail of
-/// [`two_ended`] (up to four blocks a word at a time) costs more than `aside`'s copy saves.
-/// It was 2,048 until the thirty-sixth round: on Zen 4 with AVX2, 700 words took 0.45-0.56
-/// ns a word from both ends, 0.40-0.52 through `aside`; from 16,000 words on, 0.40 against
-/// 0.42-0.50, and from 4 million words (a table of n = 26 or 27 at the split's top, out of
-/// cache) 0.41-0.45 against 0.67-1.14 (`results/README.md`, twenty-seventh round). Once
-/// [`two_ended`]'s loads no longer waited for the counts before them, 512 took 0.986x the
-/// time of 2,048 at `time_keys 27 1 5 avx2`, 0.997x at `27 4 17` and 0.996x at `22 400 7`
-/// (6 pairs each; 256 the same as 512). The unit tests take 192 (three blocks of short
-/// words, the fewest [`two_ended`] takes), so that small tables go both ways.
+/// The fewest words [`partition256`] partitions from both ends: below it the tail of
+/// [`two_ended`] (up to four blocks a word at a time) costs more than `aside`'s copy saves,
+/// above it reading and writing each word once saves more, most of all on the tables out of
+/// cache at the top of a large board's split (measured: results/README.md). The unit tests
+/// take 192 (three blocks of short words, the fewest [`two_ended`] takes), so that small
+/// tables go both ways.
 const TWO_ENDED: usize = if cfg!(test) { 192 } else { 512 };
 
 /// [`TWO_ENDED`] for [`partition512`]: eight words a step through `aside` cost less than
-/// four, so from both ends pays only for tables out of the caches. On Zen 4, one thread,
-/// `time_keys 27 1 5` took 0.975x the time from 65,536 words on, level from 16,384 and
-/// from 2,048 (n = 22 level, 1.02x from 2,048).
+/// four, so from both ends pays only for tables out of the caches (measured:
+/// results/README.md).
 const TWO_ENDED_WIDE: usize = if cfg!(test) { 192 } else { 65536 };
 
 // [`two_ended`] reads three blocks before its loop.
 const _: () = assert!(TWO_ENDED >= 3 * BLOCK && TWO_ENDED_WIDE >= 3 * BLOCK);
 
 /// The most words [`two_ended`] reads at a time from one end: eight AVX2 vectors (four of
-/// AVX-512), loaded before any is stored, 32 full words or 64 short ones. Four AVX2 vectors
-/// a block took 1.1-1.4x the time of eight, sixteen 1.2-1.5x (they no longer fit the
-/// registers).
+/// AVX-512), loaded before any is stored, 32 full words or 64 short ones: fewer a block
+/// take more time, and more no longer fit the registers (measured: results/README.md).
 const BLOCK: usize = 64;
 
 /// [`partition256`] in `P`'s vectors, `B` a block.
@@ -653,18 +647,14 @@ unsafe fn partition_in<P: Pack, const B: usize>(
 /// three ahead of the words stored. Each block is read from the end that had less room
 /// written free when the block before it was read, not when it was stored: so where the
 /// next block lies does not wait for the counts of the block being stored, and its loads
-/// overlap that block's work. With the room as of the last store (two blocks ahead), each
-/// block's loads waited for the chain of counts before them: this choice took 0.965x the
-/// time at `time_keys 27 1 5 avx2` and 0.946x at `27 4 17 avx2` on Zen 4, 0.987x at `22 400
-/// 7 avx2` (`results/README.md`, thirty-sixth round). The words left at the end (those three
+/// overlap that block's work (chosen by the room as of the last store, each block's loads
+/// would wait for the chain of counts before them). The words left at the end (those three
 /// blocks and what was left unread, under a block) go word by word into the room they
 /// leave, which is exactly theirs. Each word is read and written once, where
 /// [`through_aside`] writes the words with `bit` twice and reads them again: at the top of
 /// a split of n = 27 its tables of millions of words do not fit in any cache. The order of
 /// the words on each side is not kept. Both stores of a vector take one packing
-/// ([`Pack::store_apart`]): with AVX2 one `vpermd` where it took two, 0.45 to 0.38 ns a
-/// word at `time_keys 27 4 17 avx2` on Zen 4 (the whole 0.96x the time at `27 1 5`;
-/// `results/README.md`, thirty-third round).
+/// ([`Pack::store_apart`]): with AVX2 one `vpermd`, not one for each.
 ///
 /// # Safety
 ///

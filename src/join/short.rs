@@ -7,9 +7,9 @@
 //! play (BMI2's `pext`) share a bit, so from the level where those fit 32 bits, the split goes
 //! on with both sides gathered into 32-bit words ([`Held`] for `u32`): a vector holds twice
 //! the words, and the partitions and filters below, the bulk of the split's passes, move
-//! half the bytes. At n = 27 65% of the table words the split partitions and 82% of the
-//! probe words it filters are at levels with at most 32 diagonals in play (22: 44% and 64%;
-//! `results/README.md`, thirty-seventh round). The gathering is a pass over both sides,
+//! half the bytes. From n = 22 on, about half the table words the split partitions and
+//! most of the probe words it filters are at such levels (measured: results/README.md).
+//! The gathering is a pass over both sides,
 //! into buffers the level already has (the room for the filtered levels, the words a
 //! partition moves aside), and leaves the 64-bit words as they were.
 

@@ -10,9 +10,8 @@
 //! keep, weighting each solution `1 + sign(psi(F) - psi(E))` pairs a weight of 2 with one
 //! of 0 and a 1 with a 1 along every orbit of the quarter turn: the weights sum to the
 //! solutions, for every such `psi`. What makes one `psi` better than another is how the
-//! matching can leave the pairs of weight 0 out. (The fifth round's `psi`, a sum over the
-//! queens, gave each key dozens of groups of half-boards, and cost more matching than it
-//! skipped: results/README.md.)
+//! matching can leave the pairs of weight 0 out: a `psi` that gives each key dozens of
+//! groups of half-boards (a sum over the queens) costs more matching than it skips.
 //!
 //! **Even boards.** `psi(X) = min(class(X's low half), class(X's high half, reversed))`,
 //! `class` a hash of a half's `h`-bit set that its complement keeps (the mirror swaps a key
@@ -31,7 +30,7 @@
 //! (the ties' blocks with the right side's class first where the matching's model of its
 //! work finds that cheaper), and never matches a pair with a half-board below `c`. The
 //! larger class in place of the smaller (four blocks, `2 (L> x R + L<= x R>) + ...`) skips
-//! as many pairs, but random keys took 1.15-1.2x the time (n = 22, 24, 26).
+//! as many pairs, in more time (measured: results/README.md).
 //!
 //! **Odd boards.** `psi(X, m) = |m - h|`, the middle queen's distance from the middle row:
 //! a solution weighs by how far its middle row's queen is from the middle column against
@@ -54,9 +53,8 @@ use crate::types::Symmetry;
 /// The least board whose join weighs its solutions. Below it a key's sides are so small
 /// that the blocks' own costs (each block a matching of its own, its tables filled, an
 /// even board's blocks of ties matching many probe words against a few) outweigh the pairs
-/// skipped. Random keys on one thread, Zen 3, AVX2, the weights against none
-/// (results/README.md): n = 19 1.0x, 20 1.03-1.1x, 21 0.74x, 22 0.87x, 23 0.66x, 24 0.72x
-/// (the odd boards then also matched ties, which are always empty).
+/// skipped; from it on, the weights take less time than none (measured:
+/// results/README.md).
 pub const WEIGHTED_FROM: u32 = 21;
 
 /// Whether the join of an `n`-board in `symmetry` weighs its solutions: full mode on a
@@ -168,7 +166,7 @@ pub(super) fn blocks(
 /// found is weighed on its own, by the columns of its top queens on each side (an even
 /// board) or its middle row's queen's (an odd one) against the key's: the oracle the join's
 /// blocks are checked against, and what `keys::search` counts for an even board's weighed
-/// key (an odd board's it counts with the search's loops, [`by_middle_row`]; the tests
+/// key (an odd board's it counts with the search's loops, `by_middle_row`; the tests
 /// compare the two).
 pub fn search(n: u32, rows: u32, middle: Option<u8>) -> u128 {
     let (n, h) = (n as usize, n as usize / 2);

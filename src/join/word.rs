@@ -16,8 +16,9 @@ use crate::types::Kernel;
 
 /// A count that is never abandoned: the flag `Join::count` and the whole-run counts pass
 /// where `Join::count_until` takes one that `estimate` sets at its deadline. It is read at
-/// every split level by every thread, so it has a cache line of its own: the linker had put
-/// it beside the matching's tallies, which every thread writes.
+/// every split level by every thread, so it has a cache line of its own: beside a variable
+/// the threads write (the matching's tallies), each write would take the line from every
+/// reader.
 pub static NEVER: &AtomicBool = &UNSET.0;
 
 /// The flag behind [`NEVER`], alone on its cache line (128 bytes: two lines are fetched
@@ -43,8 +44,9 @@ pub(super) const TAG_BITS: u32 = 4;
 /// The bits a class takes in a word.
 pub(super) const TAG: u64 = ((1 << TAG_BITS) - 1) << TAG_SHIFT;
 
-/// Whether an odd key's narrowing (`narrow` in `mod.rs`) keeps the left half-board `w`: it misses the middle queen's diagonals
-/// `mid`, and where `above` is given, its class is above it.
+/// Whether an odd key's narrowing (`narrow` in `mod.rs`) keeps the left half-board `w`: it
+/// misses the middle queen's diagonals `mid`, and where `above` is given, its class is
+/// above it.
 pub(super) fn leaves(w: Word, mid: u64, above: Option<u64>) -> bool {
     (w & mid == 0) & above.is_none_or(|c| w >> TAG_SHIFT > c)
 }
@@ -313,10 +315,9 @@ fn pext(word: u64, union: u64) -> u64 {
 
 /// Sets `words`' length to `len` (new words zero) with its capacity grown to that, where it
 /// must grow, and no further: a thread's budget charges its buffers at the words they are
-/// asked to hold, and `Vec`'s amortised growth doubles them (one split's words moved aside
-/// took 1,970 MiB where 985 were asked for at n = 28). An empty buffer is allocated zeroed
-/// (`calloc`: the kernel's fresh pages, resident only where they are used), not grown and
-/// then filled.
+/// asked to hold, where `Vec`'s amortised growth would give them up to twice that. An empty
+/// buffer is allocated zeroed (`calloc`: the kernel's fresh pages, resident only where they
+/// are used), not grown and then filled.
 pub(super) fn resize_exact(words: &mut Vec<Word>, len: usize) {
     if words.capacity() == 0 {
         *words = vec![0; len];
@@ -330,9 +331,8 @@ pub(super) fn resize_exact(words: &mut Vec<Word>, len: usize) {
 /// `free` (the key's free bytes): what grows again is allocated afresh ([`resize_exact`]),
 /// not grown from a part kept and filled. A thread's buffers are kept from key to key (most
 /// keys need about what the key before did), but one that a key grew and the next needs
-/// less of holds memory no budget charges while others grow: at n = 28 (`--memory 8G`, two
-/// threads) one thread held the room a key before had grown (721 MiB) beside this key's
-/// chunks (`matching::Matcher::fit`).
+/// less of holds memory no budget charges while others grow: a room a key before grew,
+/// kept beside this key's chunks, takes a thread past its share (`matching::Matcher::fit`).
 pub(super) fn hold(words: &mut Vec<Word>, need: usize, free: usize) {
     if words.capacity() > need.saturating_add(free / SLACK / 8) {
         *words = Vec::new();

@@ -2,154 +2,103 @@
 //! other and whose diagonals do not meet, written as one word of the diagonals both halves
 //! reach (plain words, or eight or four bottom pieces a step with AVX-512 or AVX2).
 
-use super::pieces::{Pieces, TAG, TAG_SHIFT};
-use super::{Join, Lanes, Word};
+use super::pieces::{Lines, Pieces};
+use super::word::{Isa, TAG, TAG_SHIFT, Word, lacking_words, resize_exact};
 
-/// A queen set's diagonals as bits: `r - c + n - 1` (down-right) and `r + c` (down-left).
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub(super) struct Lines {
-    pub(super) down_right: u64,
-    pub(super) down_left: u64,
+/// Fills `out` with the word of every left half-board whose top piece is one of
+/// `north`'s on a column set of `ups` and whose bottom piece is one of `south`'s (the
+/// pieces of one row set of each quadrant), that does not meet `forbid`; or
+/// (`mirrored`) of their mirror images as right half-boards: the diagonals
+/// `low..low + width` of each direction, down-right in the low half. The mirror keeps
+/// rows and swaps the two directions (and so the word's halves); it maps the middle
+/// column to itself, so the middle queen forbids the same squares.
+/// `out` is given room for `boards` half-boards and what one top piece's pairs write
+/// past them, and no more where it must grow ([`resize_exact`]).
+///
+/// Where `above` is a class, only the half-boards whose bottom piece is of a class above
+/// it are made, and without their classes (a weighed key's side with the middle row's
+/// queen: the others weigh 0); else each carries its bottom piece's ([`TAG`], where it
+/// has one).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn build(
+    h: usize,
+    (north, south): (&Pieces, &Pieces),
+    (spans, boards): (&[Span], u64),
+    (forbid, above): (Lines, Option<u64>),
+    mirrored: bool,
+    (low, width): (usize, usize),
+    isa: Isa,
+    out: &mut Vec<Word>,
+) {
+    let shape = Shape {
+        forbid,
+        above,
+        low,
+        mask: (1u64 << width) - 1,
+        turn: if mirrored { 32 } else { 0 },
+    };
+    let halves = Halves::of(h, north, south, spans);
+    let below = spans.iter().map(|s| halves.below(s).len()).max();
+    let need = boards as usize + below.unwrap_or(0) + 8;
+    out.clear();
+    out.reserve_exact(need);
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
+        Isa::Avx512 => unsafe { halves.build512(&shape, out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Isa::of` picked AVX2 only where the CPU has it.
+        Isa::Avx2 => unsafe { halves.build256(&shape, out) },
+        Isa::Scalar => halves.build_with(&shape, out, pairs),
+    }
 }
 
-impl Lines {
-    pub(super) fn of(n: usize, r: usize, c: usize) -> Lines {
-        Lines {
-            down_right: 1 << (r + n - 1 - c),
-            down_left: 1 << (r + c),
-        }
-    }
-
-    pub(super) fn meets(self, o: Lines) -> u64 {
-        self.down_right & o.down_right | self.down_left & o.down_left
-    }
-
-    pub(super) fn with(self, o: Lines) -> Lines {
-        Lines {
-            down_right: self.down_right | o.down_right,
-            down_left: self.down_left | o.down_left,
-        }
-    }
-}
-
-impl Join {
-    /// Fills `out` with the word of every left half-board whose top piece is one of
-    /// `north`'s on a column set of `ups` and whose bottom piece is one of `south`'s (the
-    /// pieces of one row set of each quadrant), that does not meet `forbid`; or
-    /// (`mirrored`) of their mirror images as right half-boards: the diagonals
-    /// `low..low + width` of each direction, down-right in the low half. The mirror keeps
-    /// rows and swaps the two directions (and so the word's halves); it maps the middle
-    /// column to itself, so the middle queen forbids the same squares.
-    /// `out` is given room for `boards` half-boards and what one top piece's pairs write
-    /// past them, and no more where it must grow ([`super::resize_exact`]).
-    ///
-    /// Where `above` is a class, only the half-boards whose bottom piece is of a class above
-    /// it are made, and without their classes (a weighed key's side with the middle row's
-    /// queen: the others weigh 0); else each carries its bottom piece's ([`TAG`], where it
-    /// has one).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn build(
-        &self,
-        (north, south): (&Pieces, &Pieces),
-        (spans, boards): (&[Span], u64),
-        (forbid, above): (Lines, Option<u64>),
-        mirrored: bool,
-        (low, width): (usize, usize),
-        lanes: Lanes,
-        out: &mut Vec<Word>,
-    ) {
-        let shape = Shape {
-            forbid,
-            above,
-            low,
-            mask: (1u64 << width) - 1,
-            turn: if mirrored { 32 } else { 0 },
-        };
-        let halves = self.halves(north, south, spans);
-        let below = spans.iter().map(|s| halves.below(s).len()).max();
-        let need = boards as usize + below.unwrap_or(0) + 8;
-        out.clear();
-        out.reserve_exact(need);
-        match lanes {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
-            Lanes::Avx512 => unsafe { halves.build512(&shape, out) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
-            Lanes::Avx2 => unsafe { halves.build256(&shape, out) },
-            Lanes::Scalar => halves.build_with(&shape, out, pairs),
-        }
-    }
-
-    /// Appends to `counts` how many half-boards [`Join::build`] makes of each top piece of
-    /// `span` (pieces of `north`) with `south`'s that do not meet `forbid`, none of them
-    /// written: each bottom piece tested with one AND ([`Pieces::meeting`]), a vector of
-    /// them at a time ([`lacking`]), those a middle queen forbids dropped first for all the
-    /// span's top pieces ([`Halves::blocks`], as the build drops them). A side's sizes are
-    /// counted per top piece ([`Sizes::of`]); building each piece's half-boards to count
-    /// them was as many pairs of pieces as building the side's chunks after it, and at
-    /// n = 27 a half of the builds' time.
-    pub(super) fn boards(
-        &self,
-        (north, south): (&Pieces, &Pieces),
-        span: Span,
-        forbid: Lines,
-        lanes: Lanes,
-        counts: &mut Vec<u32>,
-    ) {
-        let spans = [span];
-        let halves = self.halves(north, south, &spans);
-        let tops = halves.tops(&span);
-        let from = counts.len();
-        counts.resize(from + tops.len(), 0);
-        let counts = &mut counts[from..];
-        halves.blocks(&span, (forbid, None), |south, block| {
-            for (count, &p) in counts.iter_mut().zip(tops) {
-                let p = north.lines(p);
-                if p.meets(forbid) == 0 {
-                    // At most the south pieces on one column set: far below 2^32.
-                    *count += lacking(block, south.meeting(p.with(forbid)), lanes) as u32;
-                }
+/// Appends to `counts` how many half-boards [`build`] makes of each top piece of
+/// `span` (pieces of `north`) with `south`'s that do not meet `forbid`, none of them
+/// written: each bottom piece tested with one AND ([`Pieces::meeting`]), a vector of
+/// them at a time ([`lacking`]), those a middle queen forbids dropped first for all the
+/// span's top pieces ([`Halves::blocks`], as the build drops them). A side's sizes are
+/// counted per top piece ([`Sizes::of`]) without building its half-boards, which would
+/// cost as many pairs of pieces as building the side's chunks after it.
+pub(super) fn boards(
+    h: usize,
+    (north, south): (&Pieces, &Pieces),
+    span: Span,
+    forbid: Lines,
+    isa: Isa,
+    counts: &mut Vec<u32>,
+) {
+    let spans = [span];
+    let halves = Halves::of(h, north, south, &spans);
+    let tops = halves.tops(&span);
+    let from = counts.len();
+    counts.resize(from + tops.len(), 0);
+    let counts = &mut counts[from..];
+    halves.blocks(&span, (forbid, None), |south, block| {
+        for (count, &p) in counts.iter_mut().zip(tops) {
+            let p = north.lines(p);
+            if p.meets(forbid) == 0 {
+                // At most the south pieces on one column set: far below 2^32.
+                *count += lacking(block, south.meeting(p.with(forbid)), isa) as u32;
             }
-        });
-    }
-
-    /// The pieces a build of `spans` joins.
-    fn halves<'a>(&self, north: &'a Pieces, south: &'a Pieces, spans: &'a [Span]) -> Halves<'a> {
-        Halves {
-            north,
-            south,
-            spans,
-            all: (1 << self.h) - 1,
         }
-    }
-
-    /// The diagonals both halves reach: `2h - 1` of each direction from index `n - h`.
-    pub(super) fn shared(&self) -> (usize, usize) {
-        (self.n - self.h, (2 * self.h).saturating_sub(1))
-    }
+    });
 }
 
-/// How many of `words` (bottom pieces) share no bit with `bits`, in `lanes`' instructions:
-/// a vector of pieces at a time where the CPU has one ([`super::pack::lacking256`]). A word
-/// at a time, counting the sizes of the sides that do not fit one chunk was 6% of
-/// `time_keys 27 4 17` on Zen 4 with AVX2 forced.
-fn lacking(words: &[u64], bits: u64, lanes: Lanes) -> u64 {
+/// How many of `words` (bottom pieces) share no bit with `bits`, in `isa`'s instructions:
+/// a vector of pieces at a time where the CPU has one (`pack::lacking256`), a word at a
+/// time elsewhere: the sizes of every side that does not fit one chunk are counted so.
+fn lacking(words: &[u64], bits: u64, isa: Isa) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    match lanes {
-        // SAFETY: `Lanes::of` picked these only where the CPU has their features.
-        Lanes::Avx512 => return unsafe { super::pack::lacking512(words, bits) },
+    match isa {
+        // SAFETY: `Isa::of` picked these only where the CPU has their features.
+        Isa::Avx512 => return unsafe { super::pack::lacking512(words, bits) },
         // SAFETY: as above.
-        Lanes::Avx2 => return unsafe { super::pack::lacking256(words, bits) },
-        Lanes::Scalar => {}
+        Isa::Avx2 => return unsafe { super::pack::lacking256(words, bits) },
+        Isa::Scalar => {}
     }
-    let _ = lanes;
+    let _ = isa;
     lacking_words(words, bits)
-}
-
-/// [`lacking`] a word at a time (the plain loop, and the vector loops' last few words).
-pub(super) fn lacking_words(words: &[u64], bits: u64) -> u64 {
-    words.iter().map(|&q| u64::from(q & bits == 0)).sum()
 }
 
 /// Part of a side's half-boards: `north`'s pieces `from..to` on column set `up`, each with
@@ -166,9 +115,8 @@ pub(super) struct Span {
 /// each north piece's count; and the side cut into chunks of spans, in order of columns
 /// ([`Sizes::chunks`]). Where every pair of pieces fits (a pair makes at most one
 /// half-board) they are one chunk. Otherwise a chunk takes pieces while their half-boards
-/// fit, at least one: bounding a chunk by its pairs made every side of n = 26 two to seven
-/// chunks within a thread's share of 2 GiB, where it holds a third to a tenth as many
-/// half-boards.
+/// fit, at least one: the pairs are a loose bound (a side's half-boards are a third to a
+/// tenth of its pairs at n = 26), which would cut a side into several times the chunks.
 pub(super) struct Sizes {
     /// Every column set's north pieces (that have south pieces under them) as one span.
     sets: Vec<Span>,
@@ -177,15 +125,15 @@ pub(super) struct Sizes {
     /// The half-boards of each north piece of `sets`, in their order (a piece's span is
     /// implied by it): counted only where their pairs passed the bound [`Sizes::of`] was
     /// given. Four bytes a piece, allocated once: at n = 28 a row set has tens of
-    /// millions of north pieces, and a span with a count each (24 bytes, grown by
-    /// doubling) took 805 MB of a thread's share.
+    /// millions of north pieces, where a span with a count each (24 bytes, grown by
+    /// doubling) takes hundreds of megabytes of a thread's share.
     counts: Vec<u32>,
 }
 
 impl Sizes {
     /// The sizes of the side `north` and `south` make; each north piece's half-boards
     /// counted where the pairs pass `bound` (`size`, which appends a column set's counts,
-    /// a north piece each, in order: [`Join::boards`]).
+    /// a north piece each, in order: [`boards`]).
     pub(super) fn of(
         north: &Pieces,
         south: &Pieces,
@@ -337,7 +285,17 @@ struct Halves<'a> {
     all: usize,
 }
 
-impl Halves<'_> {
+impl<'a> Halves<'a> {
+    /// The pieces a build of `spans` joins, on an `n`-board's `h` left columns.
+    fn of(h: usize, north: &'a Pieces, south: &'a Pieces, spans: &'a [Span]) -> Halves<'a> {
+        Halves {
+            north,
+            south,
+            spans,
+            all: (1 << h) - 1,
+        }
+    }
+
     /// The bottom pieces under `span`'s top pieces: those on the other columns.
     fn below(&self, span: &Span) -> &[u64] {
         self.south.on(self.all & !span.up as usize)
@@ -348,8 +306,8 @@ impl Halves<'_> {
         &self.north.on(span.up as usize)[span.from as usize..span.to as usize]
     }
 
-    /// [`Join::build`] with `pairs` joining one top piece to the bottom pieces under it,
-    /// appended to `out` (which `Join::build` cleared and gave room).
+    /// [`build`] with `pairs` joining one top piece to the bottom pieces under it,
+    /// appended to `out` (which `build` cleared and gave room).
     #[inline(always)]
     fn build_with(
         &self,
@@ -415,7 +373,7 @@ impl Halves<'_> {
         }
     }
 
-    /// [`Join::build`] compiled for AVX-512, eight bottom pieces a step ([`pairs512`]).
+    /// [`build`] compiled for AVX-512, eight bottom pieces a step ([`pairs512`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,popcnt")]
     fn build512(&self, shape: &Shape, out: &mut Vec<Word>) {
@@ -425,7 +383,7 @@ impl Halves<'_> {
         });
     }
 
-    /// [`Join::build`] compiled for AVX2, four bottom pieces a step ([`pairs256`]).
+    /// [`build`] compiled for AVX2, four bottom pieces a step ([`pairs256`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt")]
     fn build256(&self, shape: &Shape, out: &mut Vec<Word>) {
@@ -437,10 +395,10 @@ impl Halves<'_> {
 }
 
 /// The most bottom pieces [`Halves::build_with`] keeps at a time as those a middle queen
-/// leaves (on the stack: 16 KB). A key's right side with a middle queen tested a bottom
-/// piece against it for every top piece, and at n = 27 a third of the pairs of pieces tried
-/// clashed with it: now each bottom piece is tested once per block. The most bottom pieces
-/// on one column set were 7,781 in `time_keys 27 4 17`, so a span may take a few blocks:
+/// leaves (on the stack: 16 KB): each bottom piece is tested against the middle queen once
+/// per block, not once for every top piece (at n = 27 a third of the pairs of pieces meet
+/// the middle queen). A column set has up to several thousand bottom pieces at n = 27, so
+/// a span may take a few blocks:
 /// its half-boards then come block by block, each with every top piece (a chunk's words
 /// in another order, the same words). The unit tests take blocks of 16, so that their
 /// small boards' spans take many.
@@ -489,7 +447,7 @@ impl Shape {
 /// no branch to mispredict.
 fn pairs(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
     let mut len = out.len();
-    super::resize_exact(out, len + below.len());
+    resize_exact(out, len + below.len());
     for &piece in below {
         let q = south.lines(piece);
         let clash = p.meets(q) | q.meets(shape.forbid);
@@ -503,12 +461,12 @@ fn pairs(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<W
 }
 
 /// [`pairs`] with AVX-512: eight bottom pieces a step, the ones that clash dropped by
-/// `vpcompressq` into a register (its memory form is slow on Zen 4) and all eight words
+/// `vpcompressq` into a register (its memory form is slow on some CPUs) and all eight words
 /// stored, the next step overwriting past the kept ones.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,popcnt")]
 fn pairs512(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
-    use super::pack::{Pack, Wide};
+    use super::word::{Pack, Wide};
     use std::arch::x86_64::*;
     let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
     let half = _mm512_set1_epi64(0xffff_ffff);
@@ -548,7 +506,7 @@ fn pairs512(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 fn pairs256(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Vec<Word>) {
-    use super::pack::{Narrow, Pack};
+    use super::word::{Narrow, Pack};
     use std::arch::x86_64::*;
     let [to_dr, to_dl, low] = shape.counts(south).map(|x| _mm_cvtsi64_si128(x as i64));
     let half = _mm256_set1_epi64x(0xffff_ffff);
@@ -577,8 +535,8 @@ fn pairs256(south: &Pieces, p: Lines, below: &[u64], shape: &Shape, out: &mut Ve
         // reserved above.
         len += unsafe { Narrow::put(dst.add(len), word, kept as usize) };
     };
-    // Whole steps by plain loads; the last few pieces by one masked load (building its
-    // mask for every step was a fifth of the build on Zen 3).
+    // Whole steps by plain loads; the last few pieces by one masked load (a mask built for
+    // every step would cost more than the step's own work).
     let chunks = below.chunks_exact(4);
     let rest = chunks.remainder();
     for chunk in chunks {

@@ -260,9 +260,6 @@ pub(super) fn search_weighed(
     kernel: Kernel,
     weighed: bool,
 ) -> u128 {
-    if weighed && n.is_multiple_of(2) {
-        return super::weights::search(n, symmetry, key);
-    }
     let h = n as usize / 2;
     let mut forbid = [0u32; MAX_N as usize];
     for f in forbid.iter_mut().take(h) {
@@ -278,6 +275,7 @@ pub(super) fn search_weighed(
                 forbid[h] = mask_of(n) & !(1 << m);
             }
             let found = match m {
+                None if weighed => super::weights::search(n, key.rows, None),
                 Some(m) if weighed => super::weights::by_middle_row(n, key.rows, m, &forbid, count),
                 _ => count(&forbid),
             };

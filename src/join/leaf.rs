@@ -1,4 +1,4 @@
-//! A leaf of the matching: a table side of at most [`LEAF`](super::matching::LEAF)
+//! A leaf of the matching: a table side of at most `matching::LEAF` (512)
 //! half-boards (or slices of a larger one the split could not bring down) against its probe
 //! words, counted with bitsets. The table's words are ranked over the diagonals in play that
 //! both sides use ([`unions`]; `pext`) and transposed into one set of half-boards per
@@ -12,22 +12,29 @@
 //! word, transposing a block, ORing entries, counting their bits). [`Wide`] is AVX-512 (one
 //! vector an entry, counted by `vpopcntq`), [`Narrow`] AVX2 (two vectors an entry, sixteen
 //! of them added up by carry-save adders before a nibble table counts one: Harley and Seal),
-//! [`Half`] AVX2 for slices of at most 256 half-boards (one vector an entry: on Zen 3 a
-//! leaf's work followed its entries' loads), [`Words`] plain words on any CPU. Each has one
+//! [`Half`] AVX2 for slices of at most 256 half-boards (one vector an entry: a leaf's work
+//! follows its entries' loads), [`Words`] plain words on any CPU. Each has one
 //! `#[target_feature]` entry point ([`Bitsets::disjoint`] picks it); a NEON form is one more
 //! `impl`.
 
-use super::Lanes;
-use super::matching::Span;
+use std::ops::Range;
+
+use super::word::{Held, Isa, ranked};
 #[cfg(target_arch = "x86_64")]
-use super::pack::{Narrow, Wide};
-use super::short::Held;
+use super::word::{Narrow, Wide};
+
+/// Most probe groups a matching takes (one per middle row of an odd board).
+pub(super) const MAX_GROUPS: usize = 32;
+
+/// Where a probe group's words lie in the probe slice. A partition reorders each group's
+/// words within its own span, so a group's words stay in it at every level.
+pub(super) type Span = Range<usize>;
 
 /// The most ranks a table takes: a probe word's ranks are read a run of at most `CHUNK` at
 /// a time ([`spread`]), each run selecting one of its table's up to `2^CHUNK` entries (the
 /// unions of every subset of the run's sets).
-/// Eight: at n = 18 on Zen 4 (one thread, user time) 3.1-3.5 s, against 3.2-3.6 with six,
-/// 3.9-4.3 with five and 3.6-4.0 with four (smaller tables, more loads per probe word).
+/// Eight: fewer ranks a run make smaller tables but more loads a probe word, which cost more
+/// (measured: results/README.md).
 const CHUNK: usize = 8;
 /// Entries of one chunk's table.
 const ENTRIES: usize = 1 << CHUNK;
@@ -65,25 +72,22 @@ impl Bitsets {
 
     /// Adds to `out[g]` the pairs of `table` and group `g` of `probe` (its words in
     /// `spans[g]`) that share no bit of `live` (the other bits are settled: no table word
-    /// shares them with a probe word), with tables of at most `budget` bytes, in `lanes`.
-    /// Tallies the pairs it tested (`matching::tally_leaf`).
+    /// shares them with a probe word), with tables of at most `budget` bytes, in `isa`.
     pub(super) fn disjoint<E: Held>(
         &mut self,
         (table, probe, spans): Leaf<E>,
         live: u64,
-        (budget, lanes): (usize, Lanes),
+        (budget, isa): (usize, Isa),
         out: &mut [u64],
     ) {
         // The ranks: the diagonals in play that both sides use. A diagonal no probe word
-        // has cannot part a pair, so it takes no byte of the entries' index (at n = 27
-        // the table's diagonals alone gave 17-24 ranks to 45% of the probe words and 25-32
-        // to 53%, both sides' 79% and 17%: 3.16 bytes a probe word, not 3.58;
-        // results/README.md, twenty-ninth round).
-        let union = unions((table, probe, spans), lanes) & live;
+        // has cannot part a pair, so it takes no byte of the entries' index: at n = 27
+        // most probe words then read fewer entries than the table's diagonals alone would
+        // give them.
+        let union = unions((table, probe, spans), isa) & live;
         let ranks = union.count_ones() as usize;
         let all = |range: &Span| (table.len() * range.len()) as u64;
         let probes: usize = spans.iter().map(Span::len).sum();
-        super::matching::tally_leaf(table.len() * probes);
         if ranks == 0 {
             for (g, range) in spans.iter().enumerate() {
                 out[g] += all(range);
@@ -103,14 +107,14 @@ impl Bitsets {
             }
             return;
         }
-        let mut met = [0u64; super::matching::MAX_GROUPS];
+        let mut met = [0u64; MAX_GROUPS];
         let most = (budget / table_bytes(1)).clamp(8, SLICE_WORDS) / 8 * 8;
         // The runs of ranks, one a table: the same for every slice.
-        let spread = spread(ranks, !matches!(lanes, Lanes::Scalar));
+        let spread = spread(ranks, !matches!(isa, Isa::Scalar));
         for slice in table.chunks(64 * most) {
             // AVX2 loads an entry a vector (four words) at a time: a slice of at most 256
             // half-boards takes entries of one vector ([`Half`]), others of eight words.
-            let half = matches!(lanes, Lanes::Avx2) && slice.len() <= 64 * Half::WORDS;
+            let half = matches!(isa, Isa::Avx2) && slice.len() <= 64 * Half::WORDS;
             let words = if half {
                 Half::WORDS
             } else {
@@ -125,16 +129,16 @@ impl Bitsets {
                 entries: aligned(&mut self.tables, need),
             };
             let leaf = (slice, probe, spans);
-            match lanes {
-                // SAFETY: `Lanes::of` picked these only where the CPU has their features.
+            match isa {
+                // SAFETY: `Isa::of` picked these only where the CPU has their features.
                 #[cfg(target_arch = "x86_64")]
-                Lanes::Avx512 => unsafe { t.met512(leaf, &mut met) },
+                Isa::Avx512 => unsafe { t.met512(leaf, &mut met) },
                 #[cfg(target_arch = "x86_64")]
-                Lanes::Avx2 if half => unsafe { t.met256_half(leaf, &mut met) },
+                Isa::Avx2 if half => unsafe { t.met256_half(leaf, &mut met) },
                 #[cfg(target_arch = "x86_64")]
-                Lanes::Avx2 => unsafe { t.met256(leaf, &mut met) },
+                Isa::Avx2 => unsafe { t.met256(leaf, &mut met) },
                 // SAFETY: `Words` needs no feature.
-                Lanes::Scalar => unsafe { t.met::<Words, E>(leaf, &mut met) },
+                Isa::Scalar => unsafe { t.met::<Words, E>(leaf, &mut met) },
             }
         }
         for (g, range) in spans.iter().enumerate() {
@@ -145,16 +149,16 @@ impl Bitsets {
 
 /// The diagonals both sides of a leaf use: the union of the table's words and the union
 /// of the probe words, ANDed: a plain loop the compiler turns into vector ORs in the ISA
-/// each entry point enables (four vectors a step; without one, SSE2's). An OR over arrays of
-/// eight words was turned into gathers with AVX-512, 7.7% of `count 18` on Zen 4.
-fn unions<E: Held>(leaf: Leaf<E>, lanes: Lanes) -> u64 {
-    match lanes {
-        // SAFETY: `Lanes::of` picked these only where the CPU has their features.
+/// each entry point enables (four vectors a step; without one, SSE2's), where an OR over
+/// arrays of eight words compiles to gathers with AVX-512.
+fn unions<E: Held>(leaf: Leaf<E>, isa: Isa) -> u64 {
+    match isa {
+        // SAFETY: `Isa::of` picked these only where the CPU has their features.
         #[cfg(target_arch = "x86_64")]
-        Lanes::Avx512 => unsafe { unions512(leaf) },
+        Isa::Avx512 => unsafe { unions512(leaf) },
         #[cfg(target_arch = "x86_64")]
-        Lanes::Avx2 => unsafe { unions256(leaf) },
-        Lanes::Scalar => unions_in(leaf),
+        Isa::Avx2 => unsafe { unions256(leaf) },
+        Isa::Scalar => unions_in(leaf),
     }
 }
 
@@ -250,7 +254,7 @@ pub(super) unsafe trait Entry {
 /// still reads one entry a table but the tables hold `2^7 + 2^7 + 2^6` entries, not `2^8 +
 /// 2^8 + 2^4`: fewer to fill, and fewer lines for the probe words' loads (one `pdep` a
 /// probe word: as fast as the leaf's `pext` on the CPUs it is made for, both microcoded on
-/// AMD before Zen 3). Otherwise eight ranks a table, the last what is left (the plain loop,
+/// older AMD CPUs). Otherwise eight ranks a table, the last what is left (the plain loop,
 /// which has no `pdep`).
 fn spread(ranks: usize, even: bool) -> u64 {
     let k = ranks.div_ceil(CHUNK);
@@ -300,9 +304,9 @@ type Leaf<'a, E> = (&'a [E], &'a [E], &'a [Span]);
 
 /// Steps of eight probe words (a cache line each) that [`Tables::matched_in`] asks the CPU for
 /// before it reaches them. At n = 27 a leaf's probe words are about 30,000 (240 KB, past L1)
-/// read once, among the tables' random loads; asking for them 16 steps (1 KB) ahead took
-/// `time_keys 27 1 5 avx2` from 36.8-40.8 s to 35.3-36.9 s on the Xeon (`results/README.md`,
-/// twenty-first round).
+/// read once, among the tables' random loads: 16 steps (1 KB) ahead is far enough for them
+/// to arrive in time and near enough that they are still there when read (measured:
+/// results/README.md).
 const AHEAD: usize = 16;
 
 /// Asks for the probe words [`AHEAD`] steps past `step` to be brought into the caches: a hint
@@ -529,8 +533,8 @@ fn double<const W: usize>(tables: &mut [u64], sets: &[u64], bytes: usize, spread
             let (done, rest) = table.split_at_mut(W << k);
             let next = &mut rest[..W << k];
             // The set in registers and each entry read whole before it is written: written
-            // in place, the compiler could not tell the two apart and ORed a word at a time,
-            // reloading the set (on Zen 3, a fifth of n = 19).
+            // in place, the compiler cannot tell the two apart and ORs a word at a time,
+            // reloading the set.
             let set: [u64; W] = set.try_into().expect("a set is W words");
             for (to, from) in next.chunks_exact_mut(W).zip(done.chunks_exact(W)) {
                 let mut entry: [u64; W] = from.try_into().expect("an entry is W words");
@@ -672,11 +676,10 @@ unsafe impl Entry for Narrow {
         // SAFETY: the trait's contract: the CPU has this ISA.
         unsafe { std::arch::x86_64::_pdep_u64(ranked, spread) }
     }
-    /// A 64 x 64 bit transpose in registers (four words a register): six rounds, each
+    /// A 64 x 64 bit transpose in registers (four words a register): six steps, each
     /// swapping the bits of rows `i` and `i + s` whose columns differ in `s` (at `s` of 4 and
-    /// more between registers, at 2 and 1 between a register's lanes). Taking each rank's
-    /// bits four words a step (`vmovmskpd`) instead cost 16 steps a rank, two thirds of the
-    /// fill on Zen 3.
+    /// more between registers, at 2 and 1 between a register's lanes), where taking each
+    /// rank's bits four words a step (`vmovmskpd`) costs 16 steps a rank.
     #[inline(always)]
     unsafe fn columns(block: &[u64; 64], _ranks: usize, out: &mut [u64; 64]) {
         use std::arch::x86_64::*;
@@ -827,9 +830,9 @@ unsafe impl Entry for Narrow {
 }
 
 /// AVX2 with one vector an entry: a table slice of at most 256 half-boards, whose entries
-/// need four words, not [`Narrow`]'s eight. A leaf's cost is its entries' loads: with eight
-/// words for every slice, a quarter of the words a leaf loaded at n = 25 were past its
-/// table's half-boards, and most of them in slices of at most 256.
+/// need four words, not [`Narrow`]'s eight. A leaf's cost is its entries' loads, and with
+/// eight words an entry a slice of at most 256 loads as many words past its half-boards as
+/// in them.
 #[cfg(target_arch = "x86_64")]
 pub(super) struct Half;
 
@@ -972,32 +975,10 @@ fn byte_counts(v: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
     _mm256_add_epi8(lo, hi)
 }
 
-/// The ranks among `union`'s bits of `word`'s bits, as bits (BMI2's `pext` where the CPU
-/// has it).
-pub(super) fn ranked(word: u64, union: u64) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("bmi2") {
-        // SAFETY: the CPU has BMI2, checked just above.
-        return unsafe { pext(word, union) };
-    }
-    let (mut ranked, mut bits) = (0u64, word & union);
-    while bits != 0 {
-        ranked |= 1 << (union & ((1u64 << bits.trailing_zeros()) - 1)).count_ones();
-        bits &= bits - 1;
-    }
-    ranked
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-fn pext(word: u64, union: u64) -> u64 {
-    std::arch::x86_64::_pext_u64(word, union)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::Lanes;
     use super::super::matching::tests::{every_pair, words};
+    use super::super::word::Isa;
     use super::*;
     use crate::types::Kernel;
 
@@ -1023,7 +1004,7 @@ mod tests {
                 }
                 let mut out = [0, 0];
                 let leaf = (&table[..], &probe[..], &spans[..]);
-                let within = (64 << 20, Lanes::of(kernel));
+                let within = (64 << 20, Isa::of(kernel));
                 Bitsets::default().disjoint(leaf, !0, within, &mut out);
                 assert_eq!(out[..], every[..], "{tables} {width} {kernel:?}");
             }
@@ -1100,7 +1081,7 @@ mod tests {
                 .collect();
             let spans = [0..probes / 2, probes / 2..probes];
             let leaf = (&table[..], &probe[..], &spans[..]);
-            let both = unions(leaf, Lanes::Scalar);
+            let both = unions(leaf, Isa::Scalar);
             assert!(
                 both.count_ones().div_ceil(8) < 6,
                 "{width} {shift}: no rank saved"
@@ -1111,9 +1092,9 @@ mod tests {
                 if kernel.resolve().is_err() {
                     continue;
                 }
-                assert_eq!(unions(leaf, Lanes::of(kernel)), both, "{kernel:?}");
+                assert_eq!(unions(leaf, Isa::of(kernel)), both, "{kernel:?}");
                 let mut out = [0, 0];
-                let within = (64 << 20, Lanes::of(kernel));
+                let within = (64 << 20, Isa::of(kernel));
                 Bitsets::default().disjoint(leaf, !0, within, &mut out);
                 assert_eq!(out[..], every[..], "{tables} {width} {shift} {kernel:?}");
             }

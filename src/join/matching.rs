@@ -5,9 +5,9 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::leaf::{Bitsets, MOST_BYTES};
-use super::short::{self, Held};
-use super::{Lanes, Word};
+use super::leaf::{Bitsets, MAX_GROUPS, MOST_BYTES, Span};
+use super::short;
+use super::word::{Held, Isa, Word, filter_words, grows, hold, resize_exact, tally_words};
 
 /// The most half-boards a table leaf holds: the split goes on below it, one diagonal at a
 /// time, until a side has at most this many (one slice of eight words, 512 bits).
@@ -18,8 +18,8 @@ pub(super) const LEAF: usize = 512;
 pub(super) const LEVELS: usize = 2;
 
 /// The most room the split levels' filtered probe words take, in probe sides, where the
-/// thread's budget has it: with two, random keys of n = 22 took 1.10x the time of levels
-/// without a bound (one thread, least of 3 alternated runs), with sixteen 0.85x of two.
+/// thread's budget has it: less room leaves more levels to partition their probe in place,
+/// which costs time, while more only holds memory (measured: results/README.md).
 pub(super) const ROOM_MOST: usize = 16;
 
 /// Words of room for the filtered levels of a matching of `table` and `probe` words within
@@ -27,7 +27,7 @@ pub(super) const ROOM_MOST: usize = 16;
 /// split moves aside, and a copy the caller may hold) and the probe (twice: it and the
 /// other side's buffer), at least `least` probe sides (what the caller's chunks leave for
 /// it) and at most [`ROOM_MOST`]. Half: the budget's other uses (the pieces each thread
-/// keeps beyond the shared ones, what its buffers keep past their need: `super::hold`) are
+/// keeps beyond the shared ones, what its buffers keep past their need: [`hold`]) are
 /// not counted here; [`Matcher::room`] bounds it by what the thread's buffers leave. Where
 /// the sides fill the chunks (n = 26), the room is its least, and the levels past it
 /// partition the probe in place ([`split`]).
@@ -35,9 +35,6 @@ fn room(bytes: usize, table: usize, probe: usize, least: usize) -> usize {
     let spare = (bytes / 16).saturating_sub(3 * table + 2 * probe);
     spare.clamp(least * probe, ROOM_MOST * probe) + 64
 }
-
-/// Most probe groups a matching takes (one per middle row of an odd board).
-pub(super) const MAX_GROUPS: usize = 32;
 
 /// What the matching did, all threads together since the process started ([`tally`]):
 /// one atomic add per matching or leaf, each thousands of word steps.
@@ -106,10 +103,6 @@ pub(super) struct Within<'a> {
     pub held: usize,
 }
 
-/// Where a probe group's words lie in the probe slice. A partition reorders each group's
-/// words within its own span, so a group's words stay in it at every level.
-pub(super) type Span = Range<usize>;
-
 /// The probe groups' spans, from their ends.
 fn groups(ends: &[usize]) -> impl Iterator<Item = Span> + '_ {
     (0..ends.len()).map(|g| g.checked_sub(1).map_or(0, |f| ends[f])..ends[g])
@@ -124,20 +117,19 @@ impl Matcher {
     /// Where they and the thread's other buffers (`within.held`) would hold more than
     /// `within`'s bytes once a matching of sides of `a` and `b` words has grown them, lets
     /// go of what its buffers hold past what that matching needs, where that is more than a
-    /// [`SLACK`](super::SLACK) part of `within`'s bytes ([`super::hold`]): the words a
+    /// [`SLACK`](super::word::SLACK) part of `within`'s bytes ([`hold`]): the words a
     /// partition moves aside (a side's, at most) and the room (`room`, the larger side the
     /// table or the probe). A group or a split deeper down may grow them again, exactly
-    /// ([`super::resize_exact`]). Only where the budget would be passed: a buffer let go
-    /// and grown again costs its pages' faults, and doing so for every matching made
-    /// `time_keys 24 30 7` 1.1x slower.
+    /// ([`resize_exact`]). Only where the budget would be passed: a buffer let go
+    /// and grown again costs its pages' faults, too many to pay at every matching.
     pub(super) fn fit(&mut self, (a, b): (usize, usize), within: Within) {
         self.fit_as((a, b), false, within);
     }
 
     /// [`Matcher::fit`] for a matching whose table side is known (`table`, `probe` words):
-    /// the room a probe of the table's size would take is let go too (one thread of n = 23
-    /// given 64 MiB held twice the room its probe needed, sized for a right side kept whole
-    /// as the table had it been the probe).
+    /// the room a probe of the table's size would take is let go too (a right side kept
+    /// whole as the table would else keep the room it needs as the probe, up to twice what
+    /// its probe needs).
     pub(super) fn fit_table(&mut self, (table, probe): (usize, usize), within: Within) {
         self.fit_as((table, probe), true, within);
     }
@@ -152,12 +144,12 @@ impl Matcher {
         };
         let aside = a.max(b) + 8;
         // What the buffers hold, and what this matching grows them by: a buffer kept past its
-        // need passes the budget only beside another's growth (n = 24 given 96 MiB: the
-        // words a block before moved aside, 3.7 MB, kept beside this block's room).
-        let grown = super::grows(&self.levels, most) + super::grows(&self.aside, aside);
+        // need passes the budget only beside another's growth (the words a block before
+        // moved aside, kept beside this block's room).
+        let grown = grows(&self.levels, most) + grows(&self.aside, aside);
         if within.held + self.bytes() + grown > within.bytes {
-            super::hold(&mut self.levels, most, within.bytes);
-            super::hold(&mut self.aside, aside, within.bytes);
+            hold(&mut self.levels, most, within.bytes);
+            hold(&mut self.aside, aside, within.bytes);
         }
     }
 
@@ -166,8 +158,8 @@ impl Matcher {
     /// (`within.held`), the words a partition moves aside (the larger side's, or what the
     /// buffer holds already) and a leaf's tables, but never less than `within.least` probe
     /// sides. [`room`] alone counts only the matching's own sides: a group of an even
-    /// board's left words ([`Matcher::grouped`]) is matched with the whole chunks held, and
-    /// took one thread of n = 24 to 152 MB of its 134 MB (`tests/memory.rs`).
+    /// board's left words ([`Matcher::grouped`]) is matched with the whole chunks held,
+    /// which [`room`] alone would let pass the thread's budget (`tests/memory.rs`).
     fn room(&self, within: Within, table: usize, probe: usize) -> usize {
         let aside = self.aside.capacity().max(table.max(probe) + 8);
         // A leaf's tables grow when the first leaf is filled, after the room is sized: a
@@ -191,13 +183,13 @@ impl Matcher {
     /// split first, one diagonal at a time, the most contested first (in both sides'
     /// samples; a level the model finds at least [`REPICK`] work picks its own): its words
     /// without the diagonal meet every probe word there, those with it only the probe
-    /// words without it, which are filtered into a buffer of their own (all
-    /// levels' together in a room of [`room`]'s size: unbounded, at n = 26 they
-    /// took `estimate 26 -j 2` to 3.16 GB in its 2 GiB), or where the room has run out
+    /// words without it, which are filtered into a buffer of their own (all levels'
+    /// together in a room of [`room`]'s size, which keeps them within the thread's
+    /// budget), or where the room has run out
     /// partitioned in place (the words without it first in each group's span). Each side
     /// of the split loses that diagonal; once the table side has at most [`LEAF`] words,
     /// its pairs are counted with bitset tables over the diagonals still in play. Where
-    /// the model finds it cheaper ([`turned`]), a level turns the sides round: each probe
+    /// the model finds it cheaper ([`turned`]), a level swaps the sides: each probe
     /// group becomes the table, the table's words its probe. Both sides may be reordered,
     /// each probe group within its own words, the table within its own.
     pub(super) fn disjoint(
@@ -207,14 +199,14 @@ impl Matcher {
         ends: &[usize],
         out: &mut [u64],
         within: Within,
-        lanes: Lanes,
+        isa: Isa,
     ) {
         debug_assert!(ends.len() <= MAX_GROUPS && ends.last() == Some(&probe.len()));
         TALLY
             .every
             .fetch_add((table.len() * probe.len()) as u64, Ordering::Relaxed);
         let order = if table.len() > LEAF {
-            contested(table, probe, lanes)
+            contested(table, probe, isa)
         } else {
             Order::default()
         };
@@ -227,7 +219,7 @@ impl Matcher {
             0
         };
         if self.levels.len() < room {
-            super::resize_exact(&mut self.levels, room);
+            resize_exact(&mut self.levels, room);
         }
         let mut spans: [Span; MAX_GROUPS] = Default::default();
         for (span, range) in spans.iter_mut().zip(groups(ends)) {
@@ -236,7 +228,7 @@ impl Matcher {
         let mut leaf = Leaf {
             budget: within.bytes,
             stop: within.stop,
-            lanes,
+            isa,
             aside: aside(&mut self.aside, table.len().max(probe.len())),
             bitsets: &mut self.bitsets,
         };
@@ -254,25 +246,25 @@ impl Matcher {
     }
 
     /// [`Matcher::either`] for an even board's sides, `left` grouped where the room for
-    /// filtered probe words would run out (at n = 26 a key's larger matching had none: every
-    /// level partitioned in place). The left half's column next to the middle has its queen
-    /// on some row `r`, and so down-right diagonal bit `r` and down-left bit `r - 1` (of the
-    /// shared diagonals, `low` = `h`): each left word goes to the group of the lowest `r`
-    /// whose two bits it has (its own queen's or another pair's), and each group where the
-    /// model says it pays is matched on its own with the right words that have neither
-    /// bit, partitioned first in `right`; the others (and words with no such pair) together
-    /// with every right word. A group's words share two diagonals, so its split takes an
-    /// order of its own (`contested`), and its probe side fits the room. `time_keys 26 3 7`
-    /// ran 1.34x faster (Zen 3, medians of 3 alternated pairs; the groups in place and out of
-    /// the built order, 1.1x); the keys of n = 24 have room and are matched as before. Only
-    /// how a key is counted: every pair is matched in exactly one group.
+    /// filtered probe words would run out (at n = 26 a key's larger matching has none, and
+    /// every level would partition in place). The left half's column next to the middle has
+    /// its queen on some row `r`, and so down-right diagonal bit `r` and down-left bit
+    /// `r - 1` (of the shared diagonals, `low` = `h`): each left word goes to the group of
+    /// the lowest `r` whose two bits it has (its own queen's or another pair's), and each group
+    /// where the model says it pays is matched on its own with the right words that have
+    /// neither bit, partitioned first in `right`; the others (and words with no such pair)
+    /// together with every right word. A group's words share two diagonals, so its split
+    /// takes an order of its own (`contested`), and its probe side fits the room: the
+    /// groups cost less than the partitions they save (measured: results/README.md). Where
+    /// the room holds the probe side twice (the keys of n = 24), the sides are matched
+    /// whole. Only how a key is counted: every pair is matched in exactly one group.
     pub(super) fn pivoted(
         &mut self,
         left: &mut [Word],
         right: &mut [Word],
         out: &mut [u64],
         within: Within,
-        lanes: Lanes,
+        isa: Isa,
     ) {
         let (t, p) = if table_first(left.len(), right.len()) {
             (left.len(), right.len())
@@ -280,10 +272,10 @@ impl Matcher {
             (right.len(), left.len())
         };
         if self.room(within, t, p) >= 2 * p {
-            return self.either(left, right, out, within, lanes);
+            return self.either(left, right, out, within, isa);
         }
         let (sizes, pivot) = pivots(left, right);
-        self.grouped(left, right, (sizes, pivot), out, within, lanes);
+        self.grouped(left, right, (sizes, pivot), out, within, isa);
     }
 
     /// [`Matcher::pivoted`]'s matching: `left`'s words in [`pivot_pair`]'s groups (`sizes`
@@ -296,7 +288,7 @@ impl Matcher {
         (sizes, pivot): ([usize; PAIRS], [bool; PAIRS]),
         out: &mut [u64],
         within: Within,
-        lanes: Lanes,
+        isa: Isa,
     ) {
         debug_assert!(
             !pivot[PAIRS - 1],
@@ -327,11 +319,11 @@ impl Matcher {
             let (group, others) = std::mem::take(&mut rest).split_at_mut(sizes[g]);
             rest = others;
             let bits = 1u64 << g | 1u64 << (32 + g - 1);
-            let kept = partition(right, bits, lanes, &mut self.aside[..]);
-            self.either(group, &mut right[..kept], out, within, lanes);
+            let kept = partition(right, bits, isa, &mut self.aside[..]);
+            self.either(group, &mut right[..kept], out, within, isa);
         }
         if !rest.is_empty() {
-            self.either(rest, right, out, within, lanes);
+            self.either(rest, right, out, within, isa);
         }
     }
 
@@ -343,7 +335,7 @@ impl Matcher {
         b: &mut [Word],
         out: &mut [u64],
         within: Within,
-        lanes: Lanes,
+        isa: Isa,
     ) {
         let (table, probe) = if table_first(a.len(), b.len()) {
             (a, b)
@@ -351,18 +343,18 @@ impl Matcher {
             (b, a)
         };
         let ends = [probe.len()];
-        self.disjoint(table, probe, &ends, out, within, lanes);
+        self.disjoint(table, probe, &ends, out, within, isa);
     }
 }
 
 /// The buffer of the words a partition moves aside, with room for `words` and a vector more
 /// (of either width: [`Leaf`]): grown afresh where it must grow (its words need not be kept;
-/// `calloc`'s pages are resident only where they are used: [`super::resize_exact`]).
+/// `calloc`'s pages are resident only where they are used: [`resize_exact`]).
 fn aside(buffer: &mut Vec<Word>, words: usize) -> &mut [Word] {
     let need = words + 16;
     if buffer.len() < need {
         *buffer = Vec::new();
-        super::resize_exact(buffer, need);
+        resize_exact(buffer, need);
     }
     buffer
 }
@@ -374,10 +366,9 @@ fn aside(buffer: &mut Vec<Word>, words: usize) -> &mut [Word] {
 /// diagonal and about half on the side with it, so a probe word is matched in about `1.5`
 /// leaves per level, `p * (t / LEAF)^0.585` in all, and each leaf's tables are filled once.
 /// The larger side is usually the better table (fewer probe words, each matched in fewer
-/// leaves), unless the other is so small that fills would outweigh it. On Zen 4, one
-/// thread, random keys against "the smaller side is the table": n = 22 1.27x faster, 23
-/// 1.23x, 24 1.63x, 25 1.63x; n = 19 and 20 level, n = 21 0.9x (level on 2 threads by
-/// shards; results/README.md). It decides only how a key is counted, never what.
+/// leaves), unless the other is so small that fills would outweigh it: against the smaller
+/// side always the table, the model takes less time from n = 22 on, about as much below
+/// (measured: results/README.md). It decides only how a key is counted, never what.
 fn table_first(a: usize, b: usize) -> bool {
     work(a as f64, b as f64) <= work(b as f64, a as f64)
 }
@@ -386,13 +377,11 @@ fn table_first(a: usize, b: usize) -> bool {
 /// by the model ([`work`]), with each group the table and the table's words its probe: the
 /// model's choice of [`table_first`] made again at every level, where the table has been
 /// cut and the probe filtered. Deep in a split the probe words left are often far fewer
-/// than the table's (at n = 26 a key's table of 10^7 words faced 3 x 10^5 probe words
+/// than the table's (at n = 26 a key's table of 10^7 words can face 3 x 10^5 probe words
 /// at the top), and splitting the table on down to leaves of a handful of probe words
-/// cost more in fills and partitions than the leaves matched. One thread, AVX2 forced, on
-/// the Xeon: `time_keys 27 1 5` 0.69x the time (0.45x the pairs at the leaves), `26 3 7`
-/// 0.82x, `25 6 7` 0.81x, `24 30 7` 0.75x, `22 200 7` 0.91x, `23 20 7` 0.93x
-/// (`results/README.md`, twenty-third round). A group is turned only with the others: the
-/// fills of the table's leaves are saved only if none is left against it.
+/// costs more in fills and partitions than the leaves match (measured:
+/// results/README.md). A group is turned only with the others: the fills of the table's
+/// leaves are saved only if none is left against it.
 fn turned(table: usize, spans: &[Span]) -> bool {
     let t = table as f64;
     let probes: usize = spans.iter().map(Span::len).sum();
@@ -492,8 +481,8 @@ impl Default for Order {
 /// The bits both sides use, ordered by the product of their shares in samples of at most
 /// about [`SAMPLE`] words of each side (ties to the lower bit): the diagonals where a table word
 /// and a probe word most often meet, whose split drops the most pairs.
-fn contested(table: &[Word], probe: &[Word], lanes: Lanes) -> Order {
-    let (a, b) = (sampled(table, lanes), sampled(probe, lanes));
+fn contested(table: &[Word], probe: &[Word], isa: Isa) -> Order {
+    let (a, b) = (sampled(table, isa), sampled(probe, isa));
     let mut scored: Vec<(u64, usize)> = (0..64)
         .map(|i| (a[i] * b[i], i))
         .filter(|&(s, _)| s > 0)
@@ -507,80 +496,36 @@ fn contested(table: &[Word], probe: &[Word], lanes: Lanes) -> Order {
     order
 }
 
-/// Words of each side [`contested`] and [`picked`] sample (every `len / SAMPLE`-th). 128, not
-/// the 256 it was until the thirty-first round, where levels of less work began to pick
-/// ([`REPICK`]): their picks left 1.007x the pairs at `time_keys 24 4 7` (64: 1.074x), for
-/// half the samples.
+/// Words of each side [`contested`] and [`picked`] sample (every `len / SAMPLE`-th): fewer
+/// pick worse diagonals, more cost more than their better picks save (measured:
+/// results/README.md).
 const SAMPLE: usize = 128;
 
 /// The least work ([`work`]: probe words matched at a leaf) of a split level at which it
 /// picks its own diagonal ([`picked`]) rather than take the next of its matching's order. The
 /// order is made from the whole sides, but a level's table words all lack, or all have, each
 /// diagonal split on above it, and its probe words were filtered by those its table words
-/// have, so other diagonals are the contested ones there. On the Xeon, one thread,
-/// `time_keys 27 1 5` left 1.80 x 10^12 pairs to the leaves against 3.50 x 10^12 and ran
-/// 0.65x the time with AVX2 forced (`results/README.md`, twenty-second round). Until the
-/// thirty-first round a level picked from 4,096 probe words: a level's work, not its probe
-/// alone, is what a better diagonal saves, and a large table against fewer probe words
-/// is worth a pick too. With this bound, [`SAMPLE`] 128 and the probe sampled once along
-/// a chain of levels ([`Probed`]), callgrind counted (AVX2 forced, the keys' counts only)
-/// `time_keys 27 1 5` 0.959x the instructions (0.875x the pairs at the leaves), `24 4 7`
-/// 0.968x, `22 200 7` 0.980x. Picking from 1,024 probe words (the same samples) left fewer
-/// pairs still (0.839x) but its samples cost more: 0.970x the instructions at n = 27
-/// (`results/README.md`, thirty-first round).
+/// have, so other diagonals are the contested ones there. A level's work, not its probe
+/// alone, is what a better diagonal saves: a large table against fewer probe words is worth
+/// a pick too. Below this bound the picks leave fewer pairs to the leaves, but their
+/// samples cost more than those pairs (measured: results/README.md).
 const REPICK: f64 = 4096.0;
 
-/// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`, in `lanes`'
+/// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`, in `isa`'s
 /// instructions: a vector of sampled words at a time where the CPU has one (`pack::tally256`,
-/// `pack::tally512`). A split level of n = 27 sampled about 512 words of its sides
-/// ([`picked`]); a word at a time, that was 4.5% of `time_keys 27 4 17` with AVX2 forced, and
-/// four words a vector 0.96x its time (`results/README.md`, twenty-eighth round).
-fn tally<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64], lanes: Lanes) {
+/// `pack::tally512`): a split level of n = 27 samples about 512 words of its sides
+/// ([`picked`]), enough that a vector of them at a time pays.
+fn tally<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64], isa: Isa) {
     #[cfg(target_arch = "x86_64")]
-    match lanes {
-        // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
-        Lanes::Avx512 => return unsafe { super::pack::tally512(v, step, counts) },
-        // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
-        Lanes::Avx2 => return unsafe { super::pack::tally256(v, step, counts) },
-        Lanes::Scalar => {}
+    match isa {
+        // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
+        Isa::Avx512 => return unsafe { super::pack::tally512(v, step, counts) },
+        // SAFETY: `Isa::of` picked AVX2 only where the CPU has it.
+        Isa::Avx2 => return unsafe { super::pack::tally256(v, step, counts) },
+        Isa::Scalar => {}
     }
-    let _ = lanes;
+    let _ = isa;
     tally_words(v, step, counts);
-}
-
-/// Each byte's lowest bit: [`tally`]'s counters are eight bytes of a word, counter `k`
-/// adding bit `k` of each byte of the words sampled.
-pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
-
-/// Adds counter word `k` of [`tally`] to `counts`: its byte `j` counted bit `8j + k`. Each
-/// byte is at most 255 (the caller takes a counter out before it could pass that).
-#[inline(always)]
-pub(super) fn take_out(counter: u64, k: usize, counts: &mut [u64; 64]) {
-    for (byte, count) in counts.iter_mut().skip(k).step_by(8).enumerate() {
-        *count += counter >> (8 * byte) & 0xff;
-    }
-}
-
-/// [`tally`] a word at a time (the plain loop, and the vector loops' last few samples).
-/// Eight byte-wide counters a word (bit `k` of each byte into counter `k`), each taken out
-/// before it could pass 255.
-pub(super) fn tally_words<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
-    let mut lanes = [0u64; 8];
-    let empty = |lanes: &mut [u64; 8], counts: &mut [u64; 64]| {
-        for (k, lane) in lanes.iter_mut().enumerate() {
-            take_out(*lane, k, counts);
-            *lane = 0;
-        }
-    };
-    for (i, &w) in v.iter().step_by(step).enumerate() {
-        for (k, lane) in lanes.iter_mut().enumerate() {
-            *lane += w.wide() >> k & ONES;
-        }
-        if i % 255 == 254 {
-            empty(&mut lanes, counts);
-        }
-    }
-    empty(&mut lanes, counts);
 }
 
 /// The stride at which about [`SAMPLE`] of `len` words are sampled: every `len / SAMPLE`-th.
@@ -589,9 +534,9 @@ fn stride(len: usize) -> usize {
 }
 
 /// How many of about [`SAMPLE`] words of `v` (every [`stride`]-th) have each bit.
-fn sampled<E: Held>(v: &[E], lanes: Lanes) -> [u64; 64] {
+fn sampled<E: Held>(v: &[E], isa: Isa) -> [u64; 64] {
     let mut counts = [0u64; 64];
-    tally(v, stride(v.len()), &mut counts, lanes);
+    tally(v, stride(v.len()), &mut counts, isa);
     counts
 }
 
@@ -608,12 +553,12 @@ struct Probed {
 
 impl Probed {
     /// A sample of the probe groups in `spans`, each in its share (one stride for all).
-    fn of<E: Held>(probe: &[E], spans: &[Span], lanes: Lanes) -> Probed {
+    fn of<E: Held>(probe: &[E], spans: &[Span], isa: Isa) -> Probed {
         let mut counts = [0u64; 64];
         let probes: usize = spans.iter().map(Span::len).sum();
         let step = stride(probes);
         for span in spans {
-            tally(&probe[span.clone()], step, &mut counts, lanes);
+            tally(&probe[span.clone()], step, &mut counts, isa);
         }
         // The words the sample drew (`tally` takes every `step`-th of a slice from its first).
         let drawn: usize = spans.iter().map(|s| s.len().div_ceil(step)).sum();
@@ -633,14 +578,12 @@ impl Probed {
 /// `p sqrt(t0) + p0 sqrt(t1)`, a probe word taken to meet a share of a side's leaves that
 /// shrinks as the side grows ([`work`]'s `leaves^0.585`, with the exponent lower). At the
 /// exponent 1 this is the diagonal that drops the most pairs at this level (the product of
-/// both sides' counts, as [`contested`] has it, and as levels picked until the twenty-fifth
-/// round); lower, it values a split that cuts the table evenly, which shortens the levels
-/// below. One thread, alternated, on the Xeon with AVX2 forced, against the most pairs:
-/// `time_keys 27 1 5` 0.90x the time, `27 4 17` 0.97x (0.90x the pairs reaching the
-/// leaves), `25 6 7` 0.98x, `22 200 7` 0.96x (`results/README.md`, twenty-fifth round).
-/// Also returns the diagonals both samples have (for [`looked`]).
-fn picked<E: Held>(table: &[E], probed: &Probed, order: &[u64], lanes: Lanes) -> (Order, u64) {
-    let sample = Probed::of(table, std::slice::from_ref(&(0..table.len())), lanes);
+/// both sides' counts, as [`contested`] has it); lower, it values a split that cuts the
+/// table evenly, which shortens the levels below and leaves fewer pairs to the leaves
+/// (measured: results/README.md). Also returns the diagonals both samples have (for
+/// [`looked`]).
+fn picked<E: Held>(table: &[E], probed: &Probed, order: &[u64], isa: Isa) -> (Order, u64) {
+    let sample = Probed::of(table, std::slice::from_ref(&(0..table.len())), isa);
     let (t, tl, table_share) = (&sample.counts, sample.words, sample.share);
     let (p, pl, probe_share) = (&probed.counts, probed.words, probed.share);
     let left = |bit: u64| {
@@ -678,7 +621,7 @@ fn picked<E: Held>(table: &[E], probed: &Probed, order: &[u64], lanes: Lanes) ->
 /// the other side's levels reorder the spans as they like, which that would not survive.
 /// So the filtered levels of a matching never take more than the room its caller gave
 /// them, and every level drops its diagonal's pairs. A level that [`turned`] finds cheaper
-/// the other way round splits each probe group as a table against every table word (its
+/// with the sides swapped splits each probe group as a table against every table word (its
 /// one group), with the same diagonals left: a pair is counted in exactly one of them.
 /// It never turns twice running from the other side (the model's inequality is strict),
 /// so a chain of turns is at most two levels long.
@@ -702,62 +645,119 @@ fn split<E: Held>(
         return;
     }
     if table.len() > LEAF && turned(table.len(), spans) {
-        // Each probe group the table from here, the table's words its one probe group.
-        let all = 0..table.len();
-        let whole = std::slice::from_ref(&all);
-        for (g, span) in spans.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
-            let group = &mut probe[span.clone()];
-            split(
-                group,
-                table,
-                whole,
-                play,
-                order,
-                &mut out[g..=g],
-                levels,
-                leaf,
-                None,
-            );
-        }
-        return;
+        return split_turned(table, probe, spans, play, order, out, levels, leaf);
     }
     let probes: usize = spans.iter().map(Span::len).sum();
-    let (own, drawn): (Order, Probed);
-    let mut probed = known;
-    let mut seen = seen;
     // The model (a `powf`) asked only of levels above a leaf with diagonals to pick from.
     let picks =
         table.len() > LEAF && order.len() > 1 && work(table.len() as f64, probes as f64) >= REPICK;
-    let order = if picks {
-        // The probe's sample: the level's own, or that of the level it is the side of
-        // without the diagonal (the same probe words).
-        let sample = match known {
-            Some(sample) => sample,
-            None => {
-                drawn = Probed::of(probe, spans, leaf.lanes);
-                &drawn
-            }
-        };
-        probed = Some(sample);
-        let sampled;
-        (own, sampled) = picked(table, sample, order, leaf.lanes);
-        seen = looked(table, probe, spans, (live, seen), sampled, leaf.lanes);
-        let order = &own.bits[..own.len];
-        if seen != play.1 && shortened(table, probe, spans, (live, seen), order, out, levels, leaf)
-        {
-            return;
+    if picks {
+        return split_picked(table, probe, spans, play, order, out, levels, leaf, known);
+    }
+    split_on(table, probe, spans, play, order, out, levels, leaf, known);
+}
+
+/// A [`split`] level with its sides swapped ([`turned`]): each probe group the table from here, the
+/// table's words its one probe group.
+#[allow(clippy::too_many_arguments)]
+fn split_turned<E: Held>(
+    table: &mut [E],
+    probe: &mut [E],
+    spans: &[Span],
+    play: (u64, u64),
+    order: &[u64],
+    out: &mut [u64],
+    levels: &mut [E],
+    leaf: &mut Leaf<E>,
+) {
+    let all = 0..table.len();
+    let whole = std::slice::from_ref(&all);
+    for (g, span) in spans.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
+        let group = &mut probe[span.clone()];
+        split(
+            group,
+            table,
+            whole,
+            play,
+            order,
+            &mut out[g..=g],
+            levels,
+            leaf,
+            None,
+        );
+    }
+}
+
+/// A [`split`] level that picks its own diagonal ([`picked`]) from its samples: the
+/// table's, and the probe's (`known`, that of the level it is the side of without the
+/// diagonal, the same probe words; else drawn here). It looks for the diagonals its words
+/// use where they might fit 32 bits ([`looked`]), and goes on short where they do.
+#[allow(clippy::too_many_arguments)]
+fn split_picked<E: Held>(
+    table: &mut [E],
+    probe: &mut [E],
+    spans: &[Span],
+    (live, seen): (u64, u64),
+    order: &[u64],
+    out: &mut [u64],
+    levels: &mut [E],
+    leaf: &mut Leaf<E>,
+    known: Option<&Probed>,
+) {
+    let drawn;
+    let sample = match known {
+        Some(sample) => sample,
+        None => {
+            drawn = Probed::of(probe, spans, leaf.isa);
+            &drawn
         }
-        order
-    } else {
-        order
     };
+    let (own, sampled) = picked(table, sample, order, leaf.isa);
+    let looked = looked(table, probe, spans, (live, seen), sampled, leaf.isa);
+    let play = (live, looked);
+    let order = &own.bits[..own.len];
+    if looked != seen && shortened(table, probe, spans, play, order, out, levels, leaf) {
+        return;
+    }
+    split_on(
+        table,
+        probe,
+        spans,
+        play,
+        order,
+        out,
+        levels,
+        leaf,
+        Some(sample),
+    );
+}
+
+/// A [`split`] level on the first diagonal of `order`: the table's words without it
+/// matched with every probe word, those with it with the probe words without it (filtered
+/// into `levels`, or partitioned in place where its room has run out); or, where the
+/// table fits a leaf or no diagonal is left, the leaf's bitsets. `probed` is the probe's
+/// sample, where the level has one, for the side without the diagonal.
+#[allow(clippy::too_many_arguments)]
+fn split_on<E: Held>(
+    table: &mut [E],
+    probe: &mut [E],
+    spans: &[Span],
+    (live, seen): (u64, u64),
+    order: &[u64],
+    out: &mut [u64],
+    levels: &mut [E],
+    leaf: &mut Leaf<E>,
+    probed: Option<&Probed>,
+) {
+    let probes: usize = spans.iter().map(Span::len).sum();
     let Some((&bit, order)) = order.split_first().filter(|_| table.len() > LEAF) else {
-        let within = (leaf.budget, leaf.lanes);
+        let within = (leaf.budget, leaf.isa);
+        tally_leaf(table.len() * probes);
         leaf.bitsets
             .disjoint((table, &*probe, spans), live, within, out);
         return;
     };
-    let without = partition(table, bit, leaf.lanes, leaf.aside);
+    let without = partition(table, bit, leaf.isa, leaf.aside);
     let (t0, t1) = table.split_at_mut(without);
     let play = (live & !bit, seen);
     let mut kept: [Span; MAX_GROUPS] = Default::default();
@@ -769,20 +769,11 @@ fn split<E: Held>(
     if levels.len() < probes + 16 {
         // No room left to filter: the probe words without `bit` first in each span.
         for (k, span) in kept.iter_mut().zip(spans) {
-            let lacking = partition(&mut probe[span.clone()], bit, leaf.lanes, leaf.aside);
+            let lacking = partition(&mut probe[span.clone()], bit, leaf.isa, leaf.aside);
             *k = span.start..span.start + lacking;
         }
-        split(
-            t1,
-            probe,
-            &kept[..spans.len()],
-            play,
-            order,
-            out,
-            levels,
-            leaf,
-            None,
-        );
+        let kept = &kept[..spans.len()];
+        split(t1, probe, kept, play, order, out, levels, leaf, None);
         split(t0, probe, spans, play, order, out, levels, leaf, probed);
         return;
     }
@@ -791,21 +782,12 @@ fn split<E: Held>(
     let mut len = 0;
     for (k, span) in kept.iter_mut().zip(spans) {
         let from = len;
-        len += filter(&probe[span.clone()], bit, &mut levels[len..], leaf.lanes);
+        len += filter(&probe[span.clone()], bit, &mut levels[len..], leaf.isa);
         *k = from..len;
     }
     let (filtered, below) = levels.split_at_mut(len);
-    split(
-        t1,
-        filtered,
-        &kept[..spans.len()],
-        play,
-        order,
-        out,
-        below,
-        leaf,
-        None,
-    );
+    let kept = &kept[..spans.len()];
+    split(t1, filtered, kept, play, order, out, below, leaf, None);
 }
 
 /// The fewest table words a level takes short ([`shortened`]): below it the levels left
@@ -814,8 +796,8 @@ const SHORT_LEAST: usize = if cfg!(test) { LEAF } else { 4096 };
 
 /// Whether a level of `table` words of `E` may go on short ([`shortened`], [`looked`]):
 /// its words are full, at least [`SHORT_LEAST`], and the CPU has vector loops (and BMI2).
-fn may_shorten<E: Held>(table: usize, lanes: Lanes) -> bool {
-    !E::SHORT && !matches!(lanes, Lanes::Scalar) && table >= SHORT_LEAST
+fn may_shorten<E: Held>(table: usize, isa: Isa) -> bool {
+    !E::SHORT && !matches!(isa, Isa::Scalar) && table >= SHORT_LEAST
 }
 
 /// The most diagonals in play that the samples of a level of full words may show for it to
@@ -834,9 +816,9 @@ fn looked<E: Held>(
     spans: &[Span],
     (live, seen): (u64, u64),
     sampled: u64,
-    lanes: Lanes,
+    isa: Isa,
 ) -> u64 {
-    if !may_shorten::<E>(table.len(), lanes)
+    if !may_shorten::<E>(table.len(), isa)
         || (seen & live).count_ones() <= 32
         || (sampled & live).count_ones() > LOOK
     {
@@ -866,7 +848,7 @@ fn shortened<E: Held>(
     leaf: &mut Leaf<E>,
 ) -> bool {
     let mask = live & seen;
-    if mask.count_ones() > 32 || !may_shorten::<E>(table.len(), leaf.lanes) {
+    if mask.count_ones() > 32 || !may_shorten::<E>(table.len(), leaf.isa) {
         return false;
     }
     let (Some(table), Some(probe), Some(levels), Some(aside)) = (
@@ -901,7 +883,7 @@ fn shortened<E: Held>(
     let mut short_leaf = Leaf {
         budget: leaf.budget,
         stop: leaf.stop,
-        lanes: leaf.lanes,
+        isa: leaf.isa,
         aside,
         bitsets: &mut *leaf.bitsets,
     };
@@ -921,20 +903,20 @@ fn shortened<E: Held>(
 
 /// Puts the words of `table` without `bit` first and returns how many there are; `aside`
 /// is a buffer the vector loops may use. The table's words and, where the room has run out,
-/// a probe group's. With AVX-512 the vector loop replaced the plain one for tables too in
-/// the fifteenth round: 1.09x at n = 18 on an Emerald Rapids (results/README.md).
-fn partition<E: Held>(table: &mut [E], bit: u64, lanes: Lanes, aside: &mut [E]) -> usize {
+/// a probe group's: in the vector loops where the CPU has them (`pack::partition256`,
+/// `pack::partition512`), else a word at a time.
+fn partition<E: Held>(table: &mut [E], bit: u64, isa: Isa, aside: &mut [E]) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if let Lanes::Avx512 = lanes {
-        // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
+    if let Isa::Avx512 = isa {
+        // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
         return unsafe { super::pack::partition512(table, bit, aside) };
     }
     #[cfg(target_arch = "x86_64")]
-    if let Lanes::Avx2 = lanes {
-        // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
+    if let Isa::Avx2 = isa {
+        // SAFETY: `Isa::of` picked AVX2 only where the CPU has it.
         return unsafe { super::pack::partition256(table, bit, aside) };
     }
-    let _ = (lanes, aside);
+    let _ = (isa, aside);
     // A branchless partition: each word is swapped into place and the boundary moves past
     // it when it lacks the bit.
     let (mut without, bit) = (0, E::of(bit));
@@ -948,31 +930,19 @@ fn partition<E: Held>(table: &mut [E], bit: u64, lanes: Lanes, aside: &mut [E]) 
 
 /// Writes the words of `from` without `bit` to the front of `to` (room for every word and
 /// one vector more), in order, and returns how many there are.
-fn filter<E: Held>(from: &[E], bit: u64, to: &mut [E], lanes: Lanes) -> usize {
+fn filter<E: Held>(from: &[E], bit: u64, to: &mut [E], isa: Isa) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if let Lanes::Avx512 = lanes {
-        // SAFETY: `Lanes::of` picked AVX-512 only where the CPU has it.
+    if let Isa::Avx512 = isa {
+        // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
         return unsafe { super::pack::filter512(from, bit, to) };
     }
     #[cfg(target_arch = "x86_64")]
-    if let Lanes::Avx2 = lanes {
-        // SAFETY: `Lanes::of` picked AVX2 only where the CPU has it.
+    if let Isa::Avx2 = isa {
+        // SAFETY: `Isa::of` picked AVX2 only where the CPU has it.
         return unsafe { super::pack::filter256(from, bit, to) };
     }
-    let _ = lanes;
+    let _ = isa;
     filter_words(from, bit, to)
-}
-
-/// [`filter`] a word at a time (the plain loop, and the vector loops' last few words).
-pub(super) fn filter_words<E: Held>(from: &[E], bit: u64, to: &mut [E]) -> usize {
-    // Every word written, the kept ones advancing the end: no branch to mispredict.
-    let to = &mut to[..from.len()];
-    let (mut len, bit) = (0, E::of(bit));
-    for &w in from {
-        to[len] = w;
-        len += usize::from(w & bit == E::default());
-    }
-    len
 }
 
 /// What the split and its leaves need besides their words: the memory a leaf's tables may
@@ -983,13 +953,13 @@ pub(super) fn filter_words<E: Held>(from: &[E], bit: u64, to: &mut [E]) -> usize
 struct Leaf<'a, E> {
     budget: usize,
     stop: &'a AtomicBool,
-    lanes: Lanes,
+    isa: Isa,
     aside: &'a mut [E],
     bitsets: &'a mut Bitsets,
 }
 
 /// Counts what [`Bitsets::disjoint`]'s leaf tests: the pairs, and one leaf.
-pub(super) fn tally_leaf(pairs: usize) {
+fn tally_leaf(pairs: usize) {
     TALLY.tested.fetch_add(pairs as u64, Ordering::Relaxed);
     TALLY.leaves.fetch_add(1, Ordering::Relaxed);
 }
@@ -1066,7 +1036,7 @@ pub(super) mod tests {
                 }
                 let mut got = table.clone();
                 let mut aside = vec![E::default(); len + 16];
-                let lacking = partition(&mut got, bit, Lanes::of(kernel), &mut aside);
+                let lacking = partition(&mut got, bit, Isa::of(kernel), &mut aside);
                 assert_eq!(lacking, without, "{kernel:?} length {len} width {width}");
                 got[..without].sort_unstable();
                 got[without..].sort_unstable();
@@ -1087,8 +1057,8 @@ pub(super) mod tests {
 
     /// Tables the split cannot bring down to a leaf (the probe side meets them on a few
     /// diagonals only) are sliced, in entries of 16 to 32 words: each loop counts them as
-    /// testing every pair does. The probe side is large enough that the levels do not turn
-    /// the sides round (`turned`) before the leaves: with 300 probe words no leaf was sliced.
+    /// testing every pair does. The probe side is large enough that the levels do not swap
+    /// the sides (`turned`) before the leaves: with 300 probe words no leaf is sliced.
     #[test]
     fn sliced_tables_count_what_every_pair_counts() {
         let mut state = 0x2545_f491_4f6c_dd1d;
@@ -1137,19 +1107,19 @@ pub(super) mod tests {
                         least: 0,
                         held: 0,
                     };
-                    let lanes = Lanes::of(kernel);
+                    let isa = Isa::of(kernel);
                     Matcher::default().grouped(
                         &mut l,
                         &mut r,
                         (sizes, pivot),
                         &mut out,
                         within,
-                        lanes,
+                        isa,
                     );
                     assert_eq!(out[0], every, "{lefts}x{rights} {kernel:?} budget {budget}");
                     let mut out = [0];
                     let (mut l, mut r) = (left.clone(), right.clone());
-                    Matcher::default().pivoted(&mut l, &mut r, &mut out, within, lanes);
+                    Matcher::default().pivoted(&mut l, &mut r, &mut out, within, isa);
                     assert_eq!(out[0], every, "{lefts}x{rights} {kernel:?} pivoted");
                 }
             }
@@ -1177,7 +1147,7 @@ pub(super) mod tests {
                         continue;
                     }
                     let mut counts = [0u64; 64];
-                    tally(v, step, &mut counts, Lanes::of(kernel));
+                    tally(v, step, &mut counts, Isa::of(kernel));
                     assert_eq!(counts, plain, "{kernel:?} step {step} of {}", v.len());
                 }
             }
@@ -1198,7 +1168,7 @@ pub(super) mod tests {
             .flat_map(|s| probe[s.clone()].iter().step_by(step).copied())
             .collect();
         assert!(step > 2 && drawn.len() < 1405 / 2);
-        let sample = Probed::of(&probe, &spans, Lanes::Scalar);
+        let sample = Probed::of(&probe, &spans, Isa::Scalar);
         let counts: [u64; 64] =
             std::array::from_fn(|b| drawn.iter().filter(|&&w| w >> b & 1 == 1).count() as u64);
         assert_eq!(sample.counts, counts);
@@ -1223,9 +1193,9 @@ pub(super) mod tests {
         let order = [1 << 9, 1 << 5, 1 << 1];
         let (own, _) = picked(
             &table,
-            &Probed::of(&probe, &spans, Lanes::Scalar),
+            &Probed::of(&probe, &spans, Isa::Scalar),
             &order,
-            Lanes::Scalar,
+            Isa::Scalar,
         );
         assert_eq!(own.bits[..own.len], [1 << 1, 1 << 9, 1 << 5]);
         // Bit 2 in a tenth of the table and every probe word, bit 3 in half the table and
@@ -1239,8 +1209,8 @@ pub(super) mod tests {
             .map(|i| 1 << 2 | u64::from(i % 10 < 3) << 3)
             .collect();
         let whole: Vec<Span> = groups(&[1000]).collect();
-        let probed = Probed::of(&probe, &whole, Lanes::Scalar);
-        let (own, sampled) = picked(&table, &probed, &[1 << 3, 1 << 2], Lanes::Scalar);
+        let probed = Probed::of(&probe, &whole, Isa::Scalar);
+        let (own, sampled) = picked(&table, &probed, &[1 << 3, 1 << 2], Isa::Scalar);
         assert_eq!(own.bits[..own.len], [1 << 2, 1 << 3]);
         // The diagonals both sides' samples have.
         assert_eq!(sampled, 1 << 2 | 1 << 3);
@@ -1249,17 +1219,17 @@ pub(super) mod tests {
         let whole: Vec<Span> = groups(&[600]).collect();
         let (own, _) = picked(
             &same,
-            &Probed::of(&same, &whole, Lanes::Scalar),
+            &Probed::of(&same, &whole, Isa::Scalar),
             &[1 << 5, 1 << 1],
-            Lanes::Scalar,
+            Isa::Scalar,
         );
         assert_eq!(own.bits[..own.len], [1 << 5, 1 << 1]);
         assert_eq!(
             picked(
                 &table,
-                &Probed::of(&probe, &spans, Lanes::Scalar),
+                &Probed::of(&probe, &spans, Isa::Scalar),
                 &[],
-                Lanes::Scalar
+                Isa::Scalar
             )
             .0
             .len,
@@ -1282,8 +1252,8 @@ pub(super) mod tests {
             // Levels that pick their own diagonal (`REPICK`), the groups sampled in shares
             // (the cases above pick at their top levels too).
             (2500, 5600, 9, 44),
-            // A few probe words against many: with one group the sides turn round at the
-            // top (`turned`).
+            // A few probe words against many: with one group the sides swap at the top
+            // (`turned`).
             (6000, 60, 9, 44),
         ] {
             let table = words(tables, bits, width, &mut state);
@@ -1292,7 +1262,7 @@ pub(super) mod tests {
                 split_against_every_pair(&table, &probe, &ends);
             }
         }
-        // Two probe groups each ten times the table: both turn round at the top.
+        // Two probe groups each ten times the table: both swap with it at the top.
         let table = words(2000, 9, 44, &mut state);
         let probe = words(40_000, 9, 44, &mut state);
         split_against_every_pair(&table, &probe, &[20_000, 40_000]);
@@ -1326,7 +1296,7 @@ pub(super) mod tests {
                 split_against_every_pair(&table, &probe, &ends);
             }
         }
-        if !matches!(Lanes::of(Kernel::Auto), Lanes::Scalar) {
+        if !matches!(Isa::of(Kernel::Auto), Isa::Scalar) {
             assert!(
                 matched().short > before,
                 "no level went on with short words"
@@ -1359,7 +1329,7 @@ pub(super) mod tests {
                         least: 0,
                         held: 0,
                     },
-                    Lanes::of(kernel),
+                    Isa::of(kernel),
                 );
                 assert_eq!(
                     out, every,
@@ -1369,11 +1339,11 @@ pub(super) mod tests {
         }
     }
 
-    /// The sides turn round where a few probe words face a large table (the table's leaves'
+    /// The sides swap where a few probe words face a large table (the table's leaves'
     /// fills saved), not where the probe is as large or the table one leaf; an empty group
     /// costs nothing.
     #[test]
-    fn a_level_turns_the_sides_round_where_the_model_finds_it_cheaper() {
+    fn a_level_swaps_the_sides_where_the_model_finds_it_cheaper() {
         let one = |len: usize| groups(&[len]).collect::<Vec<Span>>();
         assert!(turned(6000, &one(60)));
         assert!(turned(6000, &[0..0, 0..60]));

@@ -36,12 +36,20 @@
 //! from the total and the solutions each of the seven other symmetries fixes, which a small
 //! search of its own counts ([`fixed_by_symmetries`]).
 //!
-//! One file per stage: [`pieces`] (the placements inside each quadrant), [`keys`](mod@keys) (the parts
-//! and their symmetry, and a key searched as an oracle), [`halves`] (half-boards built from
-//! pieces), [`matching`] (the pairs of half-boards that share no diagonal: the split, and
-//! `leaf`, the bitset tables written once over each ISA's steps, and `short`, the split's
-//! words held in 32 bits once the diagonals in play fit them) and [`symmetric`]
-//! (the solutions the other symmetries fix, for Burnside's count).
+//! One file per stage: [`pieces`] (the placements inside each quadrant), [`keys`](mod@keys)
+//! (the parts and their symmetry, and a key searched as an oracle), [`halves`] (half-boards
+//! built from pieces), [`matching`] (the pairs of half-boards that share no diagonal: the
+//! split, and `leaf`, the bitset tables written once over each ISA's steps, and `short`,
+//! the split's words held in 32 bits once the diagonals in play fit them), [`weights`]
+//! (the quarter turn's weights) and [`symmetric`] (the solutions the other symmetries fix,
+//! for Burnside's count).
+//!
+//! Imports go one way, from this file down: `word` (a half-board's word, the plain-word
+//! loops, the buffers, the instructions a key runs in) imports nothing of the join; `pack`
+//! (each ISA's vector steps on words) and `short` only `word`; `leaf` those; `matching`
+//! `leaf`, `short`, `pack` and `word`; [`weights`] nothing; [`pieces`] `weights` and `word`;
+//! [`halves`] `pieces`, `pack` and `word`; [`keys`](mod@keys) `weights`; [`symmetric`]
+//! `word`; and this file, the [`Join`] driver, all of them.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -60,6 +68,7 @@ pub mod pieces;
 mod short;
 pub mod symmetric;
 pub mod weights;
+mod word;
 
 pub use crate::types::MAX_CUT_N;
 pub use keys::{Key, cost, keys, search};
@@ -67,25 +76,14 @@ pub use leaf::MIN_BYTES;
 pub use matching::{Matched, matched};
 pub use pieces::{Enumerated, enumerated};
 pub use symmetric::{fixed_by_symmetries, fixed_by_symmetries_until};
+pub use word::NEVER;
 
-use halves::{Lines, Sizes};
-use matching::{LEAF, MAX_GROUPS, Matcher, Within};
+use halves::Sizes;
+use leaf::MAX_GROUPS;
+use matching::{LEAF, Matcher, Within};
 
-use pieces::{Cache, MakeRoom, Pieces, Store, TAG_SHIFT};
-
-/// A count that is never abandoned: the flag [`Join::count`] and the whole-run counts pass
-/// where [`Join::count_until`] takes one that `estimate` sets at its deadline. It is read at
-/// every split level by every thread, so it has a cache line of its own: the linker had put
-/// it beside the matching's tallies, which every thread writes.
-pub static NEVER: &AtomicBool = &UNSET.0;
-
-/// The flag behind [`NEVER`], alone on its cache line (128 bytes: two lines are fetched
-/// together on some CPUs).
-static UNSET: Alone = Alone(AtomicBool::new(false));
-
-/// An atomic on a cache line of its own.
-#[repr(align(128))]
-struct Alone(AtomicBool);
+use pieces::{Cache, Lines, MakeRoom, Pieces, Store};
+use word::{Isa, Word, grows, held, hold, leaves, narrowed, resize_exact};
 
 /// How an `n`-board is cut: its left half (`h = n / 2` columns) into a top quadrant (rows
 /// `0..top`) and a bottom one; the right half's half-boards are the mirror images of left
@@ -99,52 +97,6 @@ pub struct Join {
     weighted: bool,
     /// The pieces of the row sets used so far, shared by the threads.
     store: Store,
-}
-
-/// A half-board's word: bits `0..2h - 1` the shared down-right diagonals, bits `32..` the
-/// shared down-left ones.
-type Word = u64;
-
-/// Sets `words`' length to `len` (new words zero) with its capacity grown to that, where it
-/// must grow, and no further: a thread's budget charges its buffers at the words they are
-/// asked to hold, and `Vec`'s amortised growth doubles them (one split's words moved aside
-/// took 1,970 MiB where 985 were asked for at n = 28). An empty buffer is allocated zeroed
-/// (`calloc`: the kernel's fresh pages, resident only where they are used), not grown and
-/// then filled.
-fn resize_exact(words: &mut Vec<Word>, len: usize) {
-    if words.capacity() == 0 {
-        *words = vec![0; len];
-        return;
-    }
-    words.reserve_exact(len.saturating_sub(words.len()));
-    words.resize(len, 0);
-}
-
-/// Lets go of `words` where it holds more than `need` words by more than a [`SLACK`] part of
-/// `free` (the key's free bytes): what grows again is allocated afresh ([`resize_exact`]),
-/// not grown from a part kept and filled. A thread's buffers are kept from key to key (most
-/// keys need about what the key before did), but one that a key grew and the next needs
-/// less of holds memory no budget charges while others grow: at n = 28 (`--memory 8G`, two
-/// threads) one thread held the room a key before had grown (721 MiB) beside this key's
-/// chunks (`matching::Matcher::fit`).
-fn hold(words: &mut Vec<Word>, need: usize, free: usize) {
-    if words.capacity() > need.saturating_add(free / SLACK / 8) {
-        *words = Vec::new();
-    }
-}
-
-/// The part of a key's free bytes (one in this many) a matching's buffers may each hold
-/// past what it needs where the thread would be over its budget ([`hold`]).
-const SLACK: usize = 128;
-
-/// Bytes `words` grows by where it is made to hold `need` words.
-fn grows(words: &Vec<Word>, need: usize) -> usize {
-    need.saturating_sub(words.capacity()) * 8
-}
-
-/// Bytes `buffers` hold.
-fn held(buffers: [&Vec<Word>; 4]) -> usize {
-    buffers.iter().map(|b| b.capacity()).sum::<usize>() * 8
 }
 
 /// Bytes a thread's buffers hold: its chunks' (`words`) and its matcher's.
@@ -202,7 +154,7 @@ impl Join {
         let keep = |classes: &[u32], part: weights::Part| {
             Some(classes.iter().map(|&a| part.takes(a, c)).collect())
         };
-        weights::blocks(l_sizes, r_sizes)
+        weights::blocks(l_sizes, r_sizes, matching::either_work)
             .into_iter()
             .map(|(l, r, weight)| (keep(&l_classes, l), keep(&r_classes, r), weight))
             .filter(|(l, r, _)| {
@@ -248,7 +200,7 @@ impl Join {
         rows: u32,
         stop: &AtomicBool,
         room: MakeRoom,
-    ) -> (Arc<Pieces>, Arc<Pieces>) {
+    ) -> SidePieces {
         let (n, top, h, store) = (self.n, self.top, self.h, &self.store);
         // An odd board's bottom quadrant starts on the middle row, whose queen's class a
         // weighed join needs.
@@ -265,16 +217,10 @@ impl Join {
 
     /// The side `north` and `south` make, and its sizes: each north piece's half-boards
     /// that do not meet `forbid` (a middle queen's lines, or none) counted where their
-    /// pairs pass `bound` ([`Join::boards`]: counted in `lanes`' vectors, not built).
-    fn sized(
-        &self,
-        (north, south): (Arc<Pieces>, Arc<Pieces>),
-        forbid: Lines,
-        bound: u64,
-        lanes: Lanes,
-    ) -> Sized {
+    /// pairs pass `bound` ([`halves::boards`]: counted in `isa`'s vectors, not built).
+    fn sized(&self, (north, south): SidePieces, forbid: Lines, bound: u64, isa: Isa) -> Sized {
         let sizes = Sizes::of(&north, &south, self.h, bound, |set, counts| {
-            self.boards((&north, &south), set, forbid, lanes, counts)
+            halves::boards(self.h, (&north, &south), set, forbid, isa, counts)
         });
         Sized {
             north,
@@ -285,7 +231,7 @@ impl Join {
 
     /// Fills `out` with chunk `c` of `side`'s half-boards (left ones, or right ones
     /// `mirrored`) that do not meet `forbid`, only those above a class where `above` is one
-    /// (see [`Join::build`]).
+    /// (see [`halves::build`]).
     #[allow(clippy::too_many_arguments)]
     fn build_chunk(
         &self,
@@ -294,20 +240,26 @@ impl Join {
         (forbid, above): (Lines, Option<u64>),
         mirrored: bool,
         shared: (usize, usize),
-        lanes: Lanes,
+        isa: Isa,
         out: &mut Vec<Word>,
     ) {
         let pieces = (&*side.north, &*side.south);
         let chunk = &side.chunks[c];
-        self.build(
+        halves::build(
+            self.h,
             pieces,
             (&chunk.spans, chunk.boards),
             (forbid, above),
             mirrored,
             shared,
-            lanes,
+            isa,
             out,
         );
+    }
+
+    /// The diagonals both halves reach: `2h - 1` of each direction from index `n - h`.
+    fn shared(&self) -> (usize, usize) {
+        (self.n - self.h, (2 * self.h).saturating_sub(1))
     }
 
     /// The rows the right half's queens take, the middle queen on `middle`.
@@ -326,19 +278,19 @@ impl Join {
     /// `even_chunks`, and on an odd board a middle row's larger right side, `odd_chunks`):
     /// every chunk of one side is matched with every chunk of the other, as
     /// the table the side `matching::Matcher::either` picks. On an odd board the middle
-    /// queen joins the right half: the left half-boards are built once for all the part's middle rows (where
-    /// they fit one chunk), with one more diagonal each side (indices `n - h - 1` to
+    /// queen joins the right half: the left half-boards are built once for all the part's
+    /// middle rows (where they fit one chunk), with one more diagonal each side (indices
+    /// `n - h - 1` to
     /// `n + h - 1`, where the middle queen on row `m` is bit `m` of both halves). Where they
     /// fit one table leaf (`matching::LEAF`) they are the table for every middle row at
     /// once, each middle row's right half-boards (with the middle queen's bits) a group of
     /// probe words; otherwise each middle row is matched on its own, against the left
-    /// half-boards its queen leaves (at n = 21, 1/32 of the keys on one thread, Zen 4: 29.7 s
-    /// against 37.4 s with one table for every middle row). Both sides of a middle row are
-    /// counted by the half-boards its queen leaves (about two in five); where the left side
-    /// does not fit one chunk whole, each middle row builds those of its own, in the right
-    /// half's layout and in chunks of their own (at n = 27, a key whose left side of 26
-    /// million half-boards was built in two chunks took 0.68x the time in a thread's share of
-    /// 2 GiB, and 496 MB against 721).
+    /// half-boards its queen leaves, which takes less time than one table for every middle
+    /// row (measured: results/README.md). Both sides of a middle row are counted by the
+    /// half-boards its queen leaves (about two in five); where the left side does not fit
+    /// one chunk whole, each middle row builds those of its own, in the right half's layout
+    /// and in chunks of their own: fewer chunks, in less time and memory, than the whole
+    /// left side's (measured: results/README.md).
     pub fn count(&self, key: Key, budget: usize, kernel: Kernel) -> u128 {
         self.count_until(key, budget, kernel, NEVER)
     }
@@ -362,9 +314,9 @@ impl Join {
     /// before are let go where they hold more); where they leave nothing, the count goes on
     /// in the least chunks. A row set being found holds only the pieces it keeps (it is
     /// walked twice: [`Pieces::fill`]); the buffers of the key before are let go first where
-    /// both would not fit ([`pieces::MakeRoom`]). At n = 28 a row set's pieces
-    /// take over 100 MB, a key's four half a gigabyte, and eight kept with no bound and
-    /// not counted took `estimate 28 -j 2` past the 2 GiB it was given.
+    /// both would not fit ([`pieces::MakeRoom`]). At n = 28 a row set's pieces take over
+    /// 100 MB and a key's four half a gigabyte: pieces kept with no bound, or not counted,
+    /// take a run past the memory it is given.
     fn count_in(
         &self,
         key: Key,
@@ -375,330 +327,514 @@ impl Join {
     ) -> u128 {
         let entries: Vec<(Option<u8>, u8)> = key.entries(self.n as u32, self.symmetry).collect();
         SCRATCH.with_borrow_mut(|s| {
-            let Scratch {
-                left,
-                right,
-                group,
-                kept,
-                ends,
-                matcher,
-                pieces: cache,
-            } = s;
-            // Pieces to enumerate are put beside what the keys before left only where the
-            // thread's budget holds both: else its idle pieces go, then its buffers (they
-            // would go below anyway: the buffers of a key of n = 25 given 75 MB held 52 MB
-            // while the next key's 65 MB of pieces were put in place).
-            let counted = budget - budget / UNCOUNTED;
-            let mut room = |cache: &mut Cache, bytes: usize| {
-                let buffers = thread_bytes([left, right, group, kept], matcher);
-                if cache.own() + bytes + buffers > counted {
-                    cache.trim(counted.saturating_sub(buffers + bytes));
-                    let rest = counted.saturating_sub(cache.own() + bytes);
-                    let_go(rest, [left, right, group, kept], matcher);
-                }
-            };
-            let left_pieces = self.pieces(cache, key.rows, stop, &mut room);
-            let right_pieces: Vec<_> = entries
-                .iter()
-                .map(|&(m, _)| self.pieces(cache, self.right_rows(key.rows, m), stop, &mut room))
-                .collect();
-            cache.trim(budget / IDLE_PIECES);
-            let free = budget.saturating_sub(cache.own() + budget / UNCOUNTED);
+            let (left_pieces, right_pieces) = self.key_pieces(key, &entries, budget, stop, s);
             let odd = self.n % 2 == 1;
+            let free = budget.saturating_sub(s.pieces.own() + budget / UNCOUNTED);
             // An odd board's left sizes are held while it is counted (an even board's
-            // sides' are taken from its chunks' share below, once known): at n = 23 given
-            // 64 MiB they took 0.35 MB of a thread's 10.9 MB.
+            // sides' are taken from its chunks' share below, once known): a few percent of
+            // a small thread's share.
             let free = if odd {
                 free.saturating_sub(Sizes::most_bytes(&left_pieces.0))
             } else {
                 free
             };
-            let_go(free, [left, right, group, kept], matcher);
-            // An even board's sides take four fifths of what the pieces leave; an odd
-            // board's chunks, probe and room fill it. (The sides took all of it where the
-            // pieces left less than four fifths of the budget, and the room and the words
-            // a split moves aside came on top: one thread of n = 24 held 102 MB of 100.)
-            let chunks = |free: usize| most.min(least_chunk(free / BYTES_PER_BOARD) as u64);
-            let most = chunks(free);
-            let cap = most.saturating_mul(EVEN_WORDS) / 5;
-            let (low, width) = self.shared();
-            let wide = if odd {
+            let_go(
+                free,
+                [&mut s.left, &mut s.right, &mut s.group, &mut s.kept],
+                &mut s.matcher,
+            );
+            let limits = self.limits(free, most, kernel, stop);
+            if odd {
+                return self.count_odd(key, &entries, left_pieces, right_pieces, &limits, s);
+            }
+            let right_pieces = right_pieces.into_iter().next();
+            let right_pieces = right_pieces.expect("an even board's key has one right side");
+            let weighed = self.count_even(key, left_pieces, right_pieces, &limits, s);
+            u128::from(entries[0].1) * weighed
+        })
+    }
+
+    /// The pieces of `key`'s left side and of each entry's right side (`entries`, a middle
+    /// row each on an odd board), found in the thread's cache, the store or enumerated; then
+    /// the thread's idle pieces let go past its share of `budget` ([`IDLE_PIECES`]).
+    fn key_pieces(
+        &self,
+        key: Key,
+        entries: &[(Option<u8>, u8)],
+        budget: usize,
+        stop: &AtomicBool,
+        s: &mut Scratch,
+    ) -> (SidePieces, Vec<SidePieces>) {
+        let Scratch {
+            left,
+            right,
+            group,
+            kept,
+            matcher,
+            pieces: cache,
+            ..
+        } = s;
+        // Pieces to enumerate are put beside what the keys before left only where the
+        // thread's budget holds both: else its idle pieces go, then its buffers (they
+        // would go below anyway, and held beside the new pieces they could pass the
+        // budget).
+        let counted = budget - budget / UNCOUNTED;
+        let mut room = |cache: &mut Cache, bytes: usize| {
+            let buffers = thread_bytes([left, right, group, kept], matcher);
+            if cache.own() + bytes + buffers > counted {
+                cache.trim(counted.saturating_sub(buffers + bytes));
+                let rest = counted.saturating_sub(cache.own() + bytes);
+                let_go(rest, [left, right, group, kept], matcher);
+            }
+        };
+        let left_pieces = self.pieces(cache, key.rows, stop, &mut room);
+        let right_pieces: Vec<_> = entries
+            .iter()
+            .map(|&(m, _)| self.pieces(cache, self.right_rows(key.rows, m), stop, &mut room))
+            .collect();
+        cache.trim(budget / IDLE_PIECES);
+        (left_pieces, right_pieces)
+    }
+
+    /// What a key's count may take once its pieces are found (`free` bytes, chunks of at
+    /// most `asked` half-boards) and the instructions it runs in, `kernel`'s.
+    fn limits<'a>(
+        &self,
+        free: usize,
+        asked: u64,
+        kernel: Kernel,
+        stop: &'a AtomicBool,
+    ) -> Limits<'a> {
+        let odd = self.n % 2 == 1;
+        let (low, width) = self.shared();
+        let mut limits = Limits {
+            free,
+            asked,
+            most: 0,
+            shared: (low, width),
+            wide: if odd {
                 (low - 1, width + 2)
             } else {
                 (low, width)
-            };
-            let lanes = Lanes::of(kernel);
-            let within = Within {
+            },
+            isa: Isa::of(kernel),
+            within: Within {
                 bytes: free,
                 stop,
                 least: if odd { matching::LEVELS } else { 0 },
                 held: 0,
-            };
-            let none = Lines::default();
-            // Sides counted where they may be cut: an even board's chunks are at least an
-            // eighth of its words (`even_chunks`).
-            let bound = if odd { most } else { cap / 8 };
-            let lefts = self.sized(left_pieces, none, bound, lanes);
-            let mut found = [0u64; MAX_GROUPS];
-            if !odd {
-                let right_pieces = right_pieces.into_iter().next();
-                let right_pieces = right_pieces.expect("an even board's key has one right side");
-                let rights = self.sized(right_pieces, none, bound, lanes);
-                let blocks = self.blocks(key, &lefts.sizes, &rights.sizes);
-                // The sides' sizes are held while they are counted: the chunks take four
-                // fifths of what they leave, the room the rest.
-                let sizes = lefts.sizes.bytes() + rights.sizes.bytes();
-                let free = free.saturating_sub(sizes);
-                let cap = cap.min(chunks(free) * EVEN_WORDS / 5);
-                let within = Within {
-                    bytes: free,
-                    ..within
-                };
-                let mut weighed = 0u128;
-                for (keep_left, keep_right, weight) in blocks {
-                    let (keep_left, keep_right) = (keep_left.as_deref(), keep_right.as_deref());
-                    let (l_most, r_most) = even_chunks(
-                        lefts.sizes.boards_of(keep_left),
-                        rights.sizes.boards_of(keep_right),
-                        cap,
-                    );
-                    let (lefts, rights) =
-                        (lefts.cut(l_most, keep_left), rights.cut(r_most, keep_right));
-                    // A block before may have grown the buffers past this one's chunks
-                    // (one thread of n = 26 held 141 MB of buffers where 132 MB were free),
-                    // or one of them past what this block grows the other to (n = 24 given
-                    // 96 MiB: a left side's 3.7 MB kept where it needed 20 KB, beside a right
-                    // side grown to 4 MB).
-                    let (l_need, r_need) = (lefts.largest(), rights.largest());
-                    let grows = grows(left, l_need) + grows(group, r_need);
-                    if thread_bytes([left, right, group, kept], matcher) + grows > free {
-                        hold(left, l_need, free);
-                        hold(group, r_need, free);
-                    }
-                    let whole = lefts.chunks.len() == 1;
-                    if whole {
-                        self.build_chunk(&lefts, 0, (none, None), false, wide, lanes, left);
-                    }
-                    found[0] = 0;
-                    for r in 0..rights.chunks.len() {
-                        self.build_chunk(
-                            &rights,
-                            r,
-                            (none, None),
-                            true,
-                            (low, width),
-                            lanes,
-                            group,
-                        );
-                        for l in 0..lefts.chunks.len() {
-                            if !whole {
-                                self.build_chunk(&lefts, l, (none, None), false, wide, lanes, left);
-                            }
-                            let held = held([left, right, group, kept]);
-                            let within = Within { held, ..within };
-                            matcher.fit((left.len(), group.len()), within);
-                            matcher.pivoted(left, group, &mut found[..1], within, lanes);
-                        }
-                    }
-                    weighed += u128::from(weight) * u128::from(found[0]);
-                }
-                return u128::from(entries[0].1) * weighed;
-            }
-            let sized = lefts;
-            let l_boards = sized.sizes.boards_of(None);
-            let lefts = sized.cut(most, None);
-            let whole = lefts.chunks.len() == 1;
-            if whole {
-                self.build_chunk(&lefts, 0, (none, None), false, wide, lanes, left);
-            }
-            // Each middle row's right side, the half-boards its queen leaves; whether it is
-            // kept whole past `most` as the table (`odd_chunks`); and, unless the left side
-            // is whole, the left half-boards that queen leaves, in chunks of their own: about
-            // two in five of the side's, built in the right half's layout, so one word each.
-            let rights: Vec<MiddleRow> = entries
-                .iter()
-                .zip(right_pieces)
-                .map(|(&(m, _), pieces)| {
-                    let m = m.expect("an odd board's keys have a middle row");
-                    let forbid = Lines::of(self.n, m as usize, self.h);
-                    let right = self.sized(pieces, forbid, most, lanes);
-                    let r_boards = right.sizes.boards_of(None);
-                    if whole {
-                        // A left side built whole for every middle row stays as it is.
-                        return match odd_chunks(l_boards, r_boards, most, WIDE_LEFT) {
-                            Some(rest) if rest >= l_boards => MiddleRow {
-                                m,
-                                right: right.cut(u64::MAX, None),
-                                table: true,
-                                own: None,
-                            },
-                            _ => MiddleRow {
-                                m,
-                                right: right.cut(most, None),
-                                table: false,
-                                own: None,
-                            },
-                        };
-                    }
-                    let pieces = (Arc::clone(&sized.north), Arc::clone(&sized.south));
-                    // Counted wherever a quarter of `most` might not hold them.
-                    let own = self.sized(pieces, forbid, most / 4, lanes);
-                    match odd_chunks(own.sizes.boards_of(None), r_boards, most, NARROW_LEFT) {
-                        Some(rest) => MiddleRow {
-                            m,
-                            right: right.cut(u64::MAX, None),
-                            table: true,
-                            own: Some(own.cut(rest, None)),
-                        },
-                        None => MiddleRow {
-                            m,
-                            right: right.cut(most, None),
-                            table: false,
-                            own: Some(own.cut(most, None)),
-                        },
-                    }
-                })
-                .collect();
-            let mask = (1u64 << width) - 1;
-            // Where the join weighs its solutions, the side with the middle row's queen has
-            // their classes: the left one where the key has the middle row, else each middle
-            // row's right side but the middle row's own (whose solutions weigh 1). A
-            // half-board of the key's own class has no solution: its middle row's queen is
-            // as far from the middle column as the middle column's is from the middle row,
-            // on one diagonal with it (the build's `forbid`, `narrow`'s `mid`). So a side
-            // with classes keeps those above the key's, each pair weighing 2, and no ties.
-            let left_classes = self.weighted && key.rows >> self.h & 1 == 1;
-            let class_of = |m: u8| {
-                let m = usize::from(m);
-                (self.weighted && m != self.h).then(|| u64::from(weights::from_middle(self.h, m)))
-            };
-            // Every pair of a side with classes weighs 2, else 1.
-            let weight_of = |class: Option<u64>| if class.is_some() { 2u64 } else { 1 };
-            // Each entry's weighed pairs.
-            let mut weighed = [0u64; MAX_GROUPS];
-            let single = rights
-                .iter()
-                .all(|row| row.right.chunks.len() == 1 && !row.table);
-            if whole && single && left.len() <= LEAF && !left_classes {
-                // A small left side: one table for every middle row, each middle row's right
-                // side a group (of those above its class, where it has classes).
-                right.clear();
-                ends.clear();
-                let total = rights
-                    .iter()
-                    .map(|row| row.right.chunks[0].boards)
-                    .sum::<u64>() as usize;
-                right.reserve_exact(total);
-                let mut groups = Vec::with_capacity(rights.len());
-                for (e, MiddleRow { m, right: side, .. }) in rights.iter().enumerate() {
-                    let forbid = Lines::of(self.n, *m as usize, self.h);
-                    let class = class_of(*m);
-                    let keep = (forbid, class);
-                    self.build_chunk(side, 0, keep, true, (low, width), lanes, group);
-                    // The right half-board's bits in the wide layout, with the middle queen's.
-                    let mid = 1u64 << m | 1 << (m + 32);
-                    let widen = |&w: &Word| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid;
-                    right.extend(group.iter().map(widen));
-                    groups.push((e, weight_of(class)));
-                    ends.push(right.len());
+            },
+        };
+        limits.most = limits.chunk(free);
+        limits
+    }
+
+    /// The pairs of an even board's key that share no diagonal, weighed: its left side (the
+    /// pieces `left_pieces`) against its right one, block by block ([`Join::blocks`]), the
+    /// sides of each block in the chunks [`even_chunks`] fits within `limits`.
+    fn count_even(
+        &self,
+        key: Key,
+        left_pieces: SidePieces,
+        right_pieces: SidePieces,
+        limits: &Limits,
+        s: &mut Scratch,
+    ) -> u128 {
+        let none = Lines::default();
+        // An even board's sides take four fifths of what the pieces leave (an odd
+        // board's chunks, probe and room fill it): the room and the words a split moves
+        // aside take the rest.
+        let cap = limits.most.saturating_mul(EVEN_WORDS) / 5;
+        // Sides counted where they may be cut: an even board's chunks are at least an
+        // eighth of its words (`even_chunks`).
+        let lefts = self.sized(left_pieces, none, cap / 8, limits.isa);
+        let rights = self.sized(right_pieces, none, cap / 8, limits.isa);
+        let blocks = self.blocks(key, &lefts.sizes, &rights.sizes);
+        // The sides' sizes are held while they are counted: the chunks take four
+        // fifths of what they leave, the room the rest.
+        let sizes = lefts.sizes.bytes() + rights.sizes.bytes();
+        let free = limits.free.saturating_sub(sizes);
+        let cap = cap.min(limits.chunk(free) * EVEN_WORDS / 5);
+        let within = Within {
+            bytes: free,
+            ..limits.within
+        };
+        let mut weighed = 0u128;
+        for (keep_left, keep_right, weight) in blocks {
+            let (keep_left, keep_right) = (keep_left.as_deref(), keep_right.as_deref());
+            let (l_most, r_most) = even_chunks(
+                lefts.sizes.boards_of(keep_left),
+                rights.sizes.boards_of(keep_right),
+                cap,
+            );
+            let sides = (lefts.cut(l_most, keep_left), rights.cut(r_most, keep_right));
+            let found = self.count_block(&sides, within, limits, s);
+            weighed += u128::from(weight) * u128::from(found);
+        }
+        weighed
+    }
+
+    /// The pairs of one block of an even board's key that share no diagonal: every chunk of
+    /// its right side against every chunk of its left one (built once where it is whole),
+    /// within `within`'s bytes.
+    fn count_block(
+        &self,
+        (lefts, rights): &(Side, Side),
+        within: Within,
+        limits: &Limits,
+        s: &mut Scratch,
+    ) -> u64 {
+        let Scratch {
+            left,
+            right,
+            group,
+            kept,
+            matcher,
+            ..
+        } = s;
+        let (free, isa, none) = (within.bytes, limits.isa, (Lines::default(), None));
+        // A block before may have grown the buffers past this one's chunks, or one of
+        // them past what this block grows the other to (a large left side kept where
+        // this block needs a small one, beside a right side grown).
+        let (l_need, r_need) = (lefts.largest(), rights.largest());
+        let grows = grows(left, l_need) + grows(group, r_need);
+        if thread_bytes([left, right, group, kept], matcher) + grows > free {
+            hold(left, l_need, free);
+            hold(group, r_need, free);
+        }
+        let whole = lefts.chunks.len() == 1;
+        if whole {
+            self.build_chunk(lefts, 0, none, false, limits.wide, isa, left);
+        }
+        let mut found = [0u64];
+        for r in 0..rights.chunks.len() {
+            self.build_chunk(rights, r, none, true, limits.shared, isa, group);
+            for l in 0..lefts.chunks.len() {
+                if !whole {
+                    self.build_chunk(lefts, l, none, false, limits.wide, isa, left);
                 }
                 let held = held([left, right, group, kept]);
                 let within = Within { held, ..within };
-                matcher.fit_table((left.len(), right.len()), within);
-                matcher.disjoint(left, right, ends, &mut found, within, lanes);
-                for (&(e, weight), found) in groups.iter().zip(found) {
-                    weighed[e] += weight * found;
-                }
-            } else {
-                // Each middle row on its own: the left half-boards its queen leaves, narrowed
-                // (most others would meet every right one), against its right half-boards.
-                // A right side kept whole past `most` is the table: its room is the left's.
-                // The chunks and room take all that `most` has: `right` holds nothing of
-                // this key's, nor `left` where the left side is built per middle row (into
-                // `kept`). One thread of n = 23 given 64 MiB held 0.4 MB of them past its
-                // budget.
-                let binds = !whole || rights.iter().any(|r| r.table || r.right.chunks.len() > 1);
-                hold(right, 0, free);
-                if !whole {
-                    hold(left, 0, free);
-                }
-                let pairs =
-                    |matcher: &mut Matcher, a: &mut Vec<Word>, b: &mut Vec<Word>, table_b: bool| {
-                        let mut found = [0u64];
-                        let within = Within {
-                            held: held([left, right, a, b]),
-                            ..within
-                        };
-                        if table_b {
-                            matcher.fit_table((b.len(), a.len()), within);
-                            let ends = [a.len()];
-                            matcher.disjoint(b, a, &ends, &mut found, within, lanes);
-                        } else {
-                            matcher.fit((a.len(), b.len()), within);
-                            matcher.either(a, b, &mut found, within, lanes);
-                        }
-                        found[0]
-                    };
-                for (e, row) in rights.iter().enumerate() {
-                    let MiddleRow {
-                        m,
-                        right: side,
-                        table,
-                        own,
-                    } = row;
-                    let forbid = Lines::of(self.n, *m as usize, self.h);
-                    let mid = 1u64 << m | 1 << (m + 32);
-                    let class = class_of(*m);
-                    let weight = weight_of(class);
-                    let left_class = class.filter(|_| left_classes);
-                    // The left half-boards the queen leaves, where they are one list, are
-                    // made for the first right chunk and kept for the others: a matching
-                    // only reorders its sides.
-                    let once = own.as_ref().is_none_or(|own| own.chunks.len() == 1);
-                    // A middle row before may have grown the buffers past this one's chunks
-                    // (one thread of n = 23 given 64 MiB held 0.4 MB of them past its budget),
-                    // where the budget binds: a side is cut, or kept whole past `most`.
-                    if binds {
-                        hold(group, side.largest(), free);
-                        if let Some(own) = own {
-                            hold(kept, own.largest(), free);
-                        }
-                    }
-                    let right_classes = class.filter(|_| !left_classes);
-                    for r in 0..side.chunks.len() {
-                        let keep = (forbid, right_classes);
-                        self.build_chunk(side, r, keep, true, (low, width), lanes, group);
-                        let Some(own) = own else {
-                            // The whole left side, built once: the half-boards the queen leaves.
-                            if r == 0 {
-                                narrow(left, (mid, mask), left_class, kept, lanes);
-                            }
-                            weighed[e] += weight * pairs(matcher, kept, group, *table);
-                            continue;
-                        };
-                        for l in 0..own.chunks.len() {
-                            if r == 0 || !once {
-                                let keep = (forbid, left_class);
-                                self.build_chunk(own, l, keep, false, (low, width), lanes, kept);
-                            }
-                            weighed[e] += weight * pairs(matcher, kept, group, *table);
-                        }
-                    }
-                }
+                matcher.fit((left.len(), group.len()), within);
+                matcher.pivoted(left, group, &mut found, within, isa);
             }
-            entries
-                .iter()
-                .zip(weighed)
-                .map(|(&(_, weight), found)| u128::from(weight) * u128::from(found))
-                .sum()
-        })
+        }
+        found[0]
+    }
+
+    /// The solutions of an odd board's key, each entry (middle row) weighed by its orbit's
+    /// size: the left side (the pieces `left_pieces`) built whole where it fits one chunk,
+    /// and matched with each middle row's right side (`right_pieces`, one an entry) in one
+    /// table for them all ([`Join::one_table`]) where it is small, else one middle row at a
+    /// time ([`Join::each_middle_row`]).
+    fn count_odd(
+        &self,
+        key: Key,
+        entries: &[(Option<u8>, u8)],
+        left_pieces: SidePieces,
+        right_pieces: Vec<SidePieces>,
+        limits: &Limits,
+        s: &mut Scratch,
+    ) -> u128 {
+        let none = (Lines::default(), None);
+        let sized = self.sized(left_pieces, none.0, limits.most, limits.isa);
+        let lefts = sized.cut(limits.most, None);
+        let whole = lefts.chunks.len() == 1;
+        if whole {
+            self.build_chunk(&lefts, 0, none, false, limits.wide, limits.isa, &mut s.left);
+        }
+        let rows = self.middle_rows(entries, right_pieces, &sized, whole, limits);
+        // Where the join weighs its solutions, the side with the middle row's queen has
+        // their classes: the left one where the key has the middle row, else each middle
+        // row's right side but the middle row's own (whose solutions weigh 1). A
+        // half-board of the key's own class has no solution: its middle row's queen is
+        // as far from the middle column as the middle column's is from the middle row,
+        // on one diagonal with it (the build's `forbid`, `narrow`'s `mid`). So a side
+        // with classes keeps those above the key's, each pair weighing 2, and no ties.
+        let left_classes = self.weighted && key.rows >> self.h & 1 == 1;
+        let single = rows
+            .iter()
+            .all(|row| row.right.chunks.len() == 1 && !row.table);
+        let weighed = if whole && single && s.left.len() <= LEAF && !left_classes {
+            self.one_table(&rows, limits, s)
+        } else {
+            self.each_middle_row(&rows, whole, left_classes, limits, s)
+        };
+        entries
+            .iter()
+            .zip(weighed)
+            .map(|(&(_, weight), found)| u128::from(weight) * u128::from(found))
+            .sum()
+    }
+
+    /// Each middle row's right side (of `entries`, from `right_pieces`), the half-boards its
+    /// queen leaves; whether it is kept whole past the chunks' bound as the table
+    /// ([`odd_chunks`]); and, unless the left side (`sized`) is `whole`, the left half-boards
+    /// that queen leaves, in chunks of their own: about two in five of the side's, built in
+    /// the right half's layout, so one word each.
+    fn middle_rows(
+        &self,
+        entries: &[(Option<u8>, u8)],
+        right_pieces: Vec<SidePieces>,
+        sized: &Sized,
+        whole: bool,
+        limits: &Limits,
+    ) -> Vec<MiddleRow> {
+        let (most, isa) = (limits.most, limits.isa);
+        let l_boards = sized.sizes.boards_of(None);
+        entries
+            .iter()
+            .zip(right_pieces)
+            .map(|(&(m, _), pieces)| {
+                let m = m.expect("an odd board's keys have a middle row");
+                let forbid = Lines::of(self.n, m as usize, self.h);
+                let right = self.sized(pieces, forbid, most, isa);
+                let r_boards = right.sizes.boards_of(None);
+                if whole {
+                    // A left side built whole for every middle row stays as it is.
+                    return match odd_chunks(l_boards, r_boards, most, WIDE_LEFT) {
+                        Some(rest) if rest >= l_boards => MiddleRow {
+                            m,
+                            right: right.cut(u64::MAX, None),
+                            table: true,
+                            own: None,
+                        },
+                        _ => MiddleRow {
+                            m,
+                            right: right.cut(most, None),
+                            table: false,
+                            own: None,
+                        },
+                    };
+                }
+                let pieces = (Arc::clone(&sized.north), Arc::clone(&sized.south));
+                // Counted wherever a quarter of `most` might not hold them.
+                let own = self.sized(pieces, forbid, most / 4, isa);
+                match odd_chunks(own.sizes.boards_of(None), r_boards, most, NARROW_LEFT) {
+                    Some(rest) => MiddleRow {
+                        m,
+                        right: right.cut(u64::MAX, None),
+                        table: true,
+                        own: Some(own.cut(rest, None)),
+                    },
+                    None => MiddleRow {
+                        m,
+                        right: right.cut(most, None),
+                        table: false,
+                        own: Some(own.cut(most, None)),
+                    },
+                }
+            })
+            .collect()
+    }
+
+    /// Each middle row's weighed pairs where the left side is small: one table for every
+    /// middle row, each middle row's right side a group (of those above its class, where it
+    /// has classes), widened to the left half-boards' layout with the middle queen's bits.
+    fn one_table(&self, rows: &[MiddleRow], limits: &Limits, s: &mut Scratch) -> [u64; MAX_GROUPS] {
+        let Scratch {
+            left,
+            right,
+            group,
+            kept,
+            ends,
+            matcher,
+            ..
+        } = s;
+        let mask = (1u64 << limits.shared.1) - 1;
+        right.clear();
+        ends.clear();
+        let total = rows
+            .iter()
+            .map(|row| row.right.chunks[0].boards)
+            .sum::<u64>() as usize;
+        right.reserve_exact(total);
+        let mut groups = Vec::with_capacity(rows.len());
+        for (e, MiddleRow { m, right: side, .. }) in rows.iter().enumerate() {
+            let forbid = Lines::of(self.n, *m as usize, self.h);
+            let class = self.class_of(*m);
+            let keep = (forbid, class);
+            self.build_chunk(side, 0, keep, true, limits.shared, limits.isa, group);
+            // The right half-board's bits in the wide layout, with the middle queen's.
+            let mid = 1u64 << m | 1 << (m + 32);
+            let widen = |&w: &Word| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid;
+            right.extend(group.iter().map(widen));
+            groups.push((e, weight_of(class)));
+            ends.push(right.len());
+        }
+        let held = held([left, right, group, kept]);
+        let within = Within {
+            held,
+            ..limits.within
+        };
+        let mut found = [0u64; MAX_GROUPS];
+        matcher.fit_table((left.len(), right.len()), within);
+        matcher.disjoint(left, right, ends, &mut found, within, limits.isa);
+        let mut weighed = [0u64; MAX_GROUPS];
+        for (&(e, weight), found) in groups.iter().zip(found) {
+            weighed[e] += weight * found;
+        }
+        weighed
+    }
+
+    /// Each middle row's weighed pairs, one middle row at a time ([`Join::count_row`]): the
+    /// left half-boards its queen leaves, narrowed (most others would meet every right
+    /// one), against its right half-boards. A right side kept whole past the chunks' bound
+    /// is the table: its room is the left's. The chunks and room take all the limits have:
+    /// `right` holds nothing of this key's, nor `left` where the left side is not `whole`
+    /// (it is built per middle row, into `kept`): held beside this key's chunks, they
+    /// would pass its budget.
+    fn each_middle_row(
+        &self,
+        rows: &[MiddleRow],
+        whole: bool,
+        left_classes: bool,
+        limits: &Limits,
+        s: &mut Scratch,
+    ) -> [u64; MAX_GROUPS] {
+        let binds = !whole || rows.iter().any(|r| r.table || r.right.chunks.len() > 1);
+        hold(&mut s.right, 0, limits.free);
+        if !whole {
+            hold(&mut s.left, 0, limits.free);
+        }
+        let mut weighed = [0u64; MAX_GROUPS];
+        for (e, row) in rows.iter().enumerate() {
+            weighed[e] = self.count_row(row, (binds, left_classes), limits, s);
+        }
+        weighed
+    }
+
+    /// One middle row's weighed pairs ([`Join::each_middle_row`]): each chunk of its right
+    /// side against the left half-boards its queen leaves, narrowed from the whole left
+    /// side or built in chunks of their own; the buffers held to this row's chunks where the
+    /// budget `binds`, and the classes on the left side where `left_classes`.
+    fn count_row(
+        &self,
+        row: &MiddleRow,
+        (binds, left_classes): (bool, bool),
+        limits: &Limits,
+        s: &mut Scratch,
+    ) -> u64 {
+        let Scratch {
+            left,
+            right,
+            group,
+            kept,
+            matcher,
+            ..
+        } = s;
+        let (free, isa, shared) = (limits.free, limits.isa, limits.shared);
+        let MiddleRow {
+            m,
+            right: side,
+            table,
+            own,
+        } = row;
+        let forbid = Lines::of(self.n, *m as usize, self.h);
+        let mid = 1u64 << m | 1 << (m + 32);
+        let mask = (1u64 << shared.1) - 1;
+        let class = self.class_of(*m);
+        let weight = weight_of(class);
+        let left_class = class.filter(|_| left_classes);
+        // The left half-boards the queen leaves, where they are one list, are
+        // made for the first right chunk and kept for the others: a matching
+        // only reorders its sides.
+        let once = own.as_ref().is_none_or(|own| own.chunks.len() == 1);
+        // A middle row before may have grown the buffers past this one's chunks, where
+        // the budget binds: a side is cut, or kept whole past `most`.
+        if binds {
+            hold(group, side.largest(), free);
+            if let Some(own) = own {
+                hold(kept, own.largest(), free);
+            }
+        }
+        let pairs = |matcher: &mut Matcher, a: &mut Vec<Word>, b: &mut Vec<Word>| {
+            let mut found = [0u64];
+            let within = Within {
+                held: held([left, right, a, b]),
+                ..limits.within
+            };
+            if *table {
+                matcher.fit_table((b.len(), a.len()), within);
+                let ends = [a.len()];
+                matcher.disjoint(b, a, &ends, &mut found, within, isa);
+            } else {
+                matcher.fit((a.len(), b.len()), within);
+                matcher.either(a, b, &mut found, within, isa);
+            }
+            found[0]
+        };
+        let right_classes = class.filter(|_| !left_classes);
+        let mut weighed = 0;
+        for r in 0..side.chunks.len() {
+            self.build_chunk(side, r, (forbid, right_classes), true, shared, isa, group);
+            let Some(own) = own else {
+                // The whole left side, built once: the half-boards the queen leaves.
+                if r == 0 {
+                    narrow(left, (mid, mask), left_class, kept, isa);
+                }
+                weighed += weight * pairs(matcher, kept, group);
+                continue;
+            };
+            for l in 0..own.chunks.len() {
+                if r == 0 || !once {
+                    let keep = (forbid, left_class);
+                    self.build_chunk(own, l, keep, false, shared, isa, kept);
+                }
+                weighed += weight * pairs(matcher, kept, group);
+            }
+        }
+        weighed
+    }
+
+    /// The class of middle row `m`'s queen on an odd board whose join weighs its solutions
+    /// (its distance from the middle column, [`weights::from_middle`]); none where the join
+    /// does not weigh, or `m` is the middle row (its solutions weigh 1).
+    fn class_of(&self, m: u8) -> Option<u64> {
+        let m = usize::from(m);
+        (self.weighted && m != self.h).then(|| u64::from(weights::from_middle(self.h, m)))
     }
 }
 
+/// The weight of every pair of a side with classes (`class`, [`Join::class_of`]): 2, else 1.
+fn weight_of(class: Option<u64>) -> u64 {
+    if class.is_some() { 2 } else { 1 }
+}
+
+/// What a key's count may take once its pieces are found, and how its words are laid out.
+#[derive(Clone, Copy)]
+struct Limits<'a> {
+    /// Bytes its chunks, tables and room may take.
+    free: usize,
+    /// The most half-boards a chunk may hold, as the caller asked.
+    asked: u64,
+    /// The most half-boards a chunk holds within `free` ([`Limits::chunk`]).
+    most: u64,
+    /// The diagonals both halves reach ([`Join::shared`]): a right half-board's word.
+    shared: (usize, usize),
+    /// A left half-board's: `shared`, and on an odd board one more diagonal each side
+    /// (the middle queen's).
+    wide: (usize, usize),
+    isa: Isa,
+    /// What a matching may use: `free` bytes, the flag that abandons it.
+    within: Within<'a>,
+}
+
+impl Limits<'_> {
+    /// The most half-boards a chunk holds where `free` bytes are left for the chunks:
+    /// [`least_chunk`]'s, and at most what the caller asked.
+    fn chunk(&self, free: usize) -> u64 {
+        self.asked.min(least_chunk(free / BYTES_PER_BOARD) as u64)
+    }
+}
+
+/// A side's pieces: its top quadrant's and its bottom one's.
+type SidePieces = (Arc<Pieces>, Arc<Pieces>);
+
 /// Sets `kept` to the left half-boards of `left` that a middle queen on `mid` leaves and,
-/// where `above` is given (a weighed key's), whose class ([`pieces::TAG`]) is above it, narrowed to
-/// the right half's layout (`mask` wide, the class dropped), in `lanes` (`pack::narrow512`:
-/// the plain loop was 8% of `estimate 23` on a Xeon). About half of them have a queen on the
+/// where `above` is given (a weighed key's), whose class ([`word::TAG`]) is above it,
+/// narrowed to the right half's layout (`mask` wide, the class dropped), in `isa`'s
+/// vectors where the CPU has them (`pack::narrow512`). About half of them have a queen on the
 /// middle row, so a filter's branch is a coin toss: every word is written, and only the
 /// kept ones advance the end (no branch to mispredict).
 fn narrow(
@@ -706,17 +842,17 @@ fn narrow(
     (mid, mask): (u64, u64),
     above: Option<u64>,
     kept: &mut Vec<Word>,
-    lanes: Lanes,
+    isa: Isa,
 ) {
     #[cfg(target_arch = "x86_64")]
-    match lanes {
-        // SAFETY: `Lanes::of` picked these only where the CPU has their features.
-        Lanes::Avx512 => return unsafe { pack::narrow512(left, (mid, mask), above, kept) },
+    match isa {
+        // SAFETY: `Isa::of` picked these only where the CPU has their features.
+        Isa::Avx512 => return unsafe { pack::narrow512(left, (mid, mask), above, kept) },
         // SAFETY: as above.
-        Lanes::Avx2 => return unsafe { pack::narrow256(left, (mid, mask), above, kept) },
-        Lanes::Scalar => {}
+        Isa::Avx2 => return unsafe { pack::narrow256(left, (mid, mask), above, kept) },
+        Isa::Scalar => {}
     }
-    let _ = lanes;
+    let _ = isa;
     kept.clear();
     resize_exact(kept, left.len());
     let mut end = 0;
@@ -726,17 +862,6 @@ fn narrow(
         end += usize::from(leaves(w, mid, above));
     }
     kept.truncate(end);
-}
-
-/// Whether [`narrow`] keeps the left half-board `w`: it misses the middle queen's diagonals
-/// `mid`, and where `above` is given, its class is above it.
-fn leaves(w: Word, mid: u64, above: Option<u64>) -> bool {
-    (w & mid == 0) & above.is_none_or(|c| w >> TAG_SHIFT > c)
-}
-
-/// A left half-board's word in the right half's layout (`mask` wide), its class dropped.
-fn narrowed(w: Word, mask: u64) -> Word {
-    (w >> 1) & mask | ((w >> 33) & mask) << 32
 }
 
 /// A side of a key: the pieces of its rows in each quadrant, and its chunks.
@@ -792,8 +917,9 @@ const BYTES_PER_BOARD: usize = 8 * (4 + matching::LEVELS);
 
 /// An even board's sides and the words a partition moves aside take at most
 /// `EVEN_WORDS / 5` chunks' words: four fifths of the words the key's pieces and sides'
-/// sizes leave of its budget (less the part kept for what is not counted), about what they and
-/// two probe sides of room took when each side was cut on its own (five chunks at most).
+/// sizes leave of its budget (less the part kept for what is not counted): about what they
+/// and two probe sides of room take where each side is cut on its own (five chunks at
+/// most).
 /// The room is what half the budget leaves beyond them (`matching::room`), and the split
 /// partitions the probe in place past it.
 const EVEN_WORDS: u64 = 24;
@@ -803,9 +929,9 @@ const EVEN_WORDS: u64 = 24;
 /// many as the larger side's) within `cap` words: both sides whole where they fit; else the
 /// larger one whole (the matching's table, usually) where at least `cap / 8` words are left
 /// for chunks of the other, which the table is matched with one by one; else both in chunks
-/// of a third. Each side used to be cut on its own, at a sixth of the budget's words, and
-/// every chunk of one side matched with every chunk of the other: at n = 26 that cut the
-/// larger side of most keys in two, where now the sides are whole.
+/// of a third. Bounding the two together keeps whole the sides that fit (most keys' larger
+/// side at n = 26), which a bound on each side alone, a sixth of the budget's words, cuts
+/// in two.
 fn even_chunks(left: u64, right: u64, cap: u64) -> (u64, u64) {
     let big = left.max(right);
     if left.saturating_add(right).saturating_add(big) <= cap {
@@ -858,10 +984,9 @@ const NARROW_LEFT: u64 = 3;
 const MIN_BOARDS: usize = 1 << 16;
 
 /// The fewest half-boards a chunk holds where a key's own pieces leave less than
-/// [`MIN_BOARDS`] (a small share: [`THREAD_FLOOR`] does not count them). With `MIN_BOARDS`
-/// there, one thread of n = 23 given 64 MiB held 69.05 MB; with chunks down to 4,096
-/// half-boards wherever the pieces left less, n = 25 given 64 MiB took 7.6x the time, and
-/// its own pieces passed the share anyway.
+/// [`MIN_BOARDS`] (a small share: [`THREAD_FLOOR`] does not count them): with
+/// `MIN_BOARDS` there the thread passes its share, and much smaller chunks take many times
+/// the time where the pieces pass it anyway (measured: results/README.md).
 const FEWEST_BOARDS: usize = MIN_BOARDS / 4;
 
 /// A chunk's half-boards where `fit` fit what a key's pieces leave: all of them, at least
@@ -874,11 +999,10 @@ fn least_chunk(fit: usize) -> usize {
 
 /// The least share of a join's memory a thread is given: room for a chunk of `MIN_BOARDS`
 /// half-boards and the least table. A thread given no more than this loses nothing that the
-/// pieces kept in its place would not give back: at n = 18 and 19 on one thread, chunks of
-/// 3 MB against 1 GB took the same time within the noise, while keeping half of the pieces
-/// made the count 1.4x slower. The pieces a key holds on its own come out of it too: where
-/// they leave less, its chunks are smaller (down to `FEWEST_BOARDS`; their speed there
-/// was not measured).
+/// pieces kept in its place would not give back: chunks this small take the time larger
+/// ones do, while pieces let go cost time to enumerate again (measured:
+/// results/README.md). The pieces a key holds on its own come out of it too: where they
+/// leave less, its chunks are smaller (down to `FEWEST_BOARDS`).
 pub const THREAD_FLOOR: usize = MIN_BOARDS * BYTES_PER_BOARD + MIN_BYTES;
 
 /// A thread's buffers, reused from key to key.
@@ -919,10 +1043,9 @@ fn let_go(bytes: usize, words: [&mut Vec<Word>; 4], matcher: &mut Matcher) {
 const IDLE_PIECES: usize = 16;
 
 /// One part in this many of a thread's budget is kept for what the chunks, tables and room
-/// leave out of their count: each north piece's size (`halves::Sizes`),
-/// the chunks' spans, a leaf's tables, the allocator's rounding, what each buffer keeps
-/// past its need ([`hold`]). With none kept, and every
-/// own piece counted, `estimate 27 --seconds 600 -j 2` held 2,155,048,960 bytes in 2 GiB.
+/// leave out of their count: each north piece's size (`halves::Sizes`), the chunks' spans,
+/// a leaf's tables, what the allocator adds to each allocation, what each buffer keeps past
+/// its need ([`hold`]). With none kept, a long run's threads pass their budget.
 const UNCOUNTED: usize = 16;
 
 thread_local! {
@@ -932,7 +1055,7 @@ thread_local! {
 /// Lets go of this thread's buffers and the pieces it keeps (where no count is using them):
 /// a new plan's keys grow their own. Else a plan counted before holds its thread's share
 /// until the next plan's first key on that thread, beside that plan's (`verify`, or a
-/// library's caller: n = 24 given 128 MiB and then n = 23 given 96 MiB held 112 MB).
+/// library's caller counting one board after another).
 pub(crate) fn release_scratch() {
     SCRATCH.with(|s| {
         if let Ok(mut s) = s.try_borrow_mut() {
@@ -941,44 +1064,11 @@ pub(crate) fn release_scratch() {
     });
 }
 
-/// The instructions a key's matching runs in.
-#[derive(Clone, Copy)]
-enum Lanes {
-    /// AVX-512 with `vpopcntq` and BMI2 (`--kernel avx512` or `auto` on such a CPU).
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-    /// AVX2 and BMI2 (`--kernel avx2`, or `avx512` on a CPU without `vpopcntq`).
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    /// Plain 64-bit words (`--kernel scalar`, or a CPU with neither).
-    Scalar,
-}
-
-impl Lanes {
-    fn of(kernel: Kernel) -> Lanes {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::is_x86_feature_detected as has;
-            // Every vector loop also takes `pext` and `popcnt` (a mask's count, a leaf's).
-            let bits = has!("bmi2") && has!("popcnt");
-            match kernel.resolve() {
-                Ok(Kernel::Avx512) if bits && has!("avx512f") && has!("avx512vpopcntdq") => {
-                    return Lanes::Avx512;
-                }
-                Ok(Kernel::Avx512 | Kernel::Avx2) if bits && has!("avx2") => return Lanes::Avx2,
-                _ => {}
-            }
-        }
-        let _ = kernel;
-        Lanes::Scalar
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::published;
-    use pieces::TAG;
+    use word::TAG;
 
     /// A row set's pieces found by `cache` (else the store, else enumerated), never cut
     /// short and with no room asked.
@@ -1058,7 +1148,7 @@ mod tests {
                 .enumerate()
                 .filter(|(i, _)| every || i % 23 == 0)
             {
-                let want = weights::search(n, Symmetry::Full, k);
+                let want = weights::tests::weighed(n, k);
                 let got = cut.count(k, 1 << 20, Kernel::Auto);
                 assert_eq!(got, want, "n={n} {k:?}");
                 sum += got;
@@ -1149,7 +1239,7 @@ mod tests {
     /// A chunk holds at most `most` half-boards (or one north piece's, where those alone
     /// are more), and the chunks together hold every half-board of the side once: with no
     /// middle queen, and counting only those a middle queen leaves (an odd board's sides
-    /// for one middle row). Each chunk holds as many as its sizes counted (`Join::boards`)
+    /// for one middle row). Each chunk holds as many as its sizes counted (`halves::boards`)
     /// where the side was cut, in every loop this CPU has (the build's sieve for a middle
     /// queen takes blocks of a few bottom pieces in tests, `MISSING`, so a span takes many).
     #[test]
@@ -1163,7 +1253,7 @@ mod tests {
             let cut = Join::new(n, Symmetry::Full, 1 << 20);
             let mut cache = Cache::default();
             let mut out = Vec::new();
-            let lanes = Lanes::of(kernel);
+            let isa = Isa::of(kernel);
             let forbids: Vec<Lines> = if n % 2 == 1 {
                 let h = n as usize / 2;
                 (0..n as usize)
@@ -1176,19 +1266,11 @@ mod tests {
                 for &forbid in &forbids {
                     let side = |cache: &mut Cache, most| {
                         let pieces = cut.pieces(cache, k.rows, NEVER, &mut |_, _| {});
-                        cut.sized(pieces, forbid, most, lanes).cut(most, None)
+                        cut.sized(pieces, forbid, most, isa).cut(most, None)
                     };
                     let all = side(&mut cache, u64::MAX);
                     assert_eq!(all.chunks.len(), 1);
-                    cut.build_chunk(
-                        &all,
-                        0,
-                        (forbid, None),
-                        false,
-                        cut.shared(),
-                        lanes,
-                        &mut out,
-                    );
+                    cut.build_chunk(&all, 0, (forbid, None), false, cut.shared(), isa, &mut out);
                     let mut whole = out.clone();
                     whole.sort_unstable();
                     for most in [1, 40, 300] {
@@ -1201,7 +1283,7 @@ mod tests {
                                 (forbid, None),
                                 false,
                                 cut.shared(),
-                                lanes,
+                                isa,
                                 &mut out,
                             );
                             let chunk = &side.chunks[c];
@@ -1220,30 +1302,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// A buffer grown for a key holds what was asked, not `Vec`'s doubling: from empty, from
-    /// a part held, and again past it; and one let go where it holds too much.
-    #[test]
-    fn buffers_grow_to_what_they_are_asked() {
-        let mut words = Vec::new();
-        resize_exact(&mut words, 1000);
-        assert_eq!((words.len(), words.capacity()), (1000, 1000));
-        words[999] = 7;
-        resize_exact(&mut words, 1001);
-        assert_eq!((words.capacity(), words[999], words[1000]), (1001, 7, 0));
-        resize_exact(&mut words, 3000);
-        assert_eq!(words.capacity(), 3000);
-        // Free bytes whose `SLACK` part is 1,000 words.
-        let free = 1000 * 8 * SLACK;
-        hold(&mut words, 2000, free);
-        assert_eq!(words.capacity(), 3000, "within the slack");
-        hold(&mut words, 1999, free);
-        assert_eq!(words.capacity(), 0);
-        assert_eq!(
-            held([&vec![0; 3], &Vec::new(), &vec![0; 5], &vec![0; 1]]),
-            72
-        );
     }
 
     /// Pieces whose enumeration a set flag cut short are kept nowhere: the next key on the

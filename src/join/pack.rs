@@ -1,11 +1,12 @@
 //! Keeping some of a vector's words, packed to the front and stored where a list of
-//! kept words ends: the step the half-boards' build ([`super::halves`]), the matching's
-//! filter and partition ([`super::matching`]) and an odd key's narrowing ([`narrow512`])
-//! share. [`Pack`] is that step in one ISA: [`Wide`], eight words of AVX-512 packed by
-//! `vpcompressq` in a register (its memory form is slow on Zen 4), and [`Narrow`], four
-//! words of AVX2 packed by a `vpermd` with indices from [`PACK`] (AVX2 has no compress);
-//! [`Wide32`] and [`Narrow32`] the same steps on the split's short words (32 bits: sixteen
-//! and eight a vector; `super::short`). The filter and the partition are written once over
+//! kept words ends: the step the half-boards' build (`halves.rs`), the matching's filter
+//! and partition (`matching.rs`) and an odd key's narrowing ([`narrow512`]) share.
+//! [`Pack`] (declared in `word.rs`, beside the words it packs) is that step in one ISA,
+//! implemented here: [`Wide`], eight words of AVX-512 packed by `vpcompressq` in a
+//! register (its memory form is slow on some CPUs), and [`Narrow`], four words of AVX2
+//! packed by a `vpermd` with indices from [`PACK`] (AVX2 has no compress); [`Wide32`] and
+//! [`Narrow32`] the same steps on the split's short words (32 bits: sixteen and eight a
+//! vector; `short.rs`). The filter and the partition are written once over
 //! it for both widths, the narrowing for full words ([`Tally`]), each with a
 //! `#[target_feature]` entry point per ISA; so are the split's sampling tally ([`tally_in`]:
 //! a vector of sampled words at a time, the same trait's loads and adds) and the count of
@@ -17,10 +18,10 @@
 
 use std::arch::x86_64::*;
 
-use super::matching::{ONES, take_out};
-use super::pieces::TAG_SHIFT;
-use super::short::Held;
-use super::{leaves, narrowed};
+use super::word::{
+    Held, Narrow, Narrow32, ONES, Pack, TAG_SHIFT, Wide, Wide32, filter_words, lacking_words,
+    leaves, narrowed, take_out, tally_words,
+};
 
 /// For each set of four 64-bit lanes kept, the 32-bit indices for `vpermd` that move them
 /// to the front in order, and the others after them in order: so one permutation packs
@@ -60,65 +61,6 @@ const fn packing<const LANES: usize, const SETS: usize>() -> [[i32; 8]; SETS] {
     table
 }
 
-/// A vector of [`Pack::WORDS`] words ([`Pack::E`]: full ones, or the split's short ones)
-/// and a set of them, and how the kept ones are stored packed.
-///
-/// # Safety
-///
-/// Every method may be called only on a CPU with the implementing ISA.
-pub(super) unsafe trait Pack {
-    /// Words in a vector.
-    const WORDS: usize;
-    /// A word.
-    type E: Held;
-    /// A vector of words.
-    type V: Copy;
-    /// A set of a vector's words, a bit each.
-    type M: Copy;
-
-    /// Every word `x` (which fits one).
-    unsafe fn splat(x: u64) -> Self::V;
-    /// The first [`Pack::WORDS`] words at `from`.
-    ///
-    /// # Safety
-    ///
-    /// They are readable.
-    unsafe fn load(from: *const Self::E) -> Self::V;
-    /// The words of `w` that share no bit with `b`.
-    unsafe fn lacking(w: Self::V, b: Self::V) -> Self::M;
-    /// The words not in `m`.
-    unsafe fn others(m: Self::M) -> Self::M;
-    /// How many words `m` holds.
-    unsafe fn count(m: Self::M) -> usize;
-    /// Stores the words of `w` in `m` at `to`, packed in order, and returns how many they
-    /// are ([`Pack::count`]); the vector's other words land past them.
-    ///
-    /// # Safety
-    ///
-    /// [`Pack::WORDS`] words at `to` are writable.
-    unsafe fn put(to: *mut Self::E, w: Self::V, m: Self::M) -> usize {
-        // SAFETY: the caller's.
-        unsafe {
-            Self::store(to, w, m);
-            Self::count(m)
-        }
-    }
-    /// [`Pack::put`] without the count.
-    ///
-    /// # Safety
-    ///
-    /// [`Pack::WORDS`] words at `to` are writable.
-    unsafe fn store(to: *mut Self::E, w: Self::V, m: Self::M);
-    /// Both sides of `w` stored: its words in `m` packed in order at `front` (as
-    /// [`Pack::store`]), and the others packed in order at the end of the [`Pack::WORDS`]
-    /// words at `back`, the vector's other words landing before them.
-    ///
-    /// # Safety
-    ///
-    /// [`Pack::WORDS`] words at `front` and at `back` are writable.
-    unsafe fn store_apart(front: *mut Self::E, back: *mut Self::E, w: Self::V, m: Self::M);
-}
-
 /// The rest of a vector of full words' steps: the narrowing of an odd key's left words
 /// ([`narrow_in`]) and the split's sampling tally ([`tally_in`]).
 ///
@@ -144,9 +86,6 @@ pub(super) unsafe trait Tally: Pack<E = u64> {
     /// The sum of `v`'s words, wrapping.
     unsafe fn sum(v: Self::V) -> u64;
 }
-
-/// Eight words of AVX-512F.
-pub(super) struct Wide;
 
 // SAFETY: every method uses AVX-512F alone; the trait's contract puts it on the caller.
 unsafe impl Pack for Wide {
@@ -234,9 +173,6 @@ unsafe impl Tally for Wide {
         unsafe { _mm512_reduce_add_epi64(v) as u64 }
     }
 }
-
-/// Four words of AVX2; a set of them is four bits, an index of [`PACK`].
-pub(super) struct Narrow;
 
 // SAFETY: every method uses AVX2 (and AVX) alone; the trait's contract puts it on the
 // caller.
@@ -338,9 +274,6 @@ unsafe impl Tally for Narrow {
     }
 }
 
-/// Sixteen short words of AVX-512F: [`Wide`]'s steps on 32-bit lanes.
-pub(super) struct Wide32;
-
 // SAFETY: every method uses AVX-512F alone; the trait's contract puts it on the caller.
 unsafe impl Pack for Wide32 {
     const WORDS: usize = 16;
@@ -386,10 +319,6 @@ unsafe impl Pack for Wide32 {
         }
     }
 }
-
-/// Eight short words of AVX2: [`Narrow`]'s steps on 32-bit lanes, a set of them eight bits,
-/// an index of [`PACK32`].
-pub(super) struct Narrow32;
 
 // SAFETY: every method uses AVX2 (and AVX) alone; the trait's contract puts it on the
 // caller.
@@ -460,7 +389,7 @@ pub(super) fn tally256<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
     unsafe { tally_in::<Narrow, E>(v, step, counts) }
 }
 
-/// The split's sampling tally ([`super::matching::tally_words`]) a vector of sampled words
+/// The split's sampling tally ([`tally_words`]) a vector of sampled words
 /// at a time: eight byte-wide counters a word (bit `k` of each byte into counter `k`), the
 /// vector's words of a counter summed when it is taken out, so taken out before they
 /// together could pass a byte's 255. The samples past the last whole vector one by one.
@@ -495,13 +424,13 @@ unsafe fn tally_in<P: Tally, E: Held>(v: &[E], step: usize, counts: &mut [u64; 6
         empty(&mut lanes, counts);
     }
     let rest = (vectors * P::WORDS * step).min(v.len());
-    super::matching::tally_words(&v[rest..], step, counts);
+    tally_words(&v[rest..], step, counts);
 }
 
 /// Sets `kept` to the words of `left` that share no bit with `mid` and, where `above` is
 /// given, whose class is above it, each [`narrowed`] by `mask`, eight at a time with
 /// AVX-512F ([`narrow_in`]): the left half-boards a middle row's queen leaves, in the right
-/// half's layout ([`super::narrow`]).
+/// half's layout (`narrow` in `mod.rs`).
 #[target_feature(enable = "avx512f,popcnt")]
 pub(super) fn narrow512(
     left: &[u64],
@@ -568,7 +497,7 @@ unsafe fn narrow_in<P: Tally>(
 
 /// How many words of `words` share no bit with `bits`, eight a step with AVX-512F
 /// ([`lacking_in`]): a side's sizes count each top piece's bottom pieces this way
-/// ([`super::Join::boards`]), one AND a piece.
+/// (`halves::boards`), one AND a piece.
 #[target_feature(enable = "avx512f,popcnt")]
 pub(super) fn lacking512(words: &[u64], bits: u64) -> u64 {
     // SAFETY: this function runs only where the CPU has AVX-512F and popcnt (its features).
@@ -600,7 +529,7 @@ unsafe fn lacking_in<P: Pack<E = u64>>(words: &[u64], bits: u64) -> u64 {
             count += P::count(P::lacking(P::load(chunk.as_ptr()), b));
         }
     }
-    count as u64 + super::halves::lacking_words(rest, bits)
+    count as u64 + lacking_words(rest, bits)
 }
 
 /// Writes the words of `from` without `bit` to the front of `to`, in order, eight at a time
@@ -644,14 +573,14 @@ unsafe fn filter_in<P: Pack>(from: &[P::E], bit: u64, to: &mut [P::E]) -> usize 
             len += P::put(dst.add(len), w, P::lacking(w, b));
         }
     }
-    len + super::matching::filter_words(rest, bit, &mut to[len..])
+    len + filter_words(rest, bit, &mut to[len..])
 }
 
 /// The words of `table` without `bit` put first, and how many they are, with AVX2: a table
 /// of at least [`TWO_ENDED`] words in place from both ends ([`two_ended`]), a smaller one
-/// through `aside` ([`through_aside`]). The plain loop's swaps (stores and reloads of the
-/// same words) were 10-16% of an n = 20 count on Zen 3. The split partitions its probe
-/// words this way too where its room for filtered copies has run out.
+/// through `aside` ([`through_aside`]), where the plain loop swaps each word into place (a
+/// store and a reload of the same words). The split partitions its probe words this way too
+/// where its room for filtered copies has run out.
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) fn partition256<E: Held>(table: &mut [E], bit: u64, aside: &mut [E]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX2 and popcnt (its features).
@@ -659,40 +588,33 @@ pub(super) fn partition256<E: Held>(table: &mut [E], bit: u64, aside: &mut [E]) 
 }
 
 /// [`partition256`] eight words at a time with AVX-512F: the same loops over [`Wide`], whose
-/// compressing store [`filter512`] uses, from both ends only from [`TWO_ENDED_WIDE`] words.
-/// For tables it was 1.09x over the plain loop at n = 18 on an Emerald Rapids (medians of
-/// 14 alternated rounds; 1.02x and 1.06x at n = 20).
+/// compressing store [`filter512`] uses, from both ends only from [`TWO_ENDED_WIDE`] words:
+/// for tables too it takes less time than the plain loop (measured: results/README.md).
 #[target_feature(enable = "avx512f,popcnt")]
 pub(super) fn partition512<E: Held>(table: &mut [E], bit: u64, aside: &mut [E]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX-512F and popcnt (its features).
     unsafe { partition_in::<E::Avx512, 4>(table, bit, aside, TWO_ENDED_WIDE) }
 }
 
-/// The fewest words [`partition256`] partitions from both ends. Below it the tail of
-/// [`two_ended`] (up to four blocks a word at a time) costs more than `aside`'s copy saves.
-/// It was 2,048 until the thirty-sixth round: on Zen 4 with AVX2, 700 words took 0.45-0.56
-/// ns a word from both ends, 0.40-0.52 through `aside`; from 16,000 words on, 0.40 against
-/// 0.42-0.50, and from 4 million words (a table of n = 26 or 27 at the split's top, out of
-/// cache) 0.41-0.45 against 0.67-1.14 (`results/README.md`, twenty-seventh round). Once
-/// [`two_ended`]'s loads no longer waited for the counts before them, 512 took 0.986x the
-/// time of 2,048 at `time_keys 27 1 5 avx2`, 0.997x at `27 4 17` and 0.996x at `22 400 7`
-/// (6 pairs each; 256 the same as 512). The unit tests take 192 (three blocks of short
-/// words, the fewest [`two_ended`] takes), so that small tables go both ways.
+/// The fewest words [`partition256`] partitions from both ends: below it the tail of
+/// [`two_ended`] (up to four blocks a word at a time) costs more than `aside`'s copy saves,
+/// above it reading and writing each word once saves more, most of all on the tables out of
+/// cache at the top of a large board's split (measured: results/README.md). The unit tests
+/// take 192 (three blocks of short words, the fewest [`two_ended`] takes), so that small
+/// tables go both ways.
 const TWO_ENDED: usize = if cfg!(test) { 192 } else { 512 };
 
 /// [`TWO_ENDED`] for [`partition512`]: eight words a step through `aside` cost less than
-/// four, so from both ends pays only for tables out of the caches. On Zen 4, one thread,
-/// `time_keys 27 1 5` took 0.975x the time from 65,536 words on, level from 16,384 and
-/// from 2,048 (n = 22 level, 1.02x from 2,048).
+/// four, so from both ends pays only for tables out of the caches (measured:
+/// results/README.md).
 const TWO_ENDED_WIDE: usize = if cfg!(test) { 192 } else { 65536 };
 
 // [`two_ended`] reads three blocks before its loop.
 const _: () = assert!(TWO_ENDED >= 3 * BLOCK && TWO_ENDED_WIDE >= 3 * BLOCK);
 
 /// The most words [`two_ended`] reads at a time from one end: eight AVX2 vectors (four of
-/// AVX-512), loaded before any is stored, 32 full words or 64 short ones. Four AVX2 vectors
-/// a block took 1.1-1.4x the time of eight, sixteen 1.2-1.5x (they no longer fit the
-/// registers).
+/// AVX-512), loaded before any is stored, 32 full words or 64 short ones: fewer a block
+/// take more time, and more no longer fit the registers (measured: results/README.md).
 const BLOCK: usize = 64;
 
 /// [`partition256`] in `P`'s vectors, `B` a block.
@@ -725,18 +647,14 @@ unsafe fn partition_in<P: Pack, const B: usize>(
 /// three ahead of the words stored. Each block is read from the end that had less room
 /// written free when the block before it was read, not when it was stored: so where the
 /// next block lies does not wait for the counts of the block being stored, and its loads
-/// overlap that block's work. With the room as of the last store (two blocks ahead), each
-/// block's loads waited for the chain of counts before them: this choice took 0.965x the
-/// time at `time_keys 27 1 5 avx2` and 0.946x at `27 4 17 avx2` on Zen 4, 0.987x at `22 400
-/// 7 avx2` (`results/README.md`, thirty-sixth round). The words left at the end (those three
+/// overlap that block's work (chosen by the room as of the last store, each block's loads
+/// would wait for the chain of counts before them). The words left at the end (those three
 /// blocks and what was left unread, under a block) go word by word into the room they
 /// leave, which is exactly theirs. Each word is read and written once, where
 /// [`through_aside`] writes the words with `bit` twice and reads them again: at the top of
 /// a split of n = 27 its tables of millions of words do not fit in any cache. The order of
 /// the words on each side is not kept. Both stores of a vector take one packing
-/// ([`Pack::store_apart`]): with AVX2 one `vpermd` where it took two, 0.45 to 0.38 ns a
-/// word at `time_keys 27 4 17 avx2` on Zen 4 (the whole 0.96x the time at `27 1 5`;
-/// `results/README.md`, thirty-third round).
+/// ([`Pack::store_apart`]): with AVX2 one `vpermd`, not one for each.
 ///
 /// # Safety
 ///

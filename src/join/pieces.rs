@@ -10,7 +10,37 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::halves::Lines;
+use super::word::{TAG, TAG_BITS, TAG_SHIFT};
+
+/// A queen set's diagonals as bits: `r - c + n - 1` (down-right) and `r + c` (down-left).
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(super) struct Lines {
+    pub(super) down_right: u64,
+    pub(super) down_left: u64,
+}
+
+impl Lines {
+    /// The lines of a queen on row `r`, column `c` of an `n`-board.
+    pub(super) fn of(n: usize, r: usize, c: usize) -> Lines {
+        Lines {
+            down_right: 1 << (r + n - 1 - c),
+            down_left: 1 << (r + c),
+        }
+    }
+
+    /// The diagonals both sets take (any bit set: they meet).
+    pub(super) fn meets(self, o: Lines) -> u64 {
+        self.down_right & o.down_right | self.down_left & o.down_left
+    }
+
+    /// The diagonals either set takes.
+    pub(super) fn with(self, o: Lines) -> Lines {
+        Lines {
+            down_right: self.down_right | o.down_right,
+            down_left: self.down_left | o.down_left,
+        }
+    }
+}
 
 /// The placements of one queen on each row of `rows` (bit `i`: row `first + i`) in columns
 /// `0..width`, none attacking another, grouped by the columns they use: those on column set
@@ -39,8 +69,8 @@ impl Pieces {
     /// Enumerates the pieces of an `n`-board's quadrant whose rows start at `first`, on its
     /// rows `rows` (relative to `first`), in columns `0..width`; or, where `stop` is set
     /// before the end, none, and returns false: they must be neither kept nor used
-    /// for a count that stands (at n = 27 a row set takes seconds, which ran `estimate`
-    /// 24 s past `--seconds 900`).
+    /// for a count that stands (at n = 27 a row set takes seconds, which would run
+    /// `estimate` past its `--seconds`).
     ///
     /// Where `tagged` (an odd board's bottom quadrant, whose first row is the middle one, in
     /// a join that weighs its solutions), a piece with a queen on that row carries its
@@ -74,11 +104,10 @@ impl Pieces {
             stop,
         };
         // Twice: the pieces on each column set counted, then each put in its place (a
-        // counting sort, each column set's pieces in the order found). Found once, they
-        // took a word and a column set each grown by doubling, then the sorted copy: at
-        // n = 28 about 500 MB for a row set of 21 million pieces, which no budget counted.
-        // Now they take what they are kept in. Walked twice, the pieces took 2.69 million of
-        // the 309 million thread-seconds `estimate 27` projected (0.9%).
+        // counting sort, each column set's pieces in the order found), so that they take
+        // only what they are kept in: found once, they would take a word and a column set
+        // each grown by doubling, then the sorted copy (at n = 28 about 500 MB for a row set
+        // of 21 million pieces). The second walk costs about 1% of a large count.
         self.offsets.clear();
         self.offsets.resize((1 << width) + 1, 0);
         let offsets = &mut self.offsets;
@@ -155,8 +184,8 @@ impl Pieces {
     }
 
     /// Bytes these pieces take: their buffers, and what holds them (this struct, the
-    /// `Arc`'s counts and the store's map entry: at n = 23, 526 row sets' worth, about
-    /// 90 KB that no budget had counted, took a thread given 64 MiB 12 KB past it).
+    /// `Arc`'s counts and the store's map entry: at n = 23, 526 row sets' worth of them take
+    /// about 90 KB, enough to take a small thread's share past its budget).
     pub(super) fn bytes(&self) -> usize {
         let buffers = (self.offsets.capacity() + self.sets.capacity()) * 4;
         buffers + self.pieces.capacity() * 8 + std::mem::size_of::<Pieces>() + HELD_BY
@@ -167,17 +196,6 @@ impl Pieces {
 /// (16) and the store's map entry (its key and the `Arc`, 24, and a control byte, in a table
 /// whose load can be as low as 7/16 just after it grows).
 const HELD_BY: usize = 16 + 64;
-
-/// Where a piece's class is ([`Pieces::fill`]), and a half-board's built from it: the top
-/// bits of the word, above every diagonal a quadrant or half-board of up to 28 rows
-/// reaches (26 of each direction at most). 0 where there is none.
-pub(super) const TAG_SHIFT: u32 = 60;
-
-/// Bits of a class: up to 14 columns from the middle one.
-const TAG_BITS: u32 = 4;
-
-/// The bits a class takes in a word.
-pub(super) const TAG: u64 = ((1 << TAG_BITS) - 1) << TAG_SHIFT;
 
 /// The walk [`Pieces::fill`] takes over a row set's placements.
 struct Walk<'a> {
@@ -308,7 +326,7 @@ pub fn enumerated() -> Enumerated {
 /// of theirs (a key's middle rows, its neighbours). Those the store does not keep are the
 /// thread's own, and count against its share of the memory: [`Cache::trim`] lets go of
 /// the least recently used where they pass a bound (at n = 28 a row set's pieces take
-/// over 100 MB, and eight were kept with no bound).
+/// over 100 MB).
 #[derive(Default)]
 pub(super) struct Cache {
     slots: Vec<Slot>,

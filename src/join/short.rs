@@ -7,78 +7,13 @@
 //! play (BMI2's `pext`) share a bit, so from the level where those fit 32 bits, the split goes
 //! on with both sides gathered into 32-bit words ([`Held`] for `u32`): a vector holds twice
 //! the words, and the partitions and filters below, the bulk of the split's passes, move
-//! half the bytes. At n = 27 65% of the table words the split partitions and 82% of the
-//! probe words it filters are at levels with at most 32 diagonals in play (22: 44% and 64%;
-//! `results/README.md`, thirty-seventh round). The gathering is a pass over both sides,
+//! half the bytes. From n = 22 on, about half the table words the split partitions and
+//! most of the probe words it filters are at such levels (measured: results/README.md).
+//! The gathering is a pass over both sides,
 //! into buffers the level already has (the room for the filtered levels, the words a
 //! partition moves aside), and leaves the 64-bit words as they were.
 
-use std::fmt::Debug;
-use std::ops::{BitAnd, BitOr};
-
-/// A word of half-boards' diagonals as the split holds it: all 64 bits, or 32 of them
-/// gathered ([`gather`]).
-pub(super) trait Held:
-    Copy + Default + Eq + Debug + Send + Sync + BitAnd<Output = Self> + BitOr<Output = Self> + 'static
-{
-    /// The vectors that pack these words with AVX2.
-    #[cfg(target_arch = "x86_64")]
-    type Avx2: super::pack::Pack<E = Self>;
-    /// The vectors that pack these words with AVX-512.
-    #[cfg(target_arch = "x86_64")]
-    type Avx512: super::pack::Pack<E = Self>;
-
-    /// Whether it is a short word.
-    const SHORT: bool;
-
-    /// The word's bits.
-    fn wide(self) -> u64;
-    /// The word with `bits` (which fit it).
-    fn of(bits: u64) -> Self;
-    /// The words as 64-bit ones where they are: only the split's full words gather.
-    fn full(words: &mut [Self]) -> Option<&mut [u64]>;
-}
-
-impl Held for u64 {
-    #[cfg(target_arch = "x86_64")]
-    type Avx2 = super::pack::Narrow;
-    #[cfg(target_arch = "x86_64")]
-    type Avx512 = super::pack::Wide;
-    const SHORT: bool = false;
-
-    #[inline(always)]
-    fn wide(self) -> u64 {
-        self
-    }
-    #[inline(always)]
-    fn of(bits: u64) -> u64 {
-        bits
-    }
-    fn full(words: &mut [u64]) -> Option<&mut [u64]> {
-        Some(words)
-    }
-}
-
-impl Held for u32 {
-    #[cfg(target_arch = "x86_64")]
-    type Avx2 = super::pack::Narrow32;
-    #[cfg(target_arch = "x86_64")]
-    type Avx512 = super::pack::Wide32;
-    const SHORT: bool = true;
-
-    #[inline(always)]
-    fn wide(self) -> u64 {
-        u64::from(self)
-    }
-    #[inline(always)]
-    fn of(bits: u64) -> u32 {
-        debug_assert!(bits >> 32 == 0);
-        bits as u32
-    }
-    fn full(_: &mut [u32]) -> Option<&mut [u64]> {
-        None
-    }
-}
+use super::word::{Held, ranked};
 
 /// The OR of `words`: the diagonals any of them has. Inlined, so that it runs in the
 /// vector instructions its caller's entry point enables (a leaf's `unions`).
@@ -97,7 +32,7 @@ pub(super) fn halves(words: &mut [u64]) -> &mut [u32] {
 
 /// Writes each word of `from` to `to` with its bits of `mask` (at most 32) gathered to the
 /// low end in order (`pext`): the short words of the level where the diagonals in play,
-/// `mask`, fit 32 bits. Only where the CPU has BMI2 (every vector loop does: `Lanes::of`).
+/// `mask`, fit 32 bits. Only where the CPU has BMI2 (every vector loop does: `Isa::of`).
 pub(super) fn gather(from: &[u64], mask: u64, to: &mut [u32]) {
     debug_assert!(mask.count_ones() <= 32 && to.len() == from.len());
     #[cfg(target_arch = "x86_64")]
@@ -106,7 +41,7 @@ pub(super) fn gather(from: &[u64], mask: u64, to: &mut [u32]) {
         return unsafe { gather_bmi2(from, mask, to) };
     }
     for (t, &w) in to.iter_mut().zip(from) {
-        *t = super::leaf::ranked(w, mask) as u32;
+        *t = ranked(w, mask) as u32;
     }
 }
 

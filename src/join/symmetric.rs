@@ -10,7 +10,7 @@ use rayon::prelude::*;
 /// fundamental solutions). Each symmetry's are counted by a search that places a queen's
 /// whole orbit at once, the first row's choices in parallel.
 pub fn fixed_by_symmetries(n: u32) -> u128 {
-    fixed_by_symmetries_until(n, super::NEVER)
+    fixed_by_symmetries_until(n, super::word::NEVER)
 }
 
 /// [`fixed_by_symmetries`], abandoned once `stop` is set: the searches stop going down
@@ -59,9 +59,9 @@ const HALF_TURN: usize = 1;
 /// columns are then one shift of each mask: a down-right diagonal `r - c + n - 1` is taken
 /// exactly when its image `c + n - 1 - r` is. The middle diagonals start taken: a queen on
 /// one would share it with its image (or be the centre). A bitmask search, the first row's
-/// choices in parallel; at n = 22 it took 0.2 s where the general search took 3.0 s.
+/// choices in parallel, many times faster than the general search (`Fixed`).
 pub fn half_turn(n: usize) -> u128 {
-    half_turn_until(n, super::NEVER)
+    half_turn_until(n, super::word::NEVER)
 }
 
 /// [`half_turn`], abandoned once `stop` is set.

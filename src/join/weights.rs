@@ -10,9 +10,8 @@
 //! keep, weighting each solution `1 + sign(psi(F) - psi(E))` pairs a weight of 2 with one
 //! of 0 and a 1 with a 1 along every orbit of the quarter turn: the weights sum to the
 //! solutions, for every such `psi`. What makes one `psi` better than another is how the
-//! matching can leave the pairs of weight 0 out. (The fifth round's `psi`, a sum over the
-//! queens, gave each key dozens of groups of half-boards, and cost more matching than it
-//! skipped: results/README.md.)
+//! matching can leave the pairs of weight 0 out: a `psi` that gives each key dozens of
+//! groups of half-boards (a sum over the queens) costs more matching than it skips.
 //!
 //! **Even boards.** `psi(X) = min(class(X's low half), class(X's high half, reversed))`,
 //! `class` a hash of a half's `h`-bit set that its complement keeps (the mirror swaps a key
@@ -31,7 +30,7 @@
 //! (the ties' blocks with the right side's class first where the matching's model of its
 //! work finds that cheaper), and never matches a pair with a half-board below `c`. The
 //! larger class in place of the smaller (four blocks, `2 (L> x R + L<= x R>) + ...`) skips
-//! as many pairs, but random keys took 1.15-1.2x the time (n = 22, 24, 26).
+//! as many pairs, in more time (measured: results/README.md).
 //!
 //! **Odd boards.** `psi(X, m) = |m - h|`, the middle queen's distance from the middle row:
 //! a solution weighs by how far its middle row's queen is from the middle column against
@@ -51,15 +50,11 @@
 use crate::search::schedule::{MAX_N, mask_of};
 use crate::types::Symmetry;
 
-use super::keys::Key;
-use super::matching::either_work;
-
 /// The least board whose join weighs its solutions. Below it a key's sides are so small
 /// that the blocks' own costs (each block a matching of its own, its tables filled, an
 /// even board's blocks of ties matching many probe words against a few) outweigh the pairs
-/// skipped. Random keys on one thread, Zen 3, AVX2, the weights against none
-/// (results/README.md): n = 19 1.0x, 20 1.03-1.1x, 21 0.74x, 22 0.87x, 23 0.66x, 24 0.72x
-/// (the odd boards then also matched ties, which are always empty).
+/// skipped; from it on, the weights take less time than none (measured:
+/// results/README.md).
 pub const WEIGHTED_FROM: u32 = 21;
 
 /// Whether the join of an `n`-board in `symmetry` weighs its solutions: full mode on a
@@ -130,9 +125,13 @@ impl Part {
 /// from the half-boards of each class on each side (`[below, equal, above]` the key's
 /// class): both above it, twice; one of its class and the other at least that, once; the
 /// ties' blocks with the left side's class first or the right's, whichever costs the less by
-/// the model the matching picks its table by (`matching::either_work`). The same count
-/// either way.
-pub(super) fn blocks(left: [u64; 3], right: [u64; 3]) -> [(Part, Part, u64); 3] {
+/// `work`, the model the matching picks its table by (the work of matching sides of so many
+/// half-boards). The same count either way.
+pub(super) fn blocks(
+    left: [u64; 3],
+    right: [u64; 3],
+    work: impl Fn(f64, f64) -> f64,
+) -> [(Part, Part, u64); 3] {
     let by_left = [
         (Part::Above, Part::Above, 2),
         (Part::Equal, Part::AtLeast, 1),
@@ -147,47 +146,44 @@ pub(super) fn blocks(left: [u64; 3], right: [u64; 3]) -> [(Part, Part, u64); 3] 
             Part::Equal => equal,
         }
     };
-    let work = |blocks: &[(Part, Part, u64)]| -> f64 {
+    let cost = |blocks: &[(Part, Part, u64)]| -> f64 {
         let each = blocks
             .iter()
-            .map(|&(l, r, _)| either_work(size(left, l), size(right, r)));
+            .map(|&(l, r, _)| work(size(left, l), size(right, r)));
         each.sum()
     };
-    if work(&by_right) < work(&by_left) {
+    if cost(&by_right) < cost(&by_left) {
         by_right
     } else {
         by_left
     }
 }
 
-/// The weighed solutions of key `key` of an `n`-board, each entry (middle row) with its
-/// orbit's size, by a backtracking search of the board turned a quarter: its rows the
-/// board's columns, the left ones taking their queens on the key's rows, the middle one on
-/// the entry's middle row, the right ones on the rest. Each solution found is weighed on
-/// its own, by the columns of its top queens on each side (an even board) or its middle
-/// row's queen's (an odd one) against the key's: the oracle the join's blocks are checked
-/// against, and what `cut::search` counts for an even board's weighed key (an odd board's
-/// it counts with the search's loops, `by_middle_row`; the tests compare the two).
-pub fn search(n: u32, symmetry: Symmetry, key: Key) -> u128 {
+/// The weighed solutions of an `n`-board whose left columns' queens take `rows` and whose
+/// middle column's queen takes row `middle` (an odd board's), by a backtracking search of
+/// the board turned a quarter: its rows the board's columns, the left ones taking their
+/// queens on `rows`, the middle one on `middle`, the right ones on the rest. Each solution
+/// found is weighed on its own, by the columns of its top queens on each side (an even
+/// board) or its middle row's queen's (an odd one) against the key's: the oracle the join's
+/// blocks are checked against, and what `keys::search` counts for an even board's weighed
+/// key (an odd board's it counts with the search's loops, `by_middle_row`; the tests
+/// compare the two).
+pub fn search(n: u32, rows: u32, middle: Option<u8>) -> u128 {
     let (n, h) = (n as usize, n as usize / 2);
     let all = mask_of(n as u32);
-    key.entries(n as u32, symmetry)
-        .map(|(m, size)| {
-            let middle = m.map_or(0, |m| 1u32 << m);
-            let mut walk = Walk {
-                n,
-                h,
-                c: match m {
-                    None => psi(n, key.rows),
-                    Some(m) => from_middle(h, m.into()),
-                },
-                sides: [key.rows, all & !key.rows & !middle, middle],
-                total: 0,
-            };
-            walk.column(0, 0, 0, 0, [0, 0], h);
-            u128::from(size) * walk.total
-        })
-        .sum()
+    let mid = middle.map_or(0, |m| 1u32 << m);
+    let mut walk = Walk {
+        n,
+        h,
+        c: match middle {
+            None => psi(n, rows),
+            Some(m) => from_middle(h, m.into()),
+        },
+        sides: [rows, all & !rows & !mid, mid],
+        total: 0,
+    };
+    walk.column(0, 0, 0, 0, [0, 0], h);
+    walk.total
 }
 
 /// The weighed solutions of an odd board's key on `rows` with its middle queen on row `m`,
@@ -280,9 +276,17 @@ impl Walk {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-    use crate::join::keys::keys;
+    use crate::join::keys::{Key, keys};
+
+    /// The weighed solutions of `key` in full mode by [`search`]: each entry (middle row)'s,
+    /// times its orbit's size.
+    pub(in crate::join) fn weighed(n: u32, key: Key) -> u128 {
+        key.entries(n, Symmetry::Full)
+            .map(|(m, size)| u128::from(size) * search(n, key.rows, m))
+            .sum()
+    }
 
     #[test]
     fn psi_is_kept_by_the_mirror_and_the_upside_down_image() {
@@ -320,7 +324,7 @@ mod tests {
                 let kernel = [crate::Kernel::Scalar, crate::Kernel::Auto][i % 2];
                 let by_rows =
                     crate::join::keys::search_weighed(n, Symmetry::Full, key, kernel, true);
-                assert_eq!(by_rows, search(n, Symmetry::Full, key), "n={n} {key:?}");
+                assert_eq!(by_rows, weighed(n, key), "n={n} {key:?}");
             }
         }
     }
@@ -332,7 +336,7 @@ mod tests {
         for n in 4..=13 {
             let (mut sum, mut differ) = (0u128, 0);
             for key in keys(n, Symmetry::Full) {
-                let w = search(n, Symmetry::Full, key);
+                let w = weighed(n, key);
                 let plain = crate::join::search(n, Symmetry::Full, key, crate::Kernel::Scalar);
                 differ += usize::from(w != plain);
                 sum += w;

@@ -178,8 +178,8 @@ impl Matcher {
     /// Adds to `out[g]` the pairs of a `table` word and a word of probe group `g` (which
     /// ends at `ends[g]`) that share no bit: the pairs that make a solution.
     ///
-    /// Counting every pair would test far more than there are solutions (about 3,000 pairs
-    /// per solution at n = 18, 7,400 at n = 20, and more as n grows). So the table side is
+    /// Counting every pair would test thousands of pairs per solution, more as n grows
+    /// (measured: results/README.md). So the table side is
     /// split first, one diagonal at a time, the most contested first (in both sides'
     /// samples; a level the model finds at least [`REPICK`] work picks its own): its words
     /// without the diagonal meet every probe word there, those with it only the probe

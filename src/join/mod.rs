@@ -24,9 +24,9 @@
 //! n = 22) and counting the bits: with AVX-512, eight words a step and `vpopcntq`; with
 //! AVX2 four, sixteen vectors summed by carry-save adders before a nibble table counts
 //! them (Harley-Seal), and an entry of one vector where the slice has at most 256
-//! half-boards; a plain loop elsewhere. The table is built and matched a
-//! slice of at most 2048 half-boards at a time (so that a slice stays in L2 cache), fewer
-//! where the memory budget asks. On an odd board the left half-boards of one row set go
+//! half-boards; a plain loop elsewhere. The split brings a table down to leaves of at most
+//! 512 half-boards (`matching::LEAF`); where it runs out of diagonals first, the table is
+//! matched in slices of at most 2048 (so that a slice stays in L2 cache). On an odd board the left half-boards of one row set go
 //! into one table for all its middle rows (see [`Join::count`]).
 //!
 //! Symmetry: the mirror image maps key `(E, m)` to `(rest, m)`, the upside-down image to

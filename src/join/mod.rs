@@ -26,8 +26,9 @@
 //! them (Harley-Seal), and an entry of one vector where the slice has at most 256
 //! half-boards; a plain loop elsewhere. The split brings a table down to leaves of at most
 //! 512 half-boards (`matching::LEAF`); where it runs out of diagonals first, the table is
-//! matched in slices of at most 2048 (so that a slice stays in L2 cache). On an odd board the left half-boards of one row set go
-//! into one table for all its middle rows (see [`Join::count`]).
+//! matched in slices of at most 2048 (so that a slice stays in L2 cache). On an odd board
+//! the left half-boards of one row set go into one table for all its middle rows (see
+//! [`Join::count`]).
 //!
 //! Symmetry: the mirror image maps key `(E, m)` to `(rest, m)`, the upside-down image to
 //! the flipped rows; keys in one orbit have the same count, so one key per orbit is counted

@@ -1,7 +1,7 @@
 //! Which keys cost the join the most per solution: random keys of an `n`-board counted on
 //! one thread and timed, each with its class, written as CSV (one row per key; a run is
 //! results/zen3/2026-11-25-estimate-bound/key-classes.csv).
-//! `cargo run --release --example key_classes -- N KEYS [SEED]`
+//! `cargo run --release --features instruments --example key_classes -- N KEYS [SEED]`
 //!
 //! A key's class is how its left queens split between the board's top and bottom halves:
 //! `top` is the number of them in the top `n / 2` rows. A key with most of its left queens
@@ -16,31 +16,29 @@ mod common;
 use std::time::Instant;
 
 use nqueens::Kernel;
-use nqueens::join;
-use nqueens::run::plan::Parts;
+use nqueens::instruments::{enumerated, key_rows};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (n, plan, parts) = common::random_parts(&args, 20, usage);
-    let Parts::Columns { keys, group, .. } = &plan.parts else {
-        usage("the plan is not a join");
-    };
     let costs = plan.costs();
     let top_rows = (1u32 << (n / 2)) - 1;
     println!("n,part,top,left,cost,solutions,seconds,pieces_seconds,ns_per_solution");
     // One key first, untimed: the thread's buffers.
     plan.count(0, Kernel::Auto);
     for part in parts {
-        let key = keys[part * group];
-        let (before, start) = (join::enumerated(), Instant::now());
+        let Some(rows) = key_rows(&plan, part) else {
+            usage("the plan's part is not a key");
+        };
+        let (before, start) = (enumerated(), Instant::now());
         let solutions = plan.count(part, Kernel::Auto).solutions;
         let seconds = start.elapsed().as_secs_f64();
-        let pieces = (join::enumerated() - before).seconds;
+        let pieces = (enumerated() - before).seconds;
         let matching = seconds - pieces;
         println!(
             "{n},{part},{},{},{},{solutions},{matching:.6},{pieces:.6},{:.3}",
-            (key.rows & top_rows).count_ones(),
-            key.rows.count_ones(),
+            (rows & top_rows).count_ones(),
+            rows.count_ones(),
             costs[part],
             if solutions > 0 {
                 matching * 1e9 / solutions as f64

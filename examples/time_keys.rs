@@ -1,7 +1,8 @@
 //! Random keys of the join's plan counted on one thread and timed: a quick, quiet measure of
 //! the matching alone (no planning of the whole board, no threads), for comparing two builds
-//! side by side. `cargo run --release --example time_keys -- N KEYS [SEED] [scalar|avx2]`
-//! prints the keys' solutions (weighted by their orbits) and the seconds they took.
+//! side by side. `cargo run --release --features instruments --example time_keys --
+//! N KEYS [SEED] [scalar|avx2]` prints the keys' solutions (weighted by their orbits) and the
+//! seconds they took.
 
 mod common;
 
@@ -21,11 +22,11 @@ fn main() {
     };
     // One key first, untimed: the thread's buffers.
     plan.count(parts[0], kernel);
-    let before = nqueens::join::matched();
+    let before = nqueens::instruments::matched();
     let start = Instant::now();
     let solutions: u128 = parts.iter().map(|&i| plan.count(i, kernel).solutions).sum();
     let seconds = start.elapsed().as_secs_f64();
-    let after = nqueens::join::matched();
+    let after = nqueens::instruments::matched();
     // What the matching did for these keys: the pairs its leaves tested, the leaves, and the
     // split levels that went on with short words.
     println!(

@@ -10,7 +10,7 @@ set -euo pipefail
 min=${1:?MIN}
 max=${2:?MAX}
 out=${3:-$(results_dir join-pairs)/pairs.csv}
-cargo build --release --quiet --manifest-path "$root/Cargo.toml" --example pairs
+cargo build --release --quiet --manifest-path "$root/Cargo.toml" --example pairs --features instruments
 "$(target_dir)/release/examples/pairs" "$min" "$max" |
   awk -v cpu="\"$cpu_model\"" -v commit="$commit" -F, 'NR == 1 {print "cpu_model,commit," $0; next} {print cpu "," commit "," $0}' |
   tee "$out"

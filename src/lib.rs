@@ -1,23 +1,36 @@
-//! Exact counts of N-Queens solutions, on every core.
+//! Exact counts of N-Queens solutions (OEIS A000170) and fundamental solutions (A002562),
+//! on every core.
 //!
 //! A board is cut into independent parts, rayon work-steals them across threads, and the
-//! per-part counts are reduced, exactly, into totals. Two methods cut and count the parts
-//! ([`Method`]; [`Method::Auto`] picks per board, from `n` alone):
+//! per-part counts are summed exactly in `u128`. Two methods cut and count the parts
+//! ([`Method`]; [`Method::Auto`] picks from `n` alone, with the same counts either way):
 //!
-//! - the **join** ([`join`]; the default from n = 10 to 28): the board is cut down the middle.
-//!   Each part is a *key*, the rows the queens of the left columns take; its left and right
-//!   half-boards are built from pieces (the placements inside each quarter), and a left and
-//!   a right half-board make a solution exactly when no diagonal holds a queen of each. The
-//!   pairs are found by splitting one side on its most contested diagonals down to bitset
-//!   tables, not by testing every pair. Mirror images of keys are counted once, and the
-//!   fundamental solutions come by Burnside's lemma.
-//! - the **search** (the default elsewhere): the first rows are split into subproblems
-//!   whose bitmask backtracking counts the completions; symmetry cuts the work (the mirror
-//!   image on the first row halves it, the eight symmetries of the square cut it to about
-//!   an eighth). Where the CPU has AVX-512, sixteen subtrees at a time are searched in
-//!   lockstep in SIMD lanes, eight where it has AVX2 ([`search::simd`]); the scalar loop
-//!   ([`search::scalar`]) runs everywhere and gives the same counts. The join's matching follows
-//!   the same choice of loop.
+//! - the **join** (the default from n = 10 to 28): the board is cut down the middle; each
+//!   part is a *key*, the rows the queens of the left columns take, and a left and a right
+//!   half-board on it make a solution exactly when no diagonal holds a queen of each. The
+//!   pairs are counted by splitting one side on its most contested diagonals down to bitset
+//!   tables (`docs/join.md` in the repository explains it in full).
+//! - the **search** (the default elsewhere): the first rows are cut into subproblems whose
+//!   bitmask backtracking counts the completions, sixteen subtrees at a time in AVX-512 lanes,
+//!   eight in AVX2, or one in the scalar loop ([`Kernel`]; `docs/search.md`).
+//!
+//! # Using the library
+//!
+//! The default feature `cli` builds the `nqueens` binary and its crates (clap, indicatif and
+//! more); a crate that only counts leaves them out. The counting loops are slow unoptimised,
+//! so optimise this crate in debug builds too:
+//!
+//! ```toml
+//! [dependencies]
+//! nqueens-engine = { version = "0.1", default-features = false }
+//!
+//! [profile.dev.package.nqueens-engine]
+//! opt-level = 3
+//! ```
+//!
+//! # Entry points
+//!
+//! [`count`] counts one board with the given [`Options`]:
 //!
 //! ```
 //! use nqueens::{count, Options, Symmetry};
@@ -30,23 +43,92 @@
 //! assert_eq!((mirror.solutions, mirror.unique), (724, None));
 //! ```
 //!
+//! An [`Engine`] (threads started, loop chosen) counts many boards; a [`Plan`] lists a
+//! board's parts, and a [`Run`] counts them, telling each [`Observer`] of every part as it
+//! finishes (the CLI's progress and [`run::checkpoint`] plug in there; [`run::shard`] deals a
+//! plan's parts to separate runs and merges their results):
+//!
+//! ```
+//! use nqueens::{Engine, Observer, Options, Run, Tally};
+//! use std::sync::atomic::{AtomicUsize, Ordering};
+//!
+//! struct Parts(AtomicUsize);
+//! impl Observer for Parts {
+//!     fn finished(&self, _index: usize, _tally: Tally) {
+//!         self.0.fetch_add(1, Ordering::Relaxed);
+//!     }
+//! }
+//! let engine = Engine::new(&Options::default()).unwrap();
+//! let plan = engine.plan(12, 2).unwrap();
+//! let parts = Parts(AtomicUsize::new(0));
+//! let outcome = Run::new(&plan).observe(&parts).execute(&engine);
+//! assert_eq!(outcome.counts(&plan, engine.kernel()).solutions, 14200);
+//! assert_eq!(parts.0.into_inner(), plan.len());
+//! ```
+//!
+//! [`solve::for_each_solution`] lists the solutions in lexicographic order:
+//!
+//! ```
+//! use nqueens::solve::{for_each_solution, ListOptions};
+//! use std::ops::ControlFlow;
+//!
+//! let mut first = Vec::new();
+//! for_each_solution(8, &ListOptions { limit: Some(1), ..ListOptions::default() }, |columns| {
+//!     first = columns.to_vec();
+//!     ControlFlow::Break(())
+//! })
+//! .unwrap();
+//! assert_eq!(first, [0, 4, 7, 5, 2, 6, 1, 3]);
+//! ```
+//!
+//! [`run::estimate::estimate`] predicts what a count costs from a timed sample of its parts:
+//!
+//! ```
+//! use nqueens::run::estimate::{estimate, Settings};
+//! use nqueens::{Engine, Options};
+//!
+//! let engine = Engine::new(&Options::default()).unwrap();
+//! let plan = engine.plan(16, 2).unwrap();
+//! let quick = Settings { seconds: 0.2, ..Settings::default() };
+//! let e = estimate(&engine, &plan, &quick, &|_sample| {}).unwrap();
+//! assert_eq!(e.parts, plan.len());
+//! assert!(!e.samples.is_empty());
+//! ```
+//!
 //! The modules, from what is shared to what uses it (ARCHITECTURE.md has the data flow):
-//! [`types`] (options, counts, errors); [`search`] (roots, subproblems and the scalar and
-//! SIMD loops); [`join`] (the join: keys, pieces, half-boards and their matching); [`run`]
-//! (a board's plan, the engine that counts it, and the long-run files: checkpoints, shards,
-//! estimates); [`solve`] (solutions in order, rendered as boards); [`bench`](mod@bench) (the
-//! benchmark's workloads); [`published`] (the tables, for checking only).
+//! [`types`] (options, counts, errors); [`run`] (a board's plan, the engine that counts it,
+//! and the long-run files: checkpoints, shards, estimates); [`solve`] (solutions in order,
+//! rendered as boards); [`bench`](mod@bench) (the benchmark's workloads); [`published`] (the
+//! tables, for checking only).
 
 pub mod bench;
-pub mod join;
+mod join;
 pub mod published;
 mod random;
 pub mod run;
-pub mod search;
+mod search;
 pub mod solve;
 pub mod types;
 
 pub use run::plan::Plan;
+
+/// The join's own counters and a part's key, for the measuring tools in `examples/`
+/// (`--features instruments`). They follow the code, with no promise of stability.
+#[cfg(feature = "instruments")]
+pub mod instruments {
+    pub use crate::join::{Enumerated, Matched, enumerated, matched};
+
+    /// The rows of the left half's queens in the first key of a join's `part`, as a bit
+    /// set; `None` for a search's part or the symmetric solutions' part.
+    pub fn key_rows(plan: &crate::Plan, part: usize) -> Option<u32> {
+        match &plan.parts {
+            crate::run::plan::Parts::Columns { keys, group, .. } => {
+                keys.get(part * group).map(|key| key.rows)
+            }
+            crate::run::plan::Parts::Rows { .. } => None,
+        }
+    }
+}
 pub use run::{Engine, Observer, Outcome, Run};
 pub use types::{
     Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Method, Options, Symmetry,

@@ -53,6 +53,7 @@ static TALLY: Tally = Tally {
 };
 
 /// What the matching has done so far in this process, all threads together.
+#[cfg(any(test, feature = "instruments"))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Matched {
     /// Pairs of half-boards the matchings were given: what testing every pair tests.
@@ -68,6 +69,7 @@ pub struct Matched {
 }
 
 /// The matching's totals so far ([`Matched`]).
+#[cfg(any(test, feature = "instruments"))]
 pub fn matched() -> Matched {
     Matched {
         pairs: TALLY.every.load(Ordering::Relaxed),

@@ -28,7 +28,7 @@
 //! 512 half-boards (`matching::LEAF`); where it runs out of diagonals first, the table is
 //! matched in slices of at most 2048 (so that a slice stays in L2 cache). On an odd board
 //! the left half-boards of one row set go into one table for all its middle rows (see
-//! [`Join::count`]).
+//! [`Join::count_until`]).
 //!
 //! Symmetry: the mirror image maps key `(E, m)` to `(rest, m)`, the upside-down image to
 //! the flipped rows; keys in one orbit have the same count, so one key per orbit is counted
@@ -74,9 +74,12 @@ mod word;
 pub use crate::types::MAX_CUT_N;
 pub use keys::{Key, cost, keys, search};
 pub use leaf::MIN_BYTES;
+#[cfg(feature = "instruments")]
 pub use matching::{Matched, matched};
 pub use pieces::{Enumerated, enumerated};
-pub use symmetric::{fixed_by_symmetries, fixed_by_symmetries_until};
+#[cfg(test)]
+pub use symmetric::fixed_by_symmetries;
+pub use symmetric::fixed_by_symmetries_until;
 pub use word::NEVER;
 
 use halves::Sizes;
@@ -189,6 +192,7 @@ impl Join {
     }
 
     /// Bytes of pieces kept for all threads so far.
+    #[cfg(test)]
     pub fn pieces_bytes(&self) -> usize {
         self.store.bytes()
     }
@@ -269,6 +273,12 @@ impl Join {
         mask_of(self.n as u32) ^ rows ^ mid
     }
 
+    /// [`Join::count_until`] never abandoned.
+    #[cfg(test)]
+    pub fn count(&self, key: Key, budget: usize, kernel: Kernel) -> u128 {
+        self.count_until(key, budget, kernel, NEVER)
+    }
+
     /// Number of solutions of the keys of `key`, each weighed by its orbit's size, within
     /// `budget` bytes of this thread's and matched in `kernel`'s instructions
     /// (`matching::Matcher::disjoint`).
@@ -292,11 +302,8 @@ impl Join {
     /// one chunk whole, each middle row builds those of its own, in the right half's layout
     /// and in chunks of their own: fewer chunks, in less time and memory, than the whole
     /// left side's (measured: results/README.md).
-    pub fn count(&self, key: Key, budget: usize, kernel: Kernel) -> u128 {
-        self.count_until(key, budget, kernel, NEVER)
-    }
-
-    /// [`Join::count`], abandoned as soon as `stop` is set: the matching's split stops going
+    ///
+    /// Abandoned as soon as `stop` is set: the matching's split stops going
     /// down, so the count returns early with too few solutions, and the caller must drop
     /// every count that ended after it set `stop` (`estimate` keeps `--seconds` a bound so,
     /// where one key of n = 26 takes minutes). The pieces' enumeration stops too, and what

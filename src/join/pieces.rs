@@ -277,6 +277,7 @@ impl Store {
     }
 
     /// Bytes the kept pieces take.
+    #[cfg(test)]
     pub(super) fn bytes(&self) -> usize {
         self.bytes.load(Ordering::Relaxed)
     }

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 /// maps to itself, summed (Burnside's lemma: with the total, eight times the number of
 /// fundamental solutions). Each symmetry's are counted by a search that places a queen's
 /// whole orbit at once, the first row's choices in parallel.
+#[cfg(test)]
 pub fn fixed_by_symmetries(n: u32) -> u128 {
     fixed_by_symmetries_until(n, super::word::NEVER)
 }
@@ -60,6 +61,7 @@ const HALF_TURN: usize = 1;
 /// exactly when its image `c + n - 1 - r` is. The middle diagonals start taken: a queen on
 /// one would share it with its image (or be the centre). A bitmask search, the first row's
 /// choices in parallel, many times faster than the general search (`Fixed`).
+#[cfg(test)]
 pub fn half_turn(n: usize) -> u128 {
     half_turn_until(n, super::word::NEVER)
 }

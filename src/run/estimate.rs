@@ -13,7 +13,7 @@
 //!
 //! A join enumerates the pieces of its keys' rows as it needs them: a sampled part mostly
 //! finds none kept, where a whole run that keeps every row set's pieces enumerates each
-//! once. So the pieces are timed apart ([`crate::join::enumerated`]) and, where they all fit
+//! once. So the pieces are timed apart (`join::enumerated`) and, where they all fit
 //! what the run keeps, counted once per row set the plan uses; otherwise with each part.
 
 use std::sync::Mutex;

@@ -1,7 +1,7 @@
 //! The plan of a board: its parts (the search's subproblems or the join's keys) in a fixed
 //! order, what each costs, and how one is counted.
 //!
-//! A part's index in the plan's [`Parts`] is its identity in checkpoints and shard
+//! A part's index in the plan's parts is its identity in checkpoints and shard
 //! results; [`Plan::fingerprint`] guards against a list that changed between runs.
 
 use std::ops::ControlFlow;
@@ -97,7 +97,7 @@ impl Config {
 }
 
 /// How a plan cuts the board into parts.
-pub enum Parts {
+pub(crate) enum Parts {
     /// The search's roots (queens fixed by the symmetry mode) and their subproblems (the
     /// first free rows filled).
     Rows {
@@ -131,7 +131,7 @@ pub struct Plan {
     /// one after another on one thread). The join's parts are its keys at any depth.
     pub split_depth: usize,
     /// The parts: the search's subproblems or the join's keys.
-    pub parts: Parts,
+    pub(crate) parts: Parts,
     /// How each part is counted (`Search` or `Join`, resolved for `n`).
     pub method: Method,
     /// Bytes one part's join tables may use (one thread's share of what the pieces leave).
@@ -324,7 +324,7 @@ impl Plan {
     /// `free` over the threads; where that is at least [`SMALL_SHARE`] a thread gets it and
     /// the pieces the last quarter. A smaller share makes a thread no faster, while the
     /// pieces it takes from the others are enumerated again and again: a chunk of
-    /// [`join::THREAD_FLOOR`] bytes counts as fast where the pieces leave it that much
+    /// `join::THREAD_FLOOR` bytes counts as fast where the pieces leave it that much
     /// (measured: results/README.md). There a thread gets a quarter of its fair share, at
     /// least the floor, and the pieces the rest. Memory only decides how a part is counted,
     /// never the plan.
@@ -364,7 +364,7 @@ impl Plan {
     }
 
     /// The search's roots and subproblems (`None` for a join's keys).
-    pub fn rows(&self) -> Option<(&[Root], &[Subproblem])> {
+    pub(crate) fn rows(&self) -> Option<(&[Root], &[Subproblem])> {
         match &self.parts {
             Parts::Rows { roots, subproblems } => Some((roots, subproblems)),
             Parts::Columns { .. } => None,
@@ -460,7 +460,7 @@ impl Plan {
         self.count_by(i, self.method, kernel)
     }
 
-    /// Knuth's estimate of the nodes a search of part `i` visits ([`Schedule::estimated_nodes`],
+    /// Knuth's estimate of the nodes a search of part `i` visits (`Schedule::estimated_nodes`,
     /// `probes` walks picked from `seed`); `None` for a join's parts.
     pub fn estimated_nodes(&self, i: usize, probes: u32, seed: u64) -> Option<f64> {
         let Parts::Rows { roots, subproblems } = &self.parts else {
@@ -480,7 +480,7 @@ impl Plan {
     }
 
     /// [`Plan::count`], abandoned once `stop` is set: a join's keys and its symmetric
-    /// solutions' part ([`Join::count_until`]), and a search's subproblem of more than
+    /// solutions' part (`Join::count_until`), and a search's subproblem of more than
     /// [`ABANDON_ROWS`] free rows between the subtrees it is then counted by. A count
     /// that ended after `stop` was set may be too small: the caller drops it (`estimate`,
     /// whose `--seconds` is a bound so).
@@ -522,7 +522,7 @@ impl Plan {
 
     /// A relative estimate of each part's cost: for a subproblem the number of nodes a few
     /// levels below it, for a join's part an estimate of its keys' half-boards on each side
-    /// and the word steps of matching them ([`join::cost`]). Costs vary by orders of
+    /// and the word steps of matching them (`join::cost`). Costs vary by orders of
     /// magnitude; this tracks them well enough to order the parts, weight an ETA and balance
     /// shards. Computed once per plan (a join's when the plan is built).
     pub fn costs(&self) -> &[u64] {
@@ -710,5 +710,40 @@ mod tests {
         });
         let took = start.elapsed().as_secs_f64();
         assert!(took < 10.0, "took {took} s");
+    }
+
+    /// A small share per thread goes to the pieces kept for all threads: enumerating them again
+    /// and again is what made a small `--memory` slow (`count 19 -j 2 --memory 32M` 1.6x the
+    /// time of 2G), while a thread's chunks count as fast at [`join::THREAD_FLOOR`](crate::join::THREAD_FLOOR). At n = 19,
+    /// 32 MiB on 2 threads keeps more than 20 MB of pieces (8 MB before); 2 GiB on 2 threads
+    /// still gives each thread its fair three quarters; every split fits what it shares.
+    #[test]
+    fn small_shares_go_to_the_pieces() {
+        use crate::join::{self, THREAD_FLOOR};
+        let joined = |n, symmetry, memory| Plan::build(n, symmetry, 2, Method::Join, memory, 2);
+        let pieces = |plan: &Plan| match &plan.parts {
+            Parts::Columns { cut, .. } => cut.pieces_budget(),
+            Parts::Rows { .. } => panic!("a join was asked for"),
+        };
+        let small = joined(19, Symmetry::Full, 32 << 20).unwrap();
+        assert!(pieces(&small) > 20 << 20, "{}", pieces(&small));
+        assert!(small.join_budget >= THREAD_FLOOR);
+        let roomy = joined(19, Symmetry::Full, 2 << 30).unwrap();
+        assert!(roomy.join_budget > 700 << 20, "{}", roomy.join_budget);
+        assert_eq!(small.fingerprint(), roomy.fingerprint());
+        for free in [join::MIN_BYTES, 1 << 20, 32 << 20, 1 << 30, 1 << 40] {
+            for threads in [1, 2, 64, 1024] {
+                if free < threads * join::MIN_BYTES {
+                    continue;
+                }
+                let (pieces, each) = Plan::split_memory(free, threads);
+                assert!(pieces + each * threads <= free, "{free} {threads}");
+                assert!(each >= THREAD_FLOOR.min(free / threads), "{free} {threads}");
+            }
+        }
+        // The default grows with the threads, from 2 GiB, within the machine's memory.
+        let default = crate::run::default_memory;
+        assert_eq!(default(1), crate::types::DEFAULT_MEMORY);
+        assert!(default(1024) >= default(64) && default(64) >= default(2));
     }
 }

@@ -264,13 +264,8 @@ pub struct Subproblem {
 }
 
 /// The subproblems of every root after `levels` more free rows are filled (fewer where a
-/// root has fewer free rows), in increasing order of root and then of the placed columns.
-pub fn subproblems(n: u32, roots: &[Root], levels: usize) -> Vec<Subproblem> {
-    Subproblems::new(n, roots, levels).collect()
-}
-
-/// [`subproblems`] one at a time, without building the list: a depth-first walk of each
-/// root's first free rows with an explicit stack.
+/// root has fewer free rows), in increasing order of root and then of the placed columns,
+/// one at a time: a depth-first walk of each root's first free rows with an explicit stack.
 pub struct Subproblems<'a> {
     n: u32,
     roots: &'a [Root],

@@ -331,11 +331,6 @@ fn record_hits(
     }
 }
 
-/// Whether this CPU runs the AVX-512 lanes.
-pub fn available() -> bool {
-    Lanes::Avx512.available()
-}
-
 /// The number of completions below all of `starts`, which are nodes of `s` on one level,
 /// at least two above the last and no shallower than `frame`'s
 /// [`Frame::shallowest_start`], searched in `lanes`. `None` when the CPU lacks them.
@@ -435,3 +430,136 @@ fn dispatch<const RECORD: bool>(
 /// the count to start from.
 #[cfg(target_arch = "x86_64")]
 type Args<'a> = (&'a Schedule, u32, &'a [State], &'a mut Vec<Hit>, u128);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::plan::Plan;
+    use crate::search::scalar;
+    use crate::types::Symmetry;
+
+    const MODES: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
+
+    /// A fixed linear congruential sequence of indices below the bound asked for.
+    fn picker(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |below| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % below
+        }
+    }
+
+    /// Says on the test run's own stderr that a case was not tested on this CPU, and why.
+    fn untested(why: &str) {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "NOT TESTED HERE: {why}");
+    }
+
+    #[test]
+    fn every_lane_frame_agrees_with_the_scalar_loop_at_its_shallowest_start() {
+        let lanes_here = Lanes::here();
+        if lanes_here.is_empty() {
+            untested("this CPU has no SIMD lanes: no lane frames to compare");
+            return;
+        }
+        let mut pick = picker(0x9e37_79b9_7f4a_7c15);
+        let mut compared = 0;
+        // Large boards too: the headroom a frame needs shrinks as the board grows.
+        for n in [13u32, 17, 20, 24, 27] {
+            for symmetry in MODES {
+                let plan = Plan::new(n, symmetry, 2).unwrap();
+                for frame in Frame::ALL {
+                    for _ in 0..6 {
+                        let (roots, subproblems) = plan.rows().unwrap();
+                        let sub = subproblems[pick(subproblems.len())];
+                        let s = roots[sub.root as usize].schedule(n);
+                        if s.levels < 3 {
+                            continue;
+                        }
+                        // Start exactly where the frame allows, unless the subtrees would be
+                        // too big for a test; then as shallow as stays small.
+                        let level = frame
+                            .shallowest_start(&s)
+                            .max(s.levels.saturating_sub(12))
+                            .max(sub.state.level);
+                        if level + 2 > s.levels {
+                            continue;
+                        }
+                        // Random descents from the subproblem to that level.
+                        let starts: Vec<State> = (0..40)
+                            .filter_map(|_| {
+                                let mut st = sub.state;
+                                while st.level < level {
+                                    let kids: Vec<State> = s.children(st).collect();
+                                    if kids.is_empty() {
+                                        return None;
+                                    }
+                                    st = kids[pick(kids.len())];
+                                }
+                                Some(st)
+                            })
+                            .collect();
+                        let scalar: u128 = starts.iter().map(|&st| scalar::count(&s, st)).sum();
+                        for &l in &lanes_here {
+                            let lanes = count_subtrees(&s, l, frame, &starts).unwrap();
+                            assert_eq!(
+                                lanes, scalar,
+                                "n={n} {symmetry} {frame:?} {l:?} level {level}"
+                            );
+                        }
+                        compared += usize::from(!starts.is_empty());
+                    }
+                }
+            }
+        }
+        assert!(compared > 200, "only {compared} sets compared");
+    }
+
+    /// The loops' own counters run past `u64::MAX` exactly: each is started just below it (no
+    /// board small enough to test gets there from zero), and the plan's counts of the result
+    /// print exactly.
+    #[test]
+    fn kernel_counters_run_past_u64_exactly() {
+        let plan = Plan::new(12, Symmetry::Mirror, 1).unwrap();
+        let (roots, subproblems) = plan.rows().unwrap();
+        let sub = subproblems[2];
+        let s = roots[sub.root as usize].schedule(12);
+        let base = u128::from(u64::MAX) - 5;
+        let alone = scalar::count(&s, sub.state);
+        assert!(alone > 5);
+        let past = scalar::count_from(&s, sub.state, base);
+        assert_eq!(past, base + alone);
+        assert!(past > u128::from(u64::MAX));
+        for lanes in Lanes::here() {
+            let frame = Frame::OpenRdLd;
+            let start = frame.shallowest_start(&s).max(1);
+            let mut starts = Vec::new();
+            let mut board = s.fixed_board;
+            let _ = s.down_to(sub.state, start, &mut board, &mut |st, _| {
+                starts.push(st);
+                std::ops::ControlFlow::Continue(())
+            });
+            let counted = count_subtrees_from(&s, lanes, frame, &starts, base).unwrap();
+            assert_eq!(counted, past, "the {lanes:?} lanes' counter");
+        }
+        if Lanes::here().is_empty() {
+            untested("this CPU has no SIMD lanes: only the scalar counter was driven past u64");
+        }
+        let tally = crate::Tally {
+            solutions: 2 * past,
+            unique8: 0,
+        };
+        let counts = Plan::new(12, Symmetry::Mirror, 1).unwrap().counts(
+            tally,
+            Some(crate::Kernel::Scalar),
+            1,
+            0.0,
+        );
+        let json = serde_json::to_string(&counts).unwrap();
+        assert!(
+            json.contains(&format!("\"solutions\":{}", 2 * past)),
+            "{json}"
+        );
+    }
+}

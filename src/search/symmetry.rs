@@ -65,6 +65,7 @@ impl Transform {
     }
 
     /// Image of a solution given as the column of the queen in each row.
+    #[cfg(test)]
     pub fn apply_columns(self, cols: &[u8]) -> Vec<u8> {
         let n = cols.len() as u32;
         let mut out = vec![0u8; cols.len()];

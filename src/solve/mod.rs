@@ -1,7 +1,7 @@
 //! Listing solutions in lexicographic order (row 0 first), generated in parallel.
 //!
 //! The subproblems of a listing are cut in lexicographic order (see
-//! [`crate::search::roots::Subproblems`]) and come lazily, a batch at a time. A producer
+//! `search::roots::Subproblems`) and come lazily, a batch at a time. A producer
 //! thread has the pool render each batch's solutions into one buffer per subproblem; a
 //! channel that holds one batch carries them to the caller's thread, which sees the
 //! solutions in order. Memory holds at most a batch being rendered and one waiting,

@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::num::NonZeroUsize;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nqueens::{Engine, Kernel, Method, Options, Plan, Symmetry, Tally, published};
+use nqueens_engine::{Engine, Kernel, Method, Options, Plan, Symmetry, Tally, published};
 
 const MODES: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
 
@@ -41,7 +41,7 @@ fn kernel_alone(c: &mut Criterion) {
     group.finish();
 }
 
-/// The whole engine (a [`nqueens::Run`] over every part): split, rayon and reduction, per
+/// The whole engine (a [`nqueens_engine::Run`] over every part): split, rayon and reduction, per
 /// symmetry mode, method, loop and thread count.
 fn engine(c: &mut Criterion) {
     for symmetry in MODES {

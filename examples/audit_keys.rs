@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use nqueens::{Kernel, Method, Plan, Symmetry};
+use nqueens_engine::{Kernel, Method, Plan, Symmetry};
 
 fn main() {
     let arg = |i: usize| std::env::args().nth(i).and_then(|a| a.parse::<u64>().ok());

@@ -9,14 +9,14 @@
 //! other's, so its pairs are far more often compatible or far more often not than a
 //! balanced key's. The row gives the key's matching seconds (its pieces' enumeration,
 //! which a whole run pays once per row set, apart), its solutions weighted by its orbit
-//! and its estimated cost ([`nqueens::Plan::costs`]); ns per solution is `seconds / solutions`.
+//! and its estimated cost ([`nqueens_engine::Plan::costs`]); ns per solution is `seconds / solutions`.
 
 mod common;
 
 use std::time::Instant;
 
-use nqueens::Kernel;
-use nqueens::instruments::{enumerated, key_rows};
+use nqueens_engine::Kernel;
+use nqueens_engine::instruments::{enumerated, key_rows};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -9,8 +9,8 @@
 
 use std::path::PathBuf;
 
-use nqueens::run::shard::{self, Shard, ShardResult};
-use nqueens::{Engine, Options, Plan, Run, Symmetry, Tally};
+use nqueens_engine::run::shard::{self, Shard, ShardResult};
+use nqueens_engine::{Engine, Options, Plan, Run, Symmetry, Tally};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

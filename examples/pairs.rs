@@ -5,8 +5,8 @@
 //! what testing every pair of each key's half-boards tests (the join before it split on
 //! diagonals); `tested` what the split leaves to the bitset tables.
 
-use nqueens::instruments::matched;
-use nqueens::{Kernel, Method, Plan, Symmetry};
+use nqueens_engine::instruments::matched;
+use nqueens_engine::{Kernel, Method, Plan, Symmetry};
 use rayon::prelude::*;
 
 fn main() {
@@ -20,7 +20,11 @@ fn main() {
             .into_par_iter()
             .map(|i| plan.count(i, Kernel::Auto).solutions)
             .sum();
-        assert_eq!(Some(solutions), nqueens::published::all(n), "n = {n}");
+        assert_eq!(
+            Some(solutions),
+            nqueens_engine::published::all(n),
+            "n = {n}"
+        );
         let after = matched();
         let (every, tested) = (after.pairs - before.pairs, after.tested - before.tested);
         let per = |x: u64| x as f64 / solutions.max(1) as f64;

@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Instant;
 
-use nqueens::Kernel;
+use nqueens_engine::Kernel;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,11 +22,11 @@ fn main() {
     };
     // One key first, untimed: the thread's buffers.
     plan.count(parts[0], kernel);
-    let before = nqueens::instruments::matched();
+    let before = nqueens_engine::instruments::matched();
     let start = Instant::now();
     let solutions: u128 = parts.iter().map(|&i| plan.count(i, kernel).solutions).sum();
     let seconds = start.elapsed().as_secs_f64();
-    let after = nqueens::instruments::matched();
+    let after = nqueens_engine::instruments::matched();
     // What the matching did for these keys: the pairs its leaves tested, the leaves, and the
     // split levels that went on with short words.
     println!(

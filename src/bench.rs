@@ -15,8 +15,8 @@
 //! ratings).
 //!
 //! ```
-//! use nqueens::bench::{Workload, thread_counts};
-//! use nqueens::Kernel;
+//! use nqueens_engine::bench::{Workload, thread_counts};
+//! use nqueens_engine::Kernel;
 //!
 //! assert_eq!(thread_counts(6), [1, 2, 4, 6]);
 //! let case = Workload::TINY.cases[0];

@@ -33,7 +33,7 @@
 //! [`count`] counts one board with the given [`Options`]:
 //!
 //! ```
-//! use nqueens::{count, Options, Symmetry};
+//! use nqueens_engine::{count, Options, Symmetry};
 //!
 //! // Full symmetry is the default: totals and fundamental solutions.
 //! let counts = count(8, &Options::default()).unwrap();
@@ -49,7 +49,7 @@
 //! plan's parts to separate runs and merges their results):
 //!
 //! ```
-//! use nqueens::{Engine, Observer, Options, Run, Tally};
+//! use nqueens_engine::{Engine, Observer, Options, Run, Tally};
 //! use std::sync::atomic::{AtomicUsize, Ordering};
 //!
 //! struct Parts(AtomicUsize);
@@ -69,7 +69,7 @@
 //! [`solve::for_each_solution`] lists the solutions in lexicographic order:
 //!
 //! ```
-//! use nqueens::solve::{for_each_solution, ListOptions};
+//! use nqueens_engine::solve::{for_each_solution, ListOptions};
 //! use std::ops::ControlFlow;
 //!
 //! let mut first = Vec::new();
@@ -84,8 +84,8 @@
 //! [`run::estimate::estimate`] predicts what a count costs from a timed sample of its parts:
 //!
 //! ```
-//! use nqueens::run::estimate::{estimate, Settings};
-//! use nqueens::{Engine, Options};
+//! use nqueens_engine::run::estimate::{estimate, Settings};
+//! use nqueens_engine::{Engine, Options};
 //!
 //! let engine = Engine::new(&Options::default()).unwrap();
 //! let plan = engine.plan(16, 2).unwrap();

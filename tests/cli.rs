@@ -464,9 +464,9 @@ fn merge_reports_the_method_and_the_loop_the_shards_ran() {
         (&scalar["split_depth"], &scalar["solutions"]),
         (&2.into(), &14200.into())
     );
-    let here = nqueens::Kernel::Auto.resolve().unwrap();
+    let here = nqueens_engine::Kernel::Auto.resolve().unwrap();
     let either = merged([shard(0, "scalar"), shard(1, here.name())]);
-    let expected = if here == nqueens::Kernel::Scalar {
+    let expected = if here == nqueens_engine::Kernel::Scalar {
         "scalar"
     } else {
         "mixed"
@@ -902,7 +902,10 @@ fn bench_sweeps_the_threads_with_counts_checked_in_json_and_csv() {
         let threads = r["threads"].as_u64().unwrap();
         assert_eq!(threads, [1, 2, 3][i / 3], "{r}");
         assert_eq!(r["workload"], "tiny-v1");
-        assert_eq!(r["kernel"], nqueens::Kernel::Auto.resolve().unwrap().name());
+        assert_eq!(
+            r["kernel"],
+            nqueens_engine::Kernel::Auto.resolve().unwrap().name()
+        );
         assert!(
             r["isa"]
                 .as_str()
@@ -924,7 +927,7 @@ fn bench_sweeps_the_threads_with_counts_checked_in_json_and_csv() {
             assert_eq!(r["method"], ["search", "join"][i % 3]);
             assert_eq!(
                 r["solutions"].as_u64().map(u128::from),
-                nqueens::published::all(n)
+                nqueens_engine::published::all(n)
             );
             seen.push(n);
         } else {
@@ -1246,8 +1249,8 @@ fn a_partial_merge_of_nothing_yet_is_work_not_done() {
 /// A SIMD loop this CPU lacks is refused with the loops it has.
 #[test]
 fn a_missing_kernel_names_the_ones_this_cpu_has() {
-    let has = nqueens::Kernel::available();
-    let Some(missing) = [nqueens::Kernel::Avx512, nqueens::Kernel::Avx2]
+    let has = nqueens_engine::Kernel::available();
+    let Some(missing) = [nqueens_engine::Kernel::Avx512, nqueens_engine::Kernel::Avx2]
         .into_iter()
         .find(|k| !has.contains(k))
     else {

@@ -4,7 +4,7 @@ mod common;
 
 use std::num::NonZeroUsize;
 
-use nqueens::{Kernel, Method, Options, Plan, Symmetry, count, published};
+use nqueens_engine::{Kernel, Method, Options, Plan, Symmetry, count, published};
 
 const MODES: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
 
@@ -97,7 +97,7 @@ fn the_join_matches_the_published_table_up_to_15_in_every_mode_and_kernel() {
 }
 
 /// The join's plan of an `n`-board in `symmetry`, within `memory` bytes over two threads.
-fn joined(n: u32, symmetry: Symmetry, memory: usize) -> Result<Plan, nqueens::Error> {
+fn joined(n: u32, symmetry: Symmetry, memory: usize) -> Result<Plan, nqueens_engine::Error> {
     Plan::build(n, symmetry, 2, Method::Join, memory, 2)
 }
 
@@ -143,7 +143,7 @@ fn memory_slices_the_work_never_the_plan() {
     // that is enough.
     let mut least = 1 << 10;
     while let Err(e) = joined(15, Symmetry::Full, least) {
-        let nqueens::Error::Memory { need, limit, .. } = e else {
+        let nqueens_engine::Error::Memory { need, limit, .. } = e else {
             panic!("expected a memory error, got {e:?}");
         };
         assert!(need > limit, "{need} {limit}");
@@ -152,13 +152,14 @@ fn memory_slices_the_work_never_the_plan() {
     for memory in [least, 4 << 20, 64 << 20] {
         let plan = joined(15, Symmetry::Full, memory).unwrap();
         assert_eq!(plan.fingerprint(), roomy.fingerprint(), "memory {memory}");
-        let total: nqueens::Tally = (0..plan.len()).map(|i| plan.count(i, Kernel::Auto)).sum();
+        let total: nqueens_engine::Tally =
+            (0..plan.len()).map(|i| plan.count(i, Kernel::Auto)).sum();
         assert_eq!(Some(total.solutions), published::all(15), "memory {memory}");
         assert_eq!(Some(total.unique8 / 8), published::fundamental(15));
     }
     assert!(matches!(
         Plan::build(15, Symmetry::Full, 2, Method::Auto, 1 << 10, 2),
-        Err(nqueens::Error::Memory { .. })
+        Err(nqueens_engine::Error::Memory { .. })
     ));
     for (memory, threads) in [(8 << 20, 2), (8 << 20, 8), (1 << 30, 64)] {
         let auto = Plan::build(17, Symmetry::Full, 2, Method::Auto, memory, threads).unwrap();
@@ -168,10 +169,10 @@ fn memory_slices_the_work_never_the_plan() {
             joined(17, Symmetry::Full, 1 << 30).unwrap().config()
         );
     }
-    let max = nqueens::types::MAX_CUT_N;
+    let max = nqueens_engine::types::MAX_CUT_N;
     assert_eq!(
         joined(max + 1, Symmetry::Full, 1 << 30).map(|p| p.len()),
-        Err(nqueens::Error::JoinSize(max + 1))
+        Err(nqueens_engine::Error::JoinSize(max + 1))
     );
     // `auto` joins every board the join can cut (n = 28's keys are not built here: seconds),
     // and searches those beyond.
@@ -289,11 +290,11 @@ fn compiled_table_matches_its_source() {
 fn bad_arguments_are_errors_not_panics() {
     assert_eq!(
         count(33, &Options::default()),
-        Err(nqueens::Error::BoardSize(33))
+        Err(nqueens_engine::Error::BoardSize(33))
     );
     assert_eq!(
         count(3, &options(1, 4, Symmetry::Mirror)),
-        Err(nqueens::Error::SplitDepth { depth: 4, n: 3 })
+        Err(nqueens_engine::Error::SplitDepth { depth: 4, n: 3 })
     );
     assert!(
         count(33, &Options::default())

@@ -1,9 +1,9 @@
-//! The library without the command line: a crate that depends on nqueens with
+//! The library without the command line: a crate that depends on nqueens-engine with
 //! `default-features = false` builds none of the binary's crates.
 
 use std::process::Command;
 
-/// The crates of nqueens' normal dependency tree, with `extra` flags to `cargo tree`.
+/// The crates of nqueens-engine' normal dependency tree, with `extra` flags to `cargo tree`.
 fn tree(extra: &[&str]) -> Vec<String> {
     let out = Command::new(env!("CARGO"))
         .args([
@@ -13,7 +13,7 @@ fn tree(extra: &[&str]) -> Vec<String> {
             "-e",
             "normal",
             "-p",
-            "nqueens",
+            "nqueens-engine",
         ])
         .args(["--prefix", "none", "--format", "{p}", "--manifest-path"])
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
@@ -77,7 +77,7 @@ fn the_readme_counts_the_crates_as_cargo_does() {
         crates.dedup();
         crates
             .iter()
-            .filter(|c| *c != "nqueens")
+            .filter(|c| *c != "nqueens-engine")
             .count()
             .to_string()
     };

@@ -5,9 +5,9 @@ use std::process::{Command as Std, Output};
 use std::time::Duration;
 
 use assert_cmd::Command;
-use nqueens::Tally;
-use nqueens::run::shard::ShardResult;
-use nqueens::types::Residues;
+use nqueens_engine::Tally;
+use nqueens_engine::run::shard::ShardResult;
+use nqueens_engine::types::Residues;
 
 fn nqueens(args: &[&str]) -> Output {
     Command::cargo_bin("nqueens")
@@ -1324,8 +1324,8 @@ fn every_bad_file_is_named_with_what_is_wrong_with_it() {
 
 #[test]
 fn a_joined_shard_is_audited_with_the_best_loop_of_this_cpu() {
-    use nqueens::run::shard::audit_counting;
-    use nqueens::{Kernel, Method};
+    use nqueens_engine::run::shard::audit_counting;
+    use nqueens_engine::{Kernel, Method};
     // Made with AVX-512, audited on a CPU whose best loop is AVX2 or the scalar one.
     for best in [Kernel::Avx2, Kernel::Scalar] {
         assert_eq!(

@@ -7,7 +7,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use nqueens::{Kernel, Method, Plan, Symmetry};
+use nqueens_engine::{Kernel, Method, Plan, Symmetry};
 
 /// The system allocator, counting the bytes held and the most held at once.
 struct Counted;

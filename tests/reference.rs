@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use nqueens::published;
+use nqueens_engine::published;
 
 #[test]
 fn the_reference_counter_matches_the_published_table() {

@@ -8,9 +8,9 @@ use std::ops::ControlFlow;
 use std::process::{Command as Std, Stdio};
 
 use assert_cmd::Command;
-use nqueens::solve::board::is_solution;
-use nqueens::solve::{FEW, ListOptions, for_each_solution};
-use nqueens::{Kernel, published};
+use nqueens_engine::solve::board::is_solution;
+use nqueens_engine::solve::{FEW, ListOptions, for_each_solution};
+use nqueens_engine::{Kernel, published};
 
 fn list(n: u32, threads: usize, unique: bool, limit: Option<u64>) -> Vec<Vec<u8>> {
     list_with(n, threads, unique, limit, Kernel::Auto)
@@ -277,7 +277,7 @@ struct Picture {
 
 fn parse_svg(text: &str, n: usize) -> Picture {
     use quick_xml::events::Event;
-    let square = nqueens::solve::board::SVG_SQUARE;
+    let square = nqueens_engine::solve::board::SVG_SQUARE;
     let number = |e: &quick_xml::events::BytesStart, name: &str| -> usize {
         let a = e.try_get_attribute(name).unwrap().unwrap();
         a.value.parse().unwrap()
@@ -359,7 +359,7 @@ fn parse_svg(text: &str, n: usize) -> Picture {
 
 #[test]
 fn svg_draws_every_listed_solution_numbered_in_one_valid_picture() {
-    let square = nqueens::solve::board::SVG_SQUARE;
+    let square = nqueens_engine::solve::board::SVG_SQUARE;
     for (n, args, expected, title) in [
         (
             8,

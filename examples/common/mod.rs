@@ -1,7 +1,7 @@
 //! What the timing examples share: their arguments `N KEYS [SEED]`, the plan, and the
 //! random pick of keys.
 
-use nqueens::{Method, Plan, Symmetry};
+use nqueens_engine::{Method, Plan, Symmetry};
 
 /// Argument `i` (0-based) of `args` as a number, `default` where it is not given; `usage`
 /// (which exits) where it is not a number.

@@ -8,7 +8,7 @@
 //! counting loop.
 //!
 //! ```
-//! use nqueens::{Engine, Observer, Options, Run, Tally};
+//! use nqueens_engine::{Engine, Observer, Options, Run, Tally};
 //! use std::sync::atomic::{AtomicU64, Ordering};
 //!
 //! /// Counts the subproblems as they finish.

@@ -712,11 +712,11 @@ mod tests {
         assert!(took < 10.0, "took {took} s");
     }
 
-    /// A small share per thread goes to the pieces kept for all threads: enumerating them again
-    /// and again is what made a small `--memory` slow (`count 19 -j 2 --memory 32M` 1.6x the
-    /// time of 2G), while a thread's chunks count as fast at [`join::THREAD_FLOOR`](crate::join::THREAD_FLOOR). At n = 19,
-    /// 32 MiB on 2 threads keeps more than 20 MB of pieces (8 MB before); 2 GiB on 2 threads
-    /// still gives each thread its fair three quarters; every split fits what it shares.
+    /// A small share per thread goes to the pieces kept for all threads, since enumerating
+    /// them again and again is what slows a small `--memory`, while a thread's chunks count
+    /// as fast at `join::THREAD_FLOOR`. At n = 19, 32 MiB on 2 threads keeps more than 20 MB
+    /// of pieces; 2 GiB on 2 threads still gives each thread its fair three quarters; every
+    /// split fits what it shares.
     #[test]
     fn small_shares_go_to_the_pieces() {
         use crate::join::{self, THREAD_FLOOR};

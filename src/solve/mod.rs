@@ -349,7 +349,7 @@ fn render_one<R: Fn(&[u8], &mut Vec<u8>)>(
 ///
 /// ```
 /// use std::ops::ControlFlow;
-/// use nqueens::solve::{for_each_solution, ListOptions};
+/// use nqueens_engine::solve::{for_each_solution, ListOptions};
 ///
 /// let mut all = Vec::new();
 /// for_each_solution(4, &ListOptions::default(), |cols| {

@@ -1,4 +1,4 @@
-//! `nqueens bench`: the library's fixed workload ([`nqueens::bench`]) swept over thread
+//! `nqueens bench`: the library's fixed workload ([`nqueens_engine::bench`]) swept over thread
 //! counts, one row per board and thread count and a score row per thread count, each count
 //! checked against the published values.
 
@@ -6,8 +6,8 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use nqueens::bench::{self, Case, Workload};
-use nqueens::{Counts, Kernel, Method, published};
+use nqueens_engine::bench::{self, Case, Workload};
+use nqueens_engine::{Counts, Kernel, Method, published};
 
 use crate::cli::BenchArgs;
 use crate::commands::Failure;
@@ -147,7 +147,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         _ => Workload::V1,
     };
     let kernel = args.kernel.resolve()?;
-    let most = nqueens::run::worker_threads(args.threads)?;
+    let most = nqueens_engine::run::worker_threads(args.threads)?;
     let sweep = bench::thread_counts(most);
     let cpu = bench::cpu_model().unwrap_or_else(|| "unknown".to_string());
     let isa = bench::isa();

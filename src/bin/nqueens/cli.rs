@@ -7,9 +7,9 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
-use nqueens::run::shard::Shard;
-use nqueens::types::MAX_THREADS;
-use nqueens::{
+use nqueens_engine::run::shard::Shard;
+use nqueens_engine::types::MAX_THREADS;
+use nqueens_engine::{
     Counts, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Method, Options, Plan, Symmetry, published,
 };
 
@@ -263,7 +263,7 @@ pub struct EstimateArgs {
     pub shards: Option<usize>,
     /// Parts to count at most (one of each stratum in any case); by default `--seconds`
     /// decides
-    #[arg(long, value_name = "S", default_value_t = nqueens::run::estimate::Settings::default().samples, value_parser = parse_samples, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", default_value_t = nqueens_engine::run::estimate::Settings::default().samples, value_parser = parse_samples, allow_negative_numbers = true)]
     pub samples: usize,
     /// Sample for at most this many seconds, the parts' costs included: then no part starts
     /// and the parts still counting are abandoned and left out. Sampling over a
@@ -528,11 +528,11 @@ pub struct Counting {
 }
 
 impl EngineArgs {
-    /// `--memory`, or its default for these threads ([`nqueens::run::default_memory`]).
+    /// `--memory`, or its default for these threads ([`nqueens_engine::run::default_memory`]).
     pub fn memory(&self) -> usize {
         self.memory.unwrap_or_else(|| {
-            let threads = nqueens::run::worker_threads(self.threads).unwrap_or(1);
-            nqueens::run::default_memory(threads)
+            let threads = nqueens_engine::run::worker_threads(self.threads).unwrap_or(1);
+            nqueens_engine::run::default_memory(threads)
         })
     }
 
@@ -569,7 +569,7 @@ impl Counting {
     /// (`-j 4096` takes seconds to start) or a plan is built.
     pub fn precheck(&self, sizes: impl IntoIterator<Item = u32>) -> Result<(), Error> {
         let o = &self.options;
-        let threads = nqueens::run::worker_threads(o.threads)?;
+        let threads = nqueens_engine::run::worker_threads(o.threads)?;
         for n in sizes {
             let depth = self.split_depth(n);
             Plan::precheck(n, o.symmetry, depth, o.method, o.memory, threads)?;

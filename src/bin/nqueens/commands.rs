@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use clap::CommandFactory;
-use nqueens::run::checkpoint::{self, Checkpoint};
-use nqueens::run::durable::{FileError, Output};
-use nqueens::run::estimate;
-use nqueens::run::shard::{self, ShardResult};
-use nqueens::solve::board;
-use nqueens::solve::{self, ListOptions};
-use nqueens::{
+use nqueens_engine::run::checkpoint::{self, Checkpoint};
+use nqueens_engine::run::durable::{FileError, Output};
+use nqueens_engine::run::estimate;
+use nqueens_engine::run::shard::{self, ShardResult};
+use nqueens_engine::solve::board;
+use nqueens_engine::solve::{self, ListOptions};
+use nqueens_engine::{
     Counts, Engine, Error, Kernel, Method, Observer, Options, Outcome, Run, Tally, published,
 };
 
@@ -317,7 +317,7 @@ fn execute(
 
 /// Writes a shard's partial counts to its output (synced, then renamed into place).
 fn write_shard(
-    plan: &nqueens::Plan,
+    plan: &nqueens_engine::Plan,
     shard: shard::Shard,
     engine: &Engine,
     outcome: Outcome,
@@ -349,12 +349,12 @@ fn write_shard(
 /// whole number (eight times a Burnside sum), a count whose resumed records make one is
 /// refused.
 fn whole_counts(
-    plan: &nqueens::Plan,
+    plan: &nqueens_engine::Plan,
     engine: &Engine,
     outcome: &Outcome,
     long: &LongRunArgs,
 ) -> Result<Counts, Failure> {
-    if plan.symmetry == nqueens::Symmetry::Full && !outcome.tally.unique8.is_multiple_of(8) {
+    if plan.symmetry == nqueens_engine::Symmetry::Full && !outcome.tally.unique8.is_multiple_of(8) {
         let from = long.checkpoint.as_ref().map_or(String::new(), |p| {
             format!(" (records resumed from {})", p.display())
         });
@@ -371,7 +371,7 @@ fn whole_counts(
 /// threads, and refuses the checkpoint where one differs from its record: a record forged
 /// with its checksums recomputed is as untrusted as a shard (`merge --audit`).
 fn audit_resumed(
-    plan: &nqueens::Plan,
+    plan: &nqueens_engine::Plan,
     engine: &Engine,
     path: &std::path::Path,
     done: &std::collections::HashMap<usize, Tally>,
@@ -451,10 +451,10 @@ fn merge(args: MergeArgs) -> Result<(), Failure> {
             n: plan.n,
             complete,
             solutions: tally.solutions,
-            unique: (complete && plan.symmetry == nqueens::Symmetry::Full)
+            unique: (complete && plan.symmetry == nqueens_engine::Symmetry::Full)
                 .then_some(tally.unique8 / 8),
             method: plan.method,
-            kernel: nqueens::types::kernel_name(kernel),
+            kernel: nqueens_engine::types::kernel_name(kernel),
             symmetry: plan.symmetry,
             shards: merged.count,
             shards_merged: merged.shards_merged(),
@@ -600,7 +600,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
     let prediction = Prediction {
         n,
         method: plan.method,
-        kernel: nqueens::types::kernel_name(Some(engine.kernel())),
+        kernel: nqueens_engine::types::kernel_name(Some(engine.kernel())),
         threads: engine.threads(),
         parts: e.parts,
         sampled: e.samples.len(),
@@ -628,7 +628,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
 /// terminal (`start`: when the command started).
 fn sample(
     engine: &Engine,
-    plan: &nqueens::Plan,
+    plan: &nqueens_engine::Plan,
     settings: &estimate::Settings,
     start: Instant,
 ) -> Result<estimate::Estimate, Failure> {
@@ -657,7 +657,7 @@ fn sample(
 /// The predicted wall time of the longest of `count` shards, the plan dealt once.
 fn longest_shard(
     engine: &Engine,
-    plan: &nqueens::Plan,
+    plan: &nqueens_engine::Plan,
     e: &estimate::Estimate,
     count: usize,
 ) -> f64 {

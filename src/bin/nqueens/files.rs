@@ -2,7 +2,7 @@
 //! made beside it) and `--checkpoint` must each name a regular file or a new one in an
 //! existing directory, and not the same file.
 
-use nqueens::run::durable::{self, Output};
+use nqueens_engine::run::durable::{self, Output};
 
 use crate::cli::LongRunArgs;
 use crate::commands::Failure;

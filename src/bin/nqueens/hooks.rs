@@ -49,7 +49,7 @@ pub fn miscount() -> u128 {
 /// Test hook: `tiny` makes `bench` count the workload of the tests ([`Workload::TINY`],
 /// milliseconds) in place of the one asked for.
 ///
-/// [`Workload::TINY`]: nqueens::bench::Workload::TINY
+/// [`Workload::TINY`]: nqueens_engine::bench::Workload::TINY
 const WORKLOAD: &str = "NQUEENS_TEST_WORKLOAD";
 
 /// Whether [`WORKLOAD`] asks for the tests' workload.

@@ -411,7 +411,10 @@ mod tests {
             .iter()
             .find(|(command, _)| command.starts_with("nqueens bench"))
             .expect("an example of bench");
-        let listed = format!("workload v1 ({}", nqueens::bench::Workload::V1.boards());
+        let listed = format!(
+            "workload v1 ({}",
+            nqueens_engine::bench::Workload::V1.boards()
+        );
         assert!(bench.1.contains(&listed), "{}", bench.1);
     }
 

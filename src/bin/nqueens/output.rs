@@ -9,8 +9,8 @@ use std::io::{self, IsTerminal, Write};
 
 use serde::Serialize;
 
-use nqueens::types::kernel_name;
-use nqueens::{Counts, Method};
+use nqueens_engine::types::kernel_name;
+use nqueens_engine::{Counts, Method};
 
 /// Whether standard output was closed as the process started, noted by [`note_stdout`].
 static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -197,7 +197,7 @@ pub struct Coverage {
     /// The loop the shards ran (`mixed` where they differ).
     pub kernel: &'static str,
     /// Symmetry mode.
-    pub symmetry: nqueens::Symmetry,
+    pub symmetry: nqueens_engine::Symmetry,
     /// Shards the plan was dealt into.
     pub shards: usize,
     /// Shards merged.
@@ -465,7 +465,7 @@ impl Record for Prediction {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nqueens::{Options, count};
+    use nqueens_engine::{Options, count};
 
     /// Each record in CSV and in JSON: the CSV's cells, and the JSON's values as JSON writes
     /// them (strings unquoted, `null` as empty), in the CSV's column order.

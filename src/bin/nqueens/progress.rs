@@ -4,7 +4,7 @@
 //! On a terminal it is an indicatif spinner, then a bar; with `--progress always` elsewhere (a
 //! log file) it is a plain line at once and then every few seconds. Elapsed time counts from
 //! the start of the process ([`start_clock`]). Subproblem costs differ by orders of magnitude,
-//! so the fraction done and the ETA count estimated work ([`nqueens::Plan::costs`]), not
+//! so the fraction done and the ETA count estimated work ([`nqueens_engine::Plan::costs`]), not
 //! subproblems. Planning is shown by time alone: nothing here looks inside it.
 
 use std::collections::VecDeque;
@@ -14,7 +14,7 @@ use std::sync::{Mutex, Once, OnceLock};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use nqueens::{Method, Observer, Tally};
+use nqueens_engine::{Method, Observer, Tally};
 
 use crate::layout::{self, Eta, seconds};
 use crate::periodic::while_running;
@@ -103,7 +103,7 @@ pub fn planning(n: u32, method: Method) -> &'static str {
     let joins = match method {
         Method::Join => true,
         Method::Search => false,
-        Method::Auto => nqueens::run::plan::JOIN_FASTER.contains(&n),
+        Method::Auto => nqueens_engine::run::plan::JOIN_FASTER.contains(&n),
     };
     if joins {
         "building the join's pieces and keys"

@@ -7,8 +7,8 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use nqueens::run::checkpoint::Checkpoint;
-use nqueens::run::durable;
+use nqueens_engine::run::checkpoint::Checkpoint;
+use nqueens_engine::run::durable;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 /// The set of the signals a count catches.

@@ -1442,6 +1442,38 @@ fn two_runs_of_one_output_at_once_each_write_their_own_temporary_file() {
     assert_eq!(counts(&merge(&[path(&out).into()]))["solutions"], 14200);
 }
 
+/// Issue 71: a writer's lock goes with its temporary file through the rename, so for a
+/// moment the output it just put in place is locked; the other run of the same output,
+/// finishing then, must replace it as it would a moment later, not take it for a live
+/// checkpoint.
+#[test]
+fn runs_of_one_output_finishing_together_all_succeed() {
+    let dir = scratch("pairs");
+    let out = dir.join("s.json");
+    let args = ["count", "11", "--shard", "0/1", "--output", path(&out)];
+    let run = || {
+        Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    for pair in 0..40 {
+        let (a, b) = (run(), run());
+        for child in [a, b] {
+            let done = child.wait_with_output().unwrap();
+            assert!(
+                done.status.success(),
+                "pair {pair}: {}",
+                String::from_utf8_lossy(&done.stderr)
+            );
+        }
+    }
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    assert_eq!(counts(&merge(&[path(&out).into()]))["solutions"], 2680);
+}
+
 #[test]
 fn output_names_up_to_255_bytes_are_written() {
     let dir = scratch("long-name");

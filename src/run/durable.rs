@@ -7,7 +7,8 @@
 //!   (a link to anything else, or to nothing, is refused), except one reached through a
 //!   file descriptor (`/dev/stdout`, `/proc/self/fd/N`) or open in this process already (a
 //!   shell's `>>job.log`): writing it would replace what was written there. An output
-//!   locked by another process (a live run's checkpoint) is refused. [`same_file`] tells
+//!   locked by another process (a live run's checkpoint; not a shard result another writer
+//!   of it has just put in place) is refused. [`same_file`] tells
 //!   two paths that name one file apart from two that do not.
 //! - **Results written whole** ([`Output`]): a temporary file, named for the destination
 //!   and the host and locked by the process while it lives, is made (or a dead writer's
@@ -274,6 +275,28 @@ fn locked_elsewhere(path: &Path) -> bool {
     )
 }
 
+/// Whether a live run holds the file at `path`: another process holds its lock, and it is
+/// not a shard result. An [`Output`]'s temporary file keeps its writer's lock through the
+/// rename until the writer closes it, a moment later: a shard result found locked is another
+/// writer's of the same output, just put in place, which this run replaces as it would a
+/// moment later. A live checkpoint starts with its own header (or is empty while it is
+/// made). The test reads the start of the file: a shard result's JSON names its format first.
+fn held_by_a_run(path: &Path) -> bool {
+    if !locked_elsewhere(path) {
+        return false;
+    }
+    let shard = format!("{{\"format\":\"{SHARD_FORMAT}\"");
+    let mut head = Vec::new();
+    let read = open_to_read(path, "file")
+        .and_then(|f| {
+            f.take(shard.len() as u64)
+                .read_to_end(&mut head)
+                .map_err(FileError::io("read", path))
+        })
+        .is_ok();
+    !(read && head == shard.as_bytes())
+}
+
 /// Whether `a` and `b` name the same file, existing or not: the same file by device and
 /// inode where both exist, else the same canonical directory and name.
 pub fn same_file(a: &Path, b: &Path) -> bool {
@@ -454,7 +477,7 @@ impl Output {
             path: path.to_path_buf(),
             why,
         };
-        if locked_elsewhere(&dest) {
+        if held_by_a_run(&dest) {
             return Err(unusable(format!(
                 "{} is locked by a live nqueens run (its checkpoint?), which replacing it would break: wait for the run to finish, or give another path",
                 dest.display()
@@ -564,7 +587,7 @@ impl Written {
     pub fn publish(mut self) -> Result<(), FileError> {
         let out = &mut self.0;
         let real = file_to_write(out.flag, &out.path)?;
-        if locked_elsewhere(&real) {
+        if held_by_a_run(&real) {
             return Err(FileError::InUse { path: real });
         }
         {

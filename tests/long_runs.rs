@@ -222,6 +222,103 @@ fn torn_last_record_is_recounted() {
     );
 }
 
+/// The subproblems a checkpoint's records name, in order.
+fn recorded(ckpt: &Path) -> Vec<u64> {
+    std::fs::read_to_string(ckpt)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let r: serde_json::Value = serde_json::from_str(l).unwrap();
+            r["subproblem"].as_u64().unwrap()
+        })
+        .collect()
+}
+
+/// Issue 71: a changed checksum on line 3 of 14,402 once cut the file there, and the 14,399
+/// good records after it were counted again.
+#[test]
+fn one_damaged_record_among_fourteen_thousand_costs_that_record_only() {
+    let dir = scratch("one-damaged");
+    let ckpt = dir.join("c.ckpt");
+    let args = [
+        "count",
+        "15",
+        "--method",
+        "search",
+        "--kernel",
+        "scalar",
+        "--format",
+        "json",
+        "--checkpoint",
+        path(&ckpt),
+    ];
+    crash_after(&args, "14401");
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    let records = text.lines().count() - 1;
+    assert!(records >= 14401, "{records}");
+    let mut lines: Vec<&str> = text.lines().collect();
+    let damaged = lines[2].replacen("\"crc\":", "\"crc\":1", 1);
+    lines[2] = &damaged;
+    std::fs::write(&ckpt, lines.join("\n") + "\n").unwrap();
+    let out = nqueens(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("1 damaged record skipped (line 3: checksum or format); its subproblem is counted again; the file is rewritten without it"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("resuming: {} of 17121 parts done", records - 1)),
+        "{err}"
+    );
+    let whole = counts(&out);
+    assert_eq!(
+        (&whole["solutions"], &whole["unique"]),
+        (&2279184.into(), &285053.into())
+    );
+    // The file holds every subproblem once: the good records kept, the damaged one gone, the
+    // rest added by the resumed run.
+    let mut all = recorded(&ckpt);
+    assert_eq!(all.len(), 17121);
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), 17121);
+}
+
+#[test]
+fn duplicate_records_are_kept_once_and_conflicting_ones_refused_by_line() {
+    let (_dir, ckpt, args, whole) = crashed_checkpoint("duplicates");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines.len() + 1;
+    let with_copy = |of: &str| text.clone() + of + "\n";
+    // The same record twice (a copy of line 2 as the last line): harmless, kept once.
+    std::fs::write(&ckpt, with_copy(lines[1])).unwrap();
+    let out = nqueens(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(counts(&out), whole);
+    let mut all = recorded(&ckpt);
+    let n = all.len();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), n, "the copy is gone from the file");
+    // The copy with other counts and a sound checksum: refused, naming both lines.
+    std::fs::write(&ckpt, with_copy(lines[1])).unwrap();
+    forge_record(&ckpt, last - 1, |t| t.solutions += 8);
+    let out = nqueens(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("lines 2 and {last} both record subproblem"))
+            && err.contains("Delete both lines")
+            && err.contains("start a new checkpoint"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "no total");
+}
+
 #[test]
 fn damaged_or_foreign_checkpoints_are_refused() {
     let dir = scratch("refuse");
@@ -246,8 +343,8 @@ fn damaged_or_foreign_checkpoints_are_refused() {
         .unwrap();
     assert_eq!(other.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&other.stderr).contains("was written for n = 13"));
-    // A changed count in a record before the end: the file is cut there (each record's own
-    // checksum vouches for those before it) and the rest is counted again, to the exact total.
+    // Changed counts in three records before the end: those three are skipped (each
+    // record's own checksum vouches for it) and counted again, to the exact total.
     let text = std::fs::read_to_string(&ckpt).unwrap();
     let changed = text.replacen("\"solutions\":", "\"solutions\":1", 3);
     std::fs::write(&ckpt, changed).unwrap();
@@ -257,7 +354,11 @@ fn damaged_or_foreign_checkpoints_are_refused() {
         .args(["--format", "json"])
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&damaged.stderr).contains("line 2 was damaged"));
+    let err = String::from_utf8_lossy(&damaged.stderr);
+    assert!(
+        err.contains("3 damaged records skipped (lines 2, 3, 4: checksum or format)"),
+        "{err}"
+    );
     assert_eq!(counts(&damaged)["solutions"], 73712);
     assert_eq!(counts(&damaged)["unique"], 9233);
     // Not a checkpoint at all.
@@ -816,7 +917,7 @@ fn kill_9_at_twenty_moments_still_ends_with_the_exact_total() {
 }
 
 #[test]
-fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_cut_and_recounted() {
+fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_skipped_and_recounted() {
     let (_dir, ckpt, args, whole) = crashed_checkpoint("forged-record");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     // Line 3's count raised by 1000 and its CRC-32 recomputed over the record's fields, as
@@ -841,7 +942,7 @@ fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_cut_and_recounted(
     std::fs::write(&ckpt, lines.join("\n") + "\n").unwrap();
     let resumed = nqueens(&args);
     let err = String::from_utf8_lossy(&resumed.stderr);
-    assert!(err.contains("line 3 was damaged"), "{err}");
+    assert!(err.contains("1 damaged record skipped (line 3: "), "{err}");
     assert_eq!(
         counts(&resumed),
         whole,

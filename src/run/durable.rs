@@ -631,6 +631,47 @@ pub fn open_locked(path: &Path, kind: &'static str) -> Result<(File, bool), File
     Ok((file, !existed))
 }
 
+/// Replaces the file at `path`, which this process holds locked ([`open_locked`]), with what
+/// `fill` writes: into a temporary file beside it (`.NAME.rewrite.tmp`), locked and synced,
+/// then renamed over it (over the file a symbolic link names, the link kept), the directory
+/// synced. Returns the new file, open for reading and appending and locked. The caller keeps
+/// the old file open, with its lock, while it runs: a run that opened it just before the
+/// rename finds it locked and is refused, rather than taking a file no path names. A crash
+/// leaves the old file or the new one, whole; `kind` names the file in messages.
+pub fn replace_locked(
+    path: &Path,
+    kind: &'static str,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<File, FileError> {
+    let real =
+        std::fs::canonicalize(path).map_err(FileError::io(&format!("rewrite {kind}"), path))?;
+    let mut name = std::ffi::OsString::from(".");
+    name.push(real.file_name().unwrap_or_default());
+    name.push(".rewrite.tmp");
+    let tmp = real.with_file_name(name);
+    let written = (|| {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&tmp)?;
+        // A temporary file left by a crash is nobody's: only the holder of the file's lock
+        // writes it.
+        file.try_lock()?;
+        file.set_len(0)?;
+        fill(&mut file)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, &real)?;
+        Ok(file)
+    })();
+    let file = written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        FileError::io(&format!("rewrite {kind}"), path)(e)
+    })?;
+    sync_parent(&real).map_err(FileError::io("sync the directory of", &real))?;
+    Ok(file)
+}
+
 /// Reads one line into `line` (cleared first), at most `limit` bytes of it: returns the
 /// bytes consumed and whether the line is whole (ends in a newline within the limit). A
 /// longer line is consumed up to its newline (or the end) and reported as not whole.

@@ -229,7 +229,7 @@ fn long_count(
 }
 
 /// Opens `--checkpoint` where one is given: its records audited ([`audit_resumed`]) and
-/// resumed by `run`, a damaged end cut off with a warning.
+/// resumed by `run`, damaged records skipped with a warning.
 fn open_checkpoint<'a>(
     mut run: Run<'a>,
     long: &LongRunArgs,
@@ -239,12 +239,12 @@ fn open_checkpoint<'a>(
         return Ok((run, None));
     };
     let plan = run.plan();
-    let (c, done, cut) =
+    let (c, done, skipped) =
         Checkpoint::open(path, plan, long.shard).map_err(|e| Failure::Failed(e.into()))?;
-    if let Some(cut) = cut {
+    if let Some(skipped) = skipped {
         let _ = writeln!(
             io::stderr(),
-            "warning: checkpoint {}: {cut}",
+            "warning: checkpoint {}: {skipped}",
             path.display()
         );
     }

@@ -709,6 +709,63 @@ fn a_full_disk_never_leaves_half_a_record_and_the_count_is_still_printed() {
     );
 }
 
+/// `args` of nqueens run by `sh` after `setup` (shell commands: limits), with stdout
+/// dropped and stderr piped.
+fn run_after(setup: &str, args: &[&str]) -> std::process::Child {
+    Std::new("sh")
+        .arg("-c")
+        .arg(format!("{setup}; exec \"$@\""))
+        .arg("sh")
+        .arg(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Issue 71: a checkpoint that could take no record said nothing until the count ended.
+#[test]
+fn a_checkpoint_write_that_fails_is_reported_at_once_while_counting_goes_on() {
+    use std::io::BufRead;
+    let dir = scratch("write-fails");
+    let ckpt = dir.join("c.ckpt");
+    // Files of 1 or 2 KiB at most (sh's blocks), SIGXFSZ ignored: a write past that fails
+    // with EFBIG. The header fits; a few records more do not.
+    let mut child = run_after(
+        "trap '' XFSZ; ulimit -f 2",
+        &[
+            "count",
+            "17",
+            "--method",
+            "search",
+            "--kernel",
+            "scalar",
+            "-j",
+            "1",
+            "--split-depth",
+            "3",
+            "--checkpoint",
+            path(&ckpt),
+        ],
+    );
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(
+        first.starts_with(&format!(
+            "warning: cannot write checkpoint {}: ",
+            path(&ckpt)
+        )) && first.contains("counting goes on"),
+        "{first}"
+    );
+    assert!(child.try_wait().unwrap().is_none(), "said while counting");
+    let (code, rest) = terminate(child, err);
+    assert_eq!(code, Some(143), "{rest}");
+    assert!(!rest.contains("counting goes on"), "said once: {rest}");
+    assert!(rest.contains("interrupted by SIGTERM"), "{rest}");
+}
+
 #[test]
 fn an_output_that_cannot_be_written_is_refused_before_counting() {
     let dir = scratch("outdir");

@@ -662,7 +662,7 @@ impl Sink {
         if let Some(created) = self.fresh {
             self.file.sync_data()?;
             if created {
-                durable::sync_parent(&self.path)?;
+                durable::sync_parent_of(&self.path, &self.file)?;
             }
             self.fresh = None;
         }

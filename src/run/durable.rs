@@ -329,6 +329,33 @@ pub fn sync_parent(path: &Path) -> io::Result<()> {
     File::open(parent(path))?.sync_all()
 }
 
+/// [`sync_parent`] of `path`, open as `file`; where the directory cannot be opened (no
+/// descriptor left under `ulimit -n`, a directory this user may not read), on Linux the
+/// file system that holds `file` is synced instead (`syncfs`), which needs no descriptor
+/// more and makes the directory's entry of it durable with the rest.
+pub fn sync_parent_of(path: &Path, file: &File) -> io::Result<()> {
+    let dir = match File::open(parent(path)) {
+        Ok(dir) => dir,
+        #[cfg(target_os = "linux")]
+        Err(_) => {
+            use std::os::fd::AsRawFd;
+            // SAFETY: syncfs takes an open descriptor, which `file` holds.
+            let synced = unsafe { libc::syncfs(file.as_raw_fd()) } == 0;
+            return if synced {
+                Ok(())
+            } else {
+                Err(io::Error::last_os_error())
+            };
+        }
+        #[cfg(not(target_os = "linux"))]
+        Err(e) => {
+            let _ = file;
+            return Err(e);
+        }
+    };
+    dir.sync_all()
+}
+
 /// The temporary files of this process not yet renamed or removed. Its lock is held while
 /// one is made or renamed, and kept by [`remove_temporaries`] until the process ends.
 static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -600,7 +627,7 @@ impl Written {
             list.retain(|t| *t != out.tmp);
             out.tmp = PathBuf::new();
         }
-        sync_parent(&real).map_err(FileError::io("sync the directory of", &real))
+        sync_parent_of(&real, &out.file).map_err(FileError::io("sync the directory of", &real))
     }
 }
 
@@ -668,7 +695,7 @@ pub fn replace_locked(
         let _ = std::fs::remove_file(&tmp);
         FileError::io(&format!("rewrite {kind}"), path)(e)
     })?;
-    sync_parent(&real).map_err(FileError::io("sync the directory of", &real))?;
+    sync_parent_of(&real, &file).map_err(FileError::io("sync the directory of", &real))?;
     Ok(file)
 }
 

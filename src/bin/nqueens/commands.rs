@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use clap::CommandFactory;
@@ -276,19 +276,26 @@ fn abort_hook(checkpoint: Option<&Arc<Checkpoint>>) -> Option<AbortAfter> {
 /// 2 s) and serializes the checkpoint's records as they come (off the workers), syncing
 /// them every second even while no subproblem finishes; then ends the progress and the
 /// checkpoint. The count is complete whatever became of the checkpoint: one that could not
-/// keep up is only a warning.
+/// keep up is only a warning, given at its first failed write and again at the end.
 fn execute(
     run: Run<'_>,
     engine: &Engine,
     progress: Option<&Progress>,
     checkpoint: Option<&Checkpoint>,
 ) -> Outcome {
+    let warned = &AtomicBool::new(false);
     let (line, stage, sync) = (
         progress.map(|p| move || p.tick()),
         checkpoint.map(|c| move || c.stage()),
         checkpoint.map(|c| {
             move || {
-                let _ = c.flush();
+                if let Err(e) = c.flush()
+                    && !warned.swap(true, Ordering::Relaxed)
+                {
+                    progress::say(&format!(
+                        "warning: {e}; counting goes on, and the checkpoint is tried again every second"
+                    ));
+                }
             }
         }),
     );

@@ -766,6 +766,56 @@ fn a_checkpoint_write_that_fails_is_reported_at_once_while_counting_goes_on() {
     assert!(rest.contains("interrupted by SIGTERM"), "{rest}");
 }
 
+/// Issue 71: under `ulimit -n 4` (the standard streams and the checkpoint, no descriptor to
+/// spare) signals could not be caught, and no record was ever written.
+#[test]
+fn with_no_descriptor_to_spare_the_checkpoint_is_written_and_a_signal_saves_it() {
+    let dir = scratch("descriptors");
+    let ckpt = dir.join("c.ckpt");
+    let whole = succeeded(
+        run_after("ulimit -n 4", &["count", "13", "--checkpoint", path(&ckpt)])
+            .wait_with_output()
+            .unwrap(),
+    );
+    assert!(!String::from_utf8_lossy(&whole.stderr).contains("warning"));
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    assert!(text.lines().count() > 100, "every record written");
+    std::fs::remove_file(&ckpt).unwrap();
+    let child = run_after(
+        "ulimit -n 4",
+        &[
+            "count",
+            "17",
+            "--method",
+            "search",
+            "--kernel",
+            "scalar",
+            "-j",
+            "1",
+            "--split-depth",
+            "3",
+            "--checkpoint",
+            path(&ckpt),
+        ],
+    );
+    // Once a second's records are synced.
+    while std::fs::read_to_string(&ckpt).map_or(0, |t| t.lines().count()) < 2 {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut child = child;
+    let err = child.stderr.take().unwrap();
+    let (code, err) = terminate(child, err);
+    assert_eq!(code, Some(143), "{err}");
+    let records = std::fs::read_to_string(&ckpt).unwrap().lines().count() - 1;
+    assert!(
+        err.contains(&format!(
+            "interrupted by SIGTERM: {records} of 290116 parts saved in {}",
+            path(&ckpt)
+        )),
+        "{err}"
+    );
+}
+
 #[test]
 fn an_output_that_cannot_be_written_is_refused_before_counting() {
     let dir = scratch("outdir");

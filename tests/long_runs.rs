@@ -816,6 +816,62 @@ fn with_no_descriptor_to_spare_the_checkpoint_is_written_and_a_signal_saves_it()
     );
 }
 
+/// Issue 71: out of memory, a count aborted with "memory allocation of N bytes failed", a
+/// backtrace and exit 134. Under the largest address space limit (`ulimit -v`) that it does
+/// not fit, found by bisection, it ends with a line naming what could not be allocated, and
+/// exit 1.
+#[cfg(target_os = "linux")]
+#[test]
+fn out_of_memory_ends_with_a_line_naming_the_allocation() {
+    let dir = scratch("memory");
+    let ckpt = dir.join("v.ckpt");
+    let run = |kib: u64| {
+        let _ = std::fs::remove_file(&ckpt);
+        let args = [
+            "count",
+            "15",
+            "--checkpoint",
+            path(&ckpt),
+            "--method",
+            "search",
+            "--kernel",
+            "scalar",
+            "-j",
+            "1",
+        ];
+        run_after(&format!("ulimit -v {kib}"), &args)
+            .wait_with_output()
+            .unwrap()
+    };
+    let (mut low, mut high) = (4096, 65536);
+    while !run(high).status.success() {
+        assert!(high < 1 << 20, "fails even with a GiB");
+        (low, high) = (high, high * 2);
+    }
+    let mut failed = None;
+    while high - low > 256 {
+        let mid = (low + high) / 2;
+        let out = run(mid);
+        if out.status.success() {
+            high = mid;
+        } else {
+            (low, failed) = (mid, Some(out));
+        }
+    }
+    let out = failed.expect("a limit it does not fit under");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "ulimit -v {low}: {err}");
+    assert!(
+        err.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("error: out of memory: cannot allocate ")),
+        "ulimit -v {low}: {err}"
+    );
+    for abort in ["panicked", "backtrace", "memory allocation of"] {
+        assert!(!err.contains(abort), "ulimit -v {low}: {err}");
+    }
+}
+
 #[test]
 fn an_output_that_cannot_be_written_is_refused_before_counting() {
     let dir = scratch("outdir");

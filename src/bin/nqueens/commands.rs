@@ -23,6 +23,7 @@ use crate::cli::{
     BoardFormat, Cli, Command, CountArgs, EstimateArgs, LongRunArgs, MergeArgs, SolveArgs,
     UnusedDepth, VerifyArgs,
 };
+use crate::memory::{self, Use};
 use crate::output::{self, Check, Coverage, Prediction, Printer, significant};
 use crate::periodic::{Tick, while_running};
 use crate::progress::{self, Progress};
@@ -182,6 +183,7 @@ fn long_count(
     (long, output, interrupts): (&LongRunArgs, Option<Output>, &Interrupts),
 ) -> Result<Option<Counts>, Failure> {
     let start = Instant::now();
+    memory::allocating_for(Use::Plan);
     let progress = Progress::start(
         long.progress,
         format!("n={n}"),
@@ -196,7 +198,8 @@ fn long_count(
         let costs = engine.pool().install(|| plan.costs());
         run = run.only(shard::subproblems_of(costs, shard)).keep_each();
     }
-    let (mut run, checkpoint) = open_checkpoint(run, long, engine)?;
+    let (mut run, checkpoint) =
+        memory::during(Use::Checkpoint, || open_checkpoint(run, long, engine))?;
     let abort = abort_hook(checkpoint.as_ref());
     if let Some(p) = &progress {
         // Costs are estimated on the engine's threads, as -j asks (planning still).
@@ -217,11 +220,15 @@ fn long_count(
         run = run.observe(p);
     }
     let selected = run.selected().len();
-    let outcome = execute(run, engine, progress.as_ref(), checkpoint.as_deref());
+    let outcome = memory::during(Use::Counting, || {
+        execute(run, engine, progress.as_ref(), checkpoint.as_deref())
+    });
     match (long.shard, output) {
         (Some(shard), Some(output)) => {
             debug_assert_eq!(outcome.each.len(), selected);
-            write_shard(&plan, shard, engine, outcome, output)?;
+            memory::during(Use::Output, || {
+                write_shard(&plan, shard, engine, outcome, output)
+            })?;
             Ok(None)
         }
         _ => whole_counts(&plan, engine, &outcome, long).map(Some),
@@ -286,10 +293,10 @@ fn execute(
     let warned = &AtomicBool::new(false);
     let (line, stage, sync) = (
         progress.map(|p| move || p.tick()),
-        checkpoint.map(|c| move || c.stage()),
+        checkpoint.map(|c| move || memory::within(Use::Records, || c.stage())),
         checkpoint.map(|c| {
             move || {
-                if let Err(e) = c.flush()
+                if let Err(e) = memory::within(Use::Records, || c.flush())
                     && !warned.swap(true, Ordering::Relaxed)
                 {
                     progress::say(&format!(

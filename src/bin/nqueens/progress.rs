@@ -63,6 +63,12 @@ pub fn end_line() {
     }
 }
 
+/// Whether a bar may be on the terminal, asked without waiting or allocating (for a last
+/// message: its lock held elsewhere counts as drawn).
+pub fn drawn() -> bool {
+    DRAWN.try_lock().map_or(true, |bar| bar.is_some())
+}
+
 /// Writes `line` to stderr on a line of its own: above the bar, where one is drawn.
 pub fn say(line: &str) {
     let drawn = DRAWN.lock().unwrap_or_else(|e| e.into_inner()).clone();

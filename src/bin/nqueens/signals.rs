@@ -11,6 +11,8 @@ use libc::{SIGHUP, SIGINT, SIGTERM};
 use nqueens::run::checkpoint::Checkpoint;
 use nqueens::run::durable;
 
+use crate::memory::{self, Use};
+
 /// The set of the signals a count catches.
 fn caught() -> libc::sigset_t {
     // SAFETY: the set is initialised by sigemptyset before any other use.
@@ -75,11 +77,15 @@ impl Interrupts {
         let state = Arc::new(Mutex::new(State {
             checkpoint: checkpoint.map(|p| (p, None)),
         }));
+        // The thread says it is up: one that died starting (no memory for its signal
+        // stack) would leave the signals held back for good.
+        let (up, started) = std::sync::mpsc::channel();
         let waiting = {
             let state = Arc::clone(&state);
             std::thread::Builder::new()
                 .name("signals".into())
                 .spawn(move || {
+                    let _ = up.send(());
                     let set = caught();
                     loop {
                         let mut signal = 0;
@@ -89,10 +95,16 @@ impl Interrupts {
                         }
                     }
                 })
+                .map_err(|e| e.to_string())
+                .and_then(|_| {
+                    started
+                        .recv()
+                        .map_err(|_| "it ended as it started".to_string())
+                })
         };
         match waiting {
             // This thread reports the signal; a progress bar only ends its line.
-            Ok(_) => crate::progress::leave_signals(),
+            Ok(()) => crate::progress::leave_signals(),
             Err(e) => {
                 let _ = writeln!(
                     io::stderr(),
@@ -145,7 +157,7 @@ fn stop(signal: i32, state: &Mutex<State>) -> ! {
     };
     let state = state.lock().unwrap_or_else(|e| e.into_inner());
     let line = match &state.checkpoint {
-        Some((_, Some(open))) => match open.checkpoint.close() {
+        Some((_, Some(open))) => match memory::within(Use::Records, || open.checkpoint.close()) {
             Ok(kept) => format!(
                 "interrupted by {name}: {}; run the same command again to resume",
                 saved(open, kept)

@@ -872,6 +872,156 @@ fn out_of_memory_ends_with_a_line_naming_the_allocation() {
     }
 }
 
+/// Runs nqueens with `args` (`$TMPDIR` set to `tmp`) and the test hook that makes it wait at
+/// `stage`, does `change` there, lets it go on, and returns its output.
+fn changed_at(stage: &str, args: &[&str], tmp: &Path, change: impl FnOnce()) -> Output {
+    use std::io::{BufRead, Read, Write};
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .env("NQUEENS_TEST_WAIT_AT", stage)
+        .env("TMPDIR", tmp)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains(&format!("waiting at {stage}")) {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "no wait at {stage}");
+    }
+    change();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"\n").unwrap();
+    drop(stdin);
+    let mut rest = Vec::new();
+    err.read_to_end(&mut rest).unwrap();
+    let mut out = child.wait_with_output().unwrap();
+    out.stderr = rest;
+    out
+}
+
+/// Issue 71: an output that could not be written threw the counted shard away (exit 1).
+#[test]
+fn a_counted_shard_its_output_cannot_take_is_kept_for_the_same_command_to_write() {
+    let dir = scratch("rescue");
+    let (out, tmp) = (dir.join("out"), dir.join("tmp"));
+    std::fs::create_dir(&out).unwrap();
+    std::fs::create_dir(&tmp).unwrap();
+    let files = [out.join("s.json"), out.join("t.json")];
+    let args = |i: usize| {
+        let shard = format!("{i}/2");
+        [
+            "count",
+            "12",
+            "--shard",
+            &shard,
+            "--output",
+            path(&files[i]),
+        ]
+        .map(String::from)
+    };
+    let again = |i: usize| {
+        let out = succeeded(
+            Command::cargo_bin("nqueens")
+                .unwrap()
+                .args(args(i))
+                .env("TMPDIR", &tmp)
+                .output()
+                .unwrap(),
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // The output made a directory as the result is put in place: the counts are kept beside.
+    let run: Vec<String> = args(0).to_vec();
+    let run: Vec<&str> = run.iter().map(String::as_str).collect();
+    let failed = changed_at("output", &run, &tmp, || {
+        std::fs::create_dir(&files[0]).unwrap()
+    });
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{err}");
+    let rescue = format!("{}.rescue", path(&files[0]));
+    let way_on = |kept: &str, file: &Path| {
+        format!(
+            "the shard's counts are kept in {kept}: run the same command again to write {} from them without counting again",
+            path(file)
+        )
+    };
+    assert!(err.contains(&way_on(&rescue, &files[0])), "{err}");
+    std::fs::remove_dir(&files[0]).unwrap();
+    let err = again(0);
+    assert!(
+        err.contains(&format!(
+            "shard 0/2: the counts an earlier run kept in {rescue} written to {}; nothing counted again",
+            path(&files[0])
+        )),
+        "{err}"
+    );
+    assert!(!Path::new(&rescue).exists());
+    // Its folder gone: the counts are kept in $TMPDIR.
+    let held = std::fs::read(&files[0]).unwrap();
+    let run: Vec<String> = args(1).to_vec();
+    let run: Vec<&str> = run.iter().map(String::as_str).collect();
+    let failed = changed_at("output", &run, &tmp, || {
+        std::fs::remove_dir_all(&out).unwrap()
+    });
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{err}");
+    let kept: Vec<PathBuf> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(err.contains(&way_on(path(&kept[0]), &files[1])), "{err}");
+    std::fs::create_dir(&out).unwrap();
+    assert!(again(1).contains("nothing counted again"));
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    std::fs::write(&files[0], held).unwrap();
+    let both = [path(&files[0]).to_string(), path(&files[1]).to_string()];
+    assert_eq!(counts(&merge(&both))["solutions"], 14200);
+}
+
+/// Issue 71: a full disk at the output threw the counted shard away; with a checkpoint
+/// that holds every part, the same command writes it without counting again.
+#[test]
+fn a_shard_whose_output_cannot_be_written_stays_in_its_whole_checkpoint() {
+    let dir = scratch("unwritten");
+    let (file, ckpt) = (dir.join("s.json"), dir.join("s.ckpt"));
+    let args = [
+        "count",
+        "12",
+        "--shard",
+        "0/2",
+        "--output",
+        path(&file),
+        "--checkpoint",
+        path(&ckpt),
+    ];
+    // Every part checkpointed, then a crash before the output.
+    crash_after(&args, "126");
+    // Files of 1 KiB at most (sh's block or two), SIGXFSZ ignored: the result, larger,
+    // fails to be written (EFBIG), as on a full disk; the checkpoint is not written to.
+    let failed = run_after("trap '' XFSZ; ulimit -f 1", &args)
+        .wait_with_output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the shard's counts are all in checkpoint {}: run the same command again to write {} from them without counting again",
+            path(&ckpt),
+            path(&file)
+        )),
+        "{err}"
+    );
+    assert!(!file.exists());
+    let again = succeeded(nqueens(&args));
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("resuming: 126 of 126 parts done"), "{err}");
+    assert!(err.contains("partial counts written to"), "{err}");
+}
+
 #[test]
 fn an_output_that_cannot_be_written_is_refused_before_counting() {
     let dir = scratch("outdir");

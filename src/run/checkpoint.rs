@@ -228,7 +228,7 @@ const LINES_NAMED: usize = 5;
 pub struct Skipped {
     /// How many records were skipped.
     pub damaged: usize,
-    /// The lines (1-based) of the first of them, at most [`LINES_NAMED`].
+    /// The lines (1-based) of the first of them, at most five.
     pub lines: Vec<usize>,
     /// Why the file could not be rewritten without them, where it could not: the records
     /// stay in the file, and the next resume skips them again.
@@ -530,7 +530,7 @@ impl Checkpoint {
         file.set_len(keep)
             .and_then(|()| file.sync_all())
             .map_err(FileError::io("cut the torn end of checkpoint", path))?;
-        let skipped = (found.damaged > 0).then(|| Skipped {
+        let skipped = (found.damaged > 0).then_some(Skipped {
             damaged: found.damaged,
             lines: found.lines,
             not_rewritten,

@@ -241,18 +241,10 @@ fn recorded(ckpt: &Path) -> Vec<u64> {
 fn one_damaged_record_among_fourteen_thousand_costs_that_record_only() {
     let dir = scratch("one-damaged");
     let ckpt = dir.join("c.ckpt");
-    let args = [
-        "count",
-        "15",
-        "--method",
-        "search",
-        "--kernel",
-        "scalar",
-        "--format",
-        "json",
-        "--checkpoint",
-        path(&ckpt),
-    ];
+    let args = words_then(
+        "count 15 --method search --kernel scalar --format json --checkpoint",
+        &ckpt,
+    );
     crash_after(&args, "14401");
     let text = std::fs::read_to_string(&ckpt).unwrap();
     let records = text.lines().count() - 1;
@@ -724,6 +716,20 @@ fn run_after(setup: &str, args: &[&str]) -> std::process::Child {
         .unwrap()
 }
 
+/// The arguments of a count of some seconds (n = 17, the scalar search on one thread) with
+/// a checkpoint at `ckpt`.
+fn seconds_of_counting(ckpt: &Path) -> Vec<&str> {
+    words_then(
+        "count 17 --method search --kernel scalar -j 1 --split-depth 3 --checkpoint",
+        ckpt,
+    )
+}
+
+/// The words of `text`, then `file`: a command line that ends in a path.
+fn words_then<'a>(text: &'a str, file: &'a Path) -> Vec<&'a str> {
+    text.split(' ').chain([path(file)]).collect()
+}
+
 /// Issue 71: a checkpoint that could take no record said nothing until the count ended.
 #[test]
 fn a_checkpoint_write_that_fails_is_reported_at_once_while_counting_goes_on() {
@@ -732,23 +738,7 @@ fn a_checkpoint_write_that_fails_is_reported_at_once_while_counting_goes_on() {
     let ckpt = dir.join("c.ckpt");
     // Files of 1 or 2 KiB at most (sh's blocks), SIGXFSZ ignored: a write past that fails
     // with EFBIG. The header fits; a few records more do not.
-    let mut child = run_after(
-        "trap '' XFSZ; ulimit -f 2",
-        &[
-            "count",
-            "17",
-            "--method",
-            "search",
-            "--kernel",
-            "scalar",
-            "-j",
-            "1",
-            "--split-depth",
-            "3",
-            "--checkpoint",
-            path(&ckpt),
-        ],
-    );
+    let mut child = run_after("trap '' XFSZ; ulimit -f 2", &seconds_of_counting(&ckpt));
     let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut first = String::new();
     err.read_line(&mut first).unwrap();
@@ -781,23 +771,7 @@ fn with_no_descriptor_to_spare_the_checkpoint_is_written_and_a_signal_saves_it()
     let text = std::fs::read_to_string(&ckpt).unwrap();
     assert!(text.lines().count() > 100, "every record written");
     std::fs::remove_file(&ckpt).unwrap();
-    let child = run_after(
-        "ulimit -n 4",
-        &[
-            "count",
-            "17",
-            "--method",
-            "search",
-            "--kernel",
-            "scalar",
-            "-j",
-            "1",
-            "--split-depth",
-            "3",
-            "--checkpoint",
-            path(&ckpt),
-        ],
-    );
+    let child = run_after("ulimit -n 4", &seconds_of_counting(&ckpt));
     // Once a second's records are synced.
     while std::fs::read_to_string(&ckpt).map_or(0, |t| t.lines().count()) < 2 {
         std::thread::sleep(Duration::from_millis(50));
@@ -827,18 +801,10 @@ fn out_of_memory_ends_with_a_line_naming_the_allocation() {
     let ckpt = dir.join("v.ckpt");
     let run = |kib: u64| {
         let _ = std::fs::remove_file(&ckpt);
-        let args = [
-            "count",
-            "15",
-            "--checkpoint",
-            path(&ckpt),
-            "--method",
-            "search",
-            "--kernel",
-            "scalar",
-            "-j",
-            "1",
-        ];
+        let args = words_then(
+            "count 15 --method search --kernel scalar -j 1 --checkpoint",
+            &ckpt,
+        );
         run_after(&format!("ulimit -v {kib}"), &args)
             .wait_with_output()
             .unwrap()
@@ -875,22 +841,14 @@ fn out_of_memory_ends_with_a_line_naming_the_allocation() {
 /// Runs nqueens with `args` (`$TMPDIR` set to `tmp`) and the test hook that makes it wait at
 /// `stage`, does `change` there, lets it go on, and returns its output.
 fn changed_at(stage: &str, args: &[&str], tmp: &Path, change: impl FnOnce()) -> Output {
-    use std::io::{BufRead, Read, Write};
-    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    use std::io::{Read, Write};
+    let mut command = launched(&[]);
+    command
         .args(args)
         .env("NQUEENS_TEST_WAIT_AT", stage)
         .env("TMPDIR", tmp)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains(&format!("waiting at {stage}")) {
-        line.clear();
-        assert!(err.read_line(&mut line).unwrap() > 0, "no wait at {stage}");
-    }
+        .stdin(std::process::Stdio::piped());
+    let (mut child, mut err) = started_until(command, &format!("waiting at {stage}"));
     change();
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"\n").unwrap();
@@ -1569,21 +1527,33 @@ fn paused_in(
     std::process::Child,
     std::io::BufReader<std::process::ChildStderr>,
 ) {
+    let mut command = launched(launcher);
+    command.args(args).env("NQUEENS_TEST_PAUSE_AT", stage);
+    started_until(command, &format!("paused at {stage}"))
+}
+
+/// Starts `command`, its stdout and stderr piped, and reads its stderr up to a line that
+/// holds `said`.
+fn started_until(
+    mut command: Std,
+    said: &str,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
     use std::io::BufRead;
-    let mut child = launched(launcher)
-        .args(args)
-        .env("NQUEENS_TEST_PAUSE_AT", stage)
+    let mut child = command
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
-    while !line.contains(&format!("paused at {stage}")) {
+    while !line.contains(said) {
         line.clear();
         if err.read_line(&mut line).unwrap() == 0 {
             let _ = child.kill();
-            panic!("the run ended without pausing at {stage}");
+            panic!("the run ended before saying {said:?}");
         }
     }
     (child, err)

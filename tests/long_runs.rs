@@ -222,6 +222,95 @@ fn torn_last_record_is_recounted() {
     );
 }
 
+/// The subproblems a checkpoint's records name, in order.
+fn recorded(ckpt: &Path) -> Vec<u64> {
+    std::fs::read_to_string(ckpt)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let r: serde_json::Value = serde_json::from_str(l).unwrap();
+            r["subproblem"].as_u64().unwrap()
+        })
+        .collect()
+}
+
+/// Issue 71: a changed checksum on line 3 of 14,402 once cut the file there, and the 14,399
+/// good records after it were counted again.
+#[test]
+fn one_damaged_record_among_fourteen_thousand_costs_that_record_only() {
+    let dir = scratch("one-damaged");
+    let ckpt = dir.join("c.ckpt");
+    let args = words_then(
+        "count 15 --method search --kernel scalar --format json --checkpoint",
+        &ckpt,
+    );
+    crash_after(&args, "14401");
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    let records = text.lines().count() - 1;
+    assert!(records >= 14401, "{records}");
+    let mut lines: Vec<&str> = text.lines().collect();
+    let damaged = lines[2].replacen("\"crc\":", "\"crc\":1", 1);
+    lines[2] = &damaged;
+    std::fs::write(&ckpt, lines.join("\n") + "\n").unwrap();
+    let out = nqueens(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("1 damaged record skipped (line 3: checksum or format); its subproblem is counted again; the file is rewritten without it"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("resuming: {} of 17121 parts done", records - 1)),
+        "{err}"
+    );
+    let whole = counts(&out);
+    assert_eq!(
+        (&whole["solutions"], &whole["unique"]),
+        (&2279184.into(), &285053.into())
+    );
+    // The file holds every subproblem once: the good records kept, the damaged one gone, the
+    // rest added by the resumed run.
+    let mut all = recorded(&ckpt);
+    assert_eq!(all.len(), 17121);
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), 17121);
+}
+
+#[test]
+fn duplicate_records_are_kept_once_and_conflicting_ones_refused_by_line() {
+    let (_dir, ckpt, args, whole) = crashed_checkpoint("duplicates");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines.len() + 1;
+    let with_copy = |of: &str| text.clone() + of + "\n";
+    // The same record twice (a copy of line 2 as the last line): harmless, kept once.
+    std::fs::write(&ckpt, with_copy(lines[1])).unwrap();
+    let out = nqueens(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(counts(&out), whole);
+    let mut all = recorded(&ckpt);
+    let n = all.len();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), n, "the copy is gone from the file");
+    // The copy with other counts and a sound checksum: refused, naming both lines.
+    std::fs::write(&ckpt, with_copy(lines[1])).unwrap();
+    forge_record(&ckpt, last - 1, |t| t.solutions += 8);
+    let out = nqueens(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("lines 2 and {last} both record subproblem"))
+            && err.contains("Delete both lines")
+            && err.contains("start a new checkpoint"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "no total");
+}
+
 #[test]
 fn damaged_or_foreign_checkpoints_are_refused() {
     let dir = scratch("refuse");
@@ -246,8 +335,8 @@ fn damaged_or_foreign_checkpoints_are_refused() {
         .unwrap();
     assert_eq!(other.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&other.stderr).contains("was written for n = 13"));
-    // A changed count in a record before the end: the file is cut there (each record's own
-    // checksum vouches for those before it) and the rest is counted again, to the exact total.
+    // Changed counts in three records before the end: those three are skipped (each
+    // record's own checksum vouches for it) and counted again, to the exact total.
     let text = std::fs::read_to_string(&ckpt).unwrap();
     let changed = text.replacen("\"solutions\":", "\"solutions\":1", 3);
     std::fs::write(&ckpt, changed).unwrap();
@@ -257,7 +346,11 @@ fn damaged_or_foreign_checkpoints_are_refused() {
         .args(["--format", "json"])
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&damaged.stderr).contains("line 2 was damaged"));
+    let err = String::from_utf8_lossy(&damaged.stderr);
+    assert!(
+        err.contains("3 damaged records skipped (lines 2, 3, 4: checksum or format)"),
+        "{err}"
+    );
     assert_eq!(counts(&damaged)["solutions"], 73712);
     assert_eq!(counts(&damaged)["unique"], 9233);
     // Not a checkpoint at all.
@@ -608,6 +701,285 @@ fn a_full_disk_never_leaves_half_a_record_and_the_count_is_still_printed() {
     );
 }
 
+/// `args` of nqueens run by `sh` after `setup` (shell commands: limits), with stdout
+/// dropped and stderr piped.
+fn run_after(setup: &str, args: &[&str]) -> std::process::Child {
+    Std::new("sh")
+        .arg("-c")
+        .arg(format!("{setup}; exec \"$@\""))
+        .arg("sh")
+        .arg(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The arguments of a count of some seconds (n = 17, the scalar search on one thread) with
+/// a checkpoint at `ckpt`.
+fn seconds_of_counting(ckpt: &Path) -> Vec<&str> {
+    words_then(
+        "count 17 --method search --kernel scalar -j 1 --split-depth 3 --checkpoint",
+        ckpt,
+    )
+}
+
+/// The words of `text`, then `file`: a command line that ends in a path.
+fn words_then<'a>(text: &'a str, file: &'a Path) -> Vec<&'a str> {
+    text.split(' ').chain([path(file)]).collect()
+}
+
+/// Issue 71: a checkpoint that could take no record said nothing until the count ended.
+#[test]
+fn a_checkpoint_write_that_fails_is_reported_at_once_while_counting_goes_on() {
+    use std::io::BufRead;
+    let dir = scratch("write-fails");
+    let ckpt = dir.join("c.ckpt");
+    // Files of 1 or 2 KiB at most (sh's blocks), SIGXFSZ ignored: a write past that fails
+    // with EFBIG. The header fits; a few records more do not.
+    let mut child = run_after("trap '' XFSZ; ulimit -f 2", &seconds_of_counting(&ckpt));
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(
+        first.starts_with(&format!(
+            "warning: cannot write checkpoint {}: ",
+            path(&ckpt)
+        )) && first.contains("counting goes on"),
+        "{first}"
+    );
+    assert!(child.try_wait().unwrap().is_none(), "said while counting");
+    let (code, rest) = terminate(child, err);
+    assert_eq!(code, Some(143), "{rest}");
+    assert!(!rest.contains("counting goes on"), "said once: {rest}");
+    assert!(rest.contains("interrupted by SIGTERM"), "{rest}");
+}
+
+/// Issue 71: under `ulimit -n 4` (the standard streams and the checkpoint, no descriptor to
+/// spare) signals could not be caught, and no record was ever written.
+#[test]
+fn with_no_descriptor_to_spare_the_checkpoint_is_written_and_a_signal_saves_it() {
+    let dir = scratch("descriptors");
+    let ckpt = dir.join("c.ckpt");
+    let whole = succeeded(
+        run_after("ulimit -n 4", &["count", "13", "--checkpoint", path(&ckpt)])
+            .wait_with_output()
+            .unwrap(),
+    );
+    assert!(!String::from_utf8_lossy(&whole.stderr).contains("warning"));
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    assert!(text.lines().count() > 100, "every record written");
+    std::fs::remove_file(&ckpt).unwrap();
+    let child = run_after("ulimit -n 4", &seconds_of_counting(&ckpt));
+    // Once a second's records are synced.
+    while std::fs::read_to_string(&ckpt).map_or(0, |t| t.lines().count()) < 2 {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut child = child;
+    let err = child.stderr.take().unwrap();
+    let (code, err) = terminate(child, err);
+    assert_eq!(code, Some(143), "{err}");
+    let records = std::fs::read_to_string(&ckpt).unwrap().lines().count() - 1;
+    assert!(
+        err.contains(&format!(
+            "interrupted by SIGTERM: {records} of 290116 parts saved in {}",
+            path(&ckpt)
+        )),
+        "{err}"
+    );
+}
+
+/// Issue 71: out of memory, a count aborted with "memory allocation of N bytes failed", a
+/// backtrace and exit 134. Under the largest address space limit (`ulimit -v`) that it does
+/// not fit, found by bisection, it ends with a line naming what could not be allocated, and
+/// exit 1.
+#[cfg(target_os = "linux")]
+#[test]
+fn out_of_memory_ends_with_a_line_naming_the_allocation() {
+    let dir = scratch("memory");
+    let ckpt = dir.join("v.ckpt");
+    let run = |kib: u64| {
+        let _ = std::fs::remove_file(&ckpt);
+        let args = words_then(
+            "count 15 --method search --kernel scalar -j 1 --checkpoint",
+            &ckpt,
+        );
+        run_after(&format!("ulimit -v {kib}"), &args)
+            .wait_with_output()
+            .unwrap()
+    };
+    let (mut low, mut high) = (4096, 65536);
+    while !run(high).status.success() {
+        assert!(high < 1 << 20, "fails even with a GiB");
+        (low, high) = (high, high * 2);
+    }
+    let mut failed = None;
+    while high - low > 256 {
+        let mid = (low + high) / 2;
+        let out = run(mid);
+        if out.status.success() {
+            high = mid;
+        } else {
+            (low, failed) = (mid, Some(out));
+        }
+    }
+    let out = failed.expect("a limit it does not fit under");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "ulimit -v {low}: {err}");
+    assert!(
+        err.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("error: out of memory: cannot allocate ")),
+        "ulimit -v {low}: {err}"
+    );
+    for abort in ["panicked", "backtrace", "memory allocation of"] {
+        assert!(!err.contains(abort), "ulimit -v {low}: {err}");
+    }
+}
+
+/// Runs nqueens with `args` (`$TMPDIR` set to `tmp`) and the test hook that makes it wait at
+/// `stage`, does `change` there, lets it go on, and returns its output.
+fn changed_at(stage: &str, args: &[&str], tmp: &Path, change: impl FnOnce()) -> Output {
+    use std::io::{Read, Write};
+    let mut command = launched(&[]);
+    command
+        .args(args)
+        .env("NQUEENS_TEST_WAIT_AT", stage)
+        .env("TMPDIR", tmp)
+        .stdin(std::process::Stdio::piped());
+    let (mut child, mut err) = started_until(command, &format!("waiting at {stage}"));
+    change();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"\n").unwrap();
+    drop(stdin);
+    let mut rest = Vec::new();
+    err.read_to_end(&mut rest).unwrap();
+    let mut out = child.wait_with_output().unwrap();
+    out.stderr = rest;
+    out
+}
+
+/// Issue 71: an output that could not be written threw the counted shard away (exit 1).
+#[test]
+fn a_counted_shard_its_output_cannot_take_is_kept_for_the_same_command_to_write() {
+    let dir = scratch("rescue");
+    let (out, tmp) = (dir.join("out"), dir.join("tmp"));
+    std::fs::create_dir(&out).unwrap();
+    std::fs::create_dir(&tmp).unwrap();
+    let files = [out.join("s.json"), out.join("t.json")];
+    let args = |i: usize| {
+        let shard = format!("{i}/2");
+        [
+            "count",
+            "12",
+            "--shard",
+            &shard,
+            "--output",
+            path(&files[i]),
+        ]
+        .map(String::from)
+    };
+    let again = |i: usize| {
+        let out = succeeded(
+            Command::cargo_bin("nqueens")
+                .unwrap()
+                .args(args(i))
+                .env("TMPDIR", &tmp)
+                .output()
+                .unwrap(),
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // The output made a directory as the result is put in place: the counts are kept beside.
+    let run: Vec<String> = args(0).to_vec();
+    let run: Vec<&str> = run.iter().map(String::as_str).collect();
+    let failed = changed_at("output", &run, &tmp, || {
+        std::fs::create_dir(&files[0]).unwrap()
+    });
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{err}");
+    let rescue = format!("{}.rescue", path(&files[0]));
+    let way_on = |kept: &str, file: &Path| {
+        format!(
+            "the shard's counts are kept in {kept}: run the same command again to write {} from them without counting again",
+            path(file)
+        )
+    };
+    assert!(err.contains(&way_on(&rescue, &files[0])), "{err}");
+    std::fs::remove_dir(&files[0]).unwrap();
+    let err = again(0);
+    assert!(
+        err.contains(&format!(
+            "shard 0/2: the counts an earlier run kept in {rescue} written to {}; nothing counted again",
+            path(&files[0])
+        )),
+        "{err}"
+    );
+    assert!(!Path::new(&rescue).exists());
+    // Its folder gone: the counts are kept in $TMPDIR.
+    let held = std::fs::read(&files[0]).unwrap();
+    let run: Vec<String> = args(1).to_vec();
+    let run: Vec<&str> = run.iter().map(String::as_str).collect();
+    let failed = changed_at("output", &run, &tmp, || {
+        std::fs::remove_dir_all(&out).unwrap()
+    });
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{err}");
+    let kept: Vec<PathBuf> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(err.contains(&way_on(path(&kept[0]), &files[1])), "{err}");
+    std::fs::create_dir(&out).unwrap();
+    assert!(again(1).contains("nothing counted again"));
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    std::fs::write(&files[0], held).unwrap();
+    let both = [path(&files[0]).to_string(), path(&files[1]).to_string()];
+    assert_eq!(counts(&merge(&both))["solutions"], 14200);
+}
+
+/// Issue 71: a full disk at the output threw the counted shard away; with a checkpoint
+/// that holds every part, the same command writes it without counting again.
+#[test]
+fn a_shard_whose_output_cannot_be_written_stays_in_its_whole_checkpoint() {
+    let dir = scratch("unwritten");
+    let (file, ckpt) = (dir.join("s.json"), dir.join("s.ckpt"));
+    let args = [
+        "count",
+        "12",
+        "--shard",
+        "0/2",
+        "--output",
+        path(&file),
+        "--checkpoint",
+        path(&ckpt),
+    ];
+    // Every part checkpointed, then a crash before the output.
+    crash_after(&args, "126");
+    // Files of 1 KiB at most (sh's block or two), SIGXFSZ ignored: the result, larger,
+    // fails to be written (EFBIG), as on a full disk; the checkpoint is not written to.
+    let failed = run_after("trap '' XFSZ; ulimit -f 1", &args)
+        .wait_with_output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the shard's counts are all in checkpoint {}: run the same command again to write {} from them without counting again",
+            path(&ckpt),
+            path(&file)
+        )),
+        "{err}"
+    );
+    assert!(!file.exists());
+    let again = succeeded(nqueens(&args));
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("resuming: 126 of 126 parts done"), "{err}");
+    assert!(err.contains("partial counts written to"), "{err}");
+}
+
 #[test]
 fn an_output_that_cannot_be_written_is_refused_before_counting() {
     let dir = scratch("outdir");
@@ -816,7 +1188,7 @@ fn kill_9_at_twenty_moments_still_ends_with_the_exact_total() {
 }
 
 #[test]
-fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_cut_and_recounted() {
+fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_skipped_and_recounted() {
     let (_dir, ckpt, args, whole) = crashed_checkpoint("forged-record");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     // Line 3's count raised by 1000 and its CRC-32 recomputed over the record's fields, as
@@ -841,7 +1213,7 @@ fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_cut_and_recounted(
     std::fs::write(&ckpt, lines.join("\n") + "\n").unwrap();
     let resumed = nqueens(&args);
     let err = String::from_utf8_lossy(&resumed.stderr);
-    assert!(err.contains("line 3 was damaged"), "{err}");
+    assert!(err.contains("1 damaged record skipped (line 3: "), "{err}");
     assert_eq!(
         counts(&resumed),
         whole,
@@ -1155,21 +1527,33 @@ fn paused_in(
     std::process::Child,
     std::io::BufReader<std::process::ChildStderr>,
 ) {
+    let mut command = launched(launcher);
+    command.args(args).env("NQUEENS_TEST_PAUSE_AT", stage);
+    started_until(command, &format!("paused at {stage}"))
+}
+
+/// Starts `command`, its stdout and stderr piped, and reads its stderr up to a line that
+/// holds `said`.
+fn started_until(
+    mut command: Std,
+    said: &str,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
     use std::io::BufRead;
-    let mut child = launched(launcher)
-        .args(args)
-        .env("NQUEENS_TEST_PAUSE_AT", stage)
+    let mut child = command
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
-    while !line.contains(&format!("paused at {stage}")) {
+    while !line.contains(said) {
         line.clear();
         if err.read_line(&mut line).unwrap() == 0 {
             let _ = child.kill();
-            panic!("the run ended without pausing at {stage}");
+            panic!("the run ended before saying {said:?}");
         }
     }
     (child, err)
@@ -1440,6 +1824,38 @@ fn two_runs_of_one_output_at_once_each_write_their_own_temporary_file() {
     assert_eq!(code, Some(143));
     assert_eq!(temporaries_in(&dir), Vec::<String>::new());
     assert_eq!(counts(&merge(&[path(&out).into()]))["solutions"], 14200);
+}
+
+/// Issue 71: a writer's lock goes with its temporary file through the rename, so for a
+/// moment the output it just put in place is locked; the other run of the same output,
+/// finishing then, must replace it as it would a moment later, not take it for a live
+/// checkpoint.
+#[test]
+fn runs_of_one_output_finishing_together_all_succeed() {
+    let dir = scratch("pairs");
+    let out = dir.join("s.json");
+    let args = ["count", "11", "--shard", "0/1", "--output", path(&out)];
+    let run = || {
+        Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    for pair in 0..40 {
+        let (a, b) = (run(), run());
+        for child in [a, b] {
+            let done = child.wait_with_output().unwrap();
+            assert!(
+                done.status.success(),
+                "pair {pair}: {}",
+                String::from_utf8_lossy(&done.stderr)
+            );
+        }
+    }
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    assert_eq!(counts(&merge(&[path(&out).into()]))["solutions"], 2680);
 }
 
 #[test]

@@ -11,11 +11,14 @@
 //! subproblem syncs a queue older than one and a half periods. So a run killed at any
 //! moment loses at most the subproblems in flight and about a second of finished ones, and
 //! a torn last line (a crash mid-write) is ignored, cut off and recounted; a header cut
-//! short is written again. Anything else that does not fit (another configuration, a
-//! damaged record before the end, a subproblem counted twice) is an error naming the file,
-//! never a silently wrong total; so are counts that no board has (summed with the records
-//! before them, [`crate::run::durable::count_limit`]). The file itself is opened, locked
-//! and read, a bounded line at a time, through [`crate::run::durable`].
+//! short is written again. A damaged record inside the file (its checksum, residues or
+//! format wrong) costs its own subproblem only: it is skipped and recounted, and the file
+//! rewritten without it; a record found twice with the same counts is kept once. Anything
+//! else that does not fit (another configuration, a subproblem recorded twice with
+//! different counts) is an error naming the file and its lines, never a silently wrong
+//! total; so are counts that no board has (summed with the records before them,
+//! [`crate::run::durable::count_limit`]). The file itself is opened, locked and read, a
+//! bounded line at a time, through [`crate::run::durable`].
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -137,6 +140,35 @@ fn decimal(out: &mut Vec<u8>, x: u128) {
     out.extend_from_slice(&digits[at..]);
 }
 
+/// The line (1-based) of the first sound record of `subproblem` in the checkpoint `file`,
+/// read again from the start: for the message of a subproblem recorded twice.
+fn first_line_of(file: &File, subproblem: usize) -> Option<usize> {
+    let mut reader = BufReader::new(file);
+    reader.seek(SeekFrom::Start(0)).ok()?;
+    let mut line = Vec::new();
+    let mut number = 0;
+    loop {
+        let (read, whole) = durable::read_line(&mut reader, &mut line, HEADER_BYTES).ok()?;
+        if read == 0 {
+            return None;
+        }
+        number += 1;
+        let record = serde_json::from_slice::<Record>(&line).ok();
+        if record.is_some_and(|r| whole && r.sound() && r.subproblem == subproblem) {
+            return Some(number);
+        }
+    }
+}
+
+/// What is wrong where lines `first` and `second` (record `r`) both record one subproblem,
+/// the first with counts `before`, and the way on.
+fn conflict(first: usize, second: usize, before: Tally, r: &Record) -> String {
+    format!(
+        "lines {first} and {second} both record subproblem {}, with different counts ({} and {} solutions, {} and {} x8 fundamental), each with a sound checksum: one was changed. Delete both lines to count subproblem {} again, or start a new checkpoint (another file)",
+        r.subproblem, before.solutions, r.solutions, before.unique8, r.unique8, r.subproblem
+    )
+}
+
 /// How often a long run should call [`Checkpoint::flush`] while it counts (`nqueens count`
 /// does, from a timer thread): at most about this much finished work is counted again
 /// after a crash.
@@ -161,6 +193,10 @@ struct Queue {
 /// The file and the records on their way into it.
 struct Sink {
     file: File,
+    /// The file this one replaced when it was rewritten without its damaged records, kept
+    /// open with its lock: a run that opened it just before is refused, not given a file
+    /// that no path names.
+    _replaced: Option<File>,
     path: PathBuf,
     /// A header written and not yet synced: `Some(true)` where this run made the file, whose
     /// directory is then synced too.
@@ -183,28 +219,77 @@ struct Sink {
     closed: bool,
 }
 
-/// Where [`Checkpoint::open`] cut a file at its first damaged record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Join {
-    /// The line (1-based) of the first damaged record.
-    pub line: usize,
-    /// Lines dropped with it (that one included); their subproblems are counted again.
-    pub dropped: usize,
+/// The most line numbers of damaged records a [`Skipped`] names.
+const LINES_NAMED: usize = 5;
+
+/// The damaged records [`Checkpoint::open`] skipped (a checksum, residues or format that is
+/// wrong): each costs its own subproblem only, which is counted again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// How many records were skipped.
+    pub damaged: usize,
+    /// The lines (1-based) of the first of them, at most five.
+    pub lines: Vec<usize>,
+    /// Why the file could not be rewritten without them, where it could not: the records
+    /// stay in the file, and the next resume skips them again.
+    pub not_rewritten: Option<String>,
 }
 
-impl std::fmt::Display for Join {
+impl std::fmt::Display for Skipped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let one = self.damaged == 1;
+        let lines: Vec<String> = self.lines.iter().map(usize::to_string).collect();
+        let more = self.damaged.saturating_sub(self.lines.len());
         write!(
             f,
-            "line {} was damaged (checksum or format): cut there, {} line(s) dropped and their subproblems counted again",
-            self.line, self.dropped
-        )
+            "{} damaged record{} skipped ({} {}{}: checksum or format); {} counted again",
+            self.damaged,
+            if one { "" } else { "s" },
+            if lines.len() == 1 { "line" } else { "lines" },
+            lines.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
+            if one {
+                "its subproblem is"
+            } else {
+                "their subproblems are"
+            },
+        )?;
+        match &self.not_rewritten {
+            None => write!(
+                f,
+                "; the file is rewritten without {}",
+                if one { "it" } else { "them" }
+            ),
+            Some(why) => write!(
+                f,
+                "; the file could not be rewritten without {} ({why}): the next resume skips {} again",
+                if one { "it" } else { "them" },
+                if one { "it" } else { "them" },
+            ),
+        }
     }
 }
 
 /// What [`Checkpoint::open`] returns: the checkpoint, the subproblems it holds with their
-/// counts, and where it was cut if a record was damaged.
-pub type Opened = (Checkpoint, HashMap<usize, Tally>, Option<Join>);
+/// counts, and the damaged records it skipped, if any.
+pub type Opened = (Checkpoint, HashMap<usize, Tally>, Option<Skipped>);
+
+/// What reading a checkpoint's records found besides their counts.
+#[derive(Default)]
+struct Found {
+    /// The file's length up to its last whole line: a torn last record is cut off.
+    keep: u64,
+    /// The lines (1-based) not to keep: damaged records and identical duplicates, in order.
+    dropped: Vec<usize>,
+    /// How many of them are damaged records.
+    damaged: usize,
+    /// The lines of the first damaged records, at most [`LINES_NAMED`].
+    lines: Vec<usize>,
+}
 
 /// An open checkpoint that finished subproblems are appended to.
 pub struct Checkpoint {
@@ -218,12 +303,13 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// Opens (or creates) the checkpoint of `plan` (and `shard`) at `path`, locked for this
     /// process alone, returning it, the subproblems it already holds with their counts, and
-    /// where it was cut if a record was damaged (the records from there on are dropped:
-    /// each record's own checksum vouches for those before it).
+    /// the damaged records it skipped, if any (each record's own checksum vouches for it: a
+    /// damaged one costs its own subproblem only). The file is rewritten without them.
     ///
     /// Refuses a file locked by another run, a file of another configuration, and a record
-    /// that does not fit the plan (a subproblem that does not exist or is recorded twice,
-    /// counts that with the records before them pass what the board can have).
+    /// that does not fit the plan (a subproblem that does not exist, or is recorded twice
+    /// with different counts, or counts that with the records before them pass what the
+    /// board can have). A record found twice with the same counts is kept once.
     pub fn open(path: &Path, plan: &Plan, shard: Option<Shard>) -> Result<Opened, FileError> {
         let header = Header {
             format: CHECKPOINT_FORMAT.into(),
@@ -240,7 +326,7 @@ impl Checkpoint {
             .map_err(FileError::io("read checkpoint", path))?
             .len();
         let mut done = HashMap::new();
-        let mut cut = None;
+        let (mut skipped, mut replaced) = (None, None);
         // A file holding only the start of this run's header: a crash while it was being
         // written. It is written again.
         let torn_header = len < header_line.len() as u64 && {
@@ -269,15 +355,15 @@ impl Checkpoint {
             }
             header_line.len() as u64
         } else {
-            let keep = Self::read(path, plan, &header, &file, len, &mut done, &mut cut)?;
-            // Cut a torn tail so new records start on a line of their own.
-            file.set_len(keep)
-                .and_then(|()| file.sync_all())
-                .map_err(FileError::io("cut the torn end of checkpoint", path))?;
+            Self::read_header(path, &header, &file)?;
+            let found = Self::read(path, plan, &file, len, &mut done)?;
+            let keep;
+            (keep, replaced, skipped) = Self::settle_read(path, &mut file, found)?;
             keep
         };
         let sink = Sink {
             file,
+            _replaced: replaced,
             path: path.to_path_buf(),
             fresh,
             good: keep,
@@ -301,28 +387,19 @@ impl Checkpoint {
                 failed: Mutex::new(None),
             },
             done,
-            cut,
+            skipped,
         ))
     }
 
-    /// Reads the header and the records of a checkpoint of `len` bytes into `done`; returns
-    /// the length of what is kept (whole, sound records), and sets `cut` where a damaged
-    /// record inside the file ends it.
-    fn read(
-        path: &Path,
-        plan: &Plan,
-        header: &Header,
-        file: &File,
-        len: u64,
-        done: &mut HashMap<usize, Tally>,
-        cut: &mut Option<Join>,
-    ) -> Result<u64, FileError> {
+    /// Reads the header of a checkpoint and refuses it where it is not one, or not of this
+    /// version and configuration (`header`: this run's).
+    fn read_header(path: &Path, header: &Header, file: &File) -> Result<(), FileError> {
         let invalid = |why: String| FileError::invalid(path, why);
         let read_error = || FileError::io("read checkpoint", path);
         let mut reader = BufReader::new(file);
         reader.seek(SeekFrom::Start(0)).map_err(read_error())?;
         let mut line = Vec::new();
-        let (read, whole) =
+        let (_, whole) =
             durable::read_line(&mut reader, &mut line, HEADER_BYTES).map_err(read_error())?;
         let found: Header = serde_json::from_slice(&line)
             .ok()
@@ -351,7 +428,31 @@ impl Checkpoint {
                 shard(header),
             )));
         }
-        let mut keep = read;
+        Ok(())
+    }
+
+    /// Reads the records of a checkpoint of `len` bytes (its header read) into `done`, and
+    /// says what it found besides: where a torn last record starts, the damaged records and
+    /// the identical duplicates, which are skipped.
+    fn read(
+        path: &Path,
+        plan: &Plan,
+        file: &File,
+        len: u64,
+        done: &mut HashMap<usize, Tally>,
+    ) -> Result<Found, FileError> {
+        use std::collections::hash_map::Entry;
+        let invalid = |why: String| FileError::invalid(path, why);
+        let read_error = || FileError::io("read checkpoint", path);
+        let mut reader = BufReader::new(file);
+        reader.seek(SeekFrom::Start(0)).map_err(read_error())?;
+        let mut line = Vec::new();
+        let (mut at, _) =
+            durable::read_line(&mut reader, &mut line, HEADER_BYTES).map_err(read_error())?;
+        let mut found = Found {
+            keep: at,
+            ..Found::default()
+        };
         let limit = durable::count_limit(plan.n);
         let mut sum = Tally::default();
         let mut number = 1usize;
@@ -362,47 +463,110 @@ impl Checkpoint {
                 break;
             }
             number += 1;
-            let at_end = keep + read == len;
+            let at_end = at + read == len;
+            at += read;
             let record = serde_json::from_slice::<Record>(&line)
                 .ok()
                 .filter(|r| whole && r.sound());
-            match record {
-                Some(r) => {
-                    if r.subproblem >= plan.len() {
-                        return Err(invalid(format!(
-                            "line {number}: subproblem {} does not exist",
-                            r.subproblem
-                        )));
-                    }
+            let Some(r) = record else {
+                // A torn last record: the crash came mid-write. It is cut off and recounted.
+                if at_end {
+                    break;
+                }
+                // Damage inside the file: that record alone is skipped and recounted.
+                found.dropped.push(number);
+                found.damaged += 1;
+                if found.lines.len() < LINES_NAMED {
+                    found.lines.push(number);
+                }
+                found.keep = at;
+                continue;
+            };
+            if r.subproblem >= plan.len() {
+                return Err(invalid(format!(
+                    "line {number}: subproblem {} does not exist",
+                    r.subproblem
+                )));
+            }
+            match done.entry(r.subproblem) {
+                Entry::Occupied(e) if *e.get() == r.tally() => found.dropped.push(number),
+                Entry::Occupied(e) => {
+                    let first = first_line_of(file, r.subproblem).unwrap_or(0);
+                    return Err(invalid(conflict(first, number, *e.get(), &r)));
+                }
+                Entry::Vacant(e) => {
                     sum = durable::add_within(sum, r.tally(), limit).ok_or_else(|| {
                         invalid(format!(
                             "line {number}: subproblem {} records {} solutions ({} x8 fundamental), which with the records before it is more than an n = {} board has (at most {limit}); the file was changed",
                             r.subproblem, r.solutions, r.unique8, plan.n
                         ))
                     })?;
-                    if done.insert(r.subproblem, r.tally()).is_some() {
-                        return Err(invalid(format!(
-                            "line {number}: subproblem {} is recorded twice",
-                            r.subproblem
-                        )));
-                    }
-                    keep += read;
-                }
-                // A torn last record: the crash came mid-write. It is recounted.
-                None if at_end => break,
-                // Damage inside the file: what comes before it is vouched for by each
-                // record's checksum; it and what follows are dropped and recounted.
-                None => {
-                    let rest = durable::count_lines(&mut reader).map_err(read_error())?;
-                    *cut = Some(Join {
-                        line: number,
-                        dropped: 1 + rest,
-                    });
-                    break;
+                    e.insert(r.tally());
                 }
             }
+            found.keep = at;
         }
-        Ok(keep)
+        Ok(found)
+    }
+
+    /// Makes the checkpoint at `path`, open as `file`, ready for new records after reading
+    /// `found` in it: rewritten without the lines it drops (`file` then the new file, the old
+    /// one returned, to be kept open), or else its torn end cut so that new records start on
+    /// a line of their own. Returns the length kept, the old file, and what was skipped.
+    fn settle_read(
+        path: &Path,
+        file: &mut File,
+        found: Found,
+    ) -> Result<(u64, Option<File>, Option<Skipped>), FileError> {
+        let mut replaced = None;
+        let (keep, not_rewritten) = match Self::rewrite(path, file, &found) {
+            Ok(None) => (found.keep, None),
+            Ok(Some((new, kept))) => {
+                replaced = Some(std::mem::replace(file, new));
+                (kept, None)
+            }
+            Err(e) => (found.keep, Some(e.to_string())),
+        };
+        file.set_len(keep)
+            .and_then(|()| file.sync_all())
+            .map_err(FileError::io("cut the torn end of checkpoint", path))?;
+        let skipped = (found.damaged > 0).then_some(Skipped {
+            damaged: found.damaged,
+            lines: found.lines,
+            not_rewritten,
+        });
+        Ok((keep, replaced, skipped))
+    }
+
+    /// Rewrites the checkpoint at `path` (open as `file`) without the lines `found` drops,
+    /// where it drops any: returns the new file and its length, or `None` where nothing is
+    /// dropped. A torn last record is left out with them.
+    fn rewrite(path: &Path, file: &File, found: &Found) -> Result<Option<(File, u64)>, FileError> {
+        if found.dropped.is_empty() {
+            return Ok(None);
+        }
+        let mut kept = 0;
+        let new = durable::replace_locked(path, "checkpoint", |to| {
+            let mut reader = BufReader::new(file);
+            reader.seek(SeekFrom::Start(0))?;
+            let mut out = io::BufWriter::new(to);
+            let mut line = Vec::new();
+            let mut dropped = found.dropped.iter().peekable();
+            let (mut at, mut number) = (0, 0);
+            while at < found.keep {
+                let (read, _) = durable::read_line(&mut reader, &mut line, HEADER_BYTES)?;
+                if read == 0 {
+                    break;
+                }
+                (at, number) = (at + read, number + 1);
+                if dropped.next_if_eq(&&number).is_none() {
+                    out.write_all(&line)?;
+                    kept += line.len() as u64;
+                }
+            }
+            out.flush()
+        })?;
+        Ok(Some((new, kept)))
     }
 
     /// The file's path.
@@ -498,7 +662,7 @@ impl Sink {
         if let Some(created) = self.fresh {
             self.file.sync_data()?;
             if created {
-                durable::sync_parent(&self.path)?;
+                durable::sync_parent_of(&self.path, &self.file)?;
             }
             self.fresh = None;
         }
@@ -655,6 +819,53 @@ mod tests {
         drop(c);
         let (_, done, cut) = Checkpoint::open(&path, &plan, None).unwrap();
         assert_eq!((done.len(), cut), (plan.len(), None));
+    }
+
+    /// A checkpoint at `path` of `plan` holding records of its first 40 subproblems, the
+    /// second (line 3) damaged.
+    fn damaged(path: &Path, plan: &Plan) {
+        let (c, _, _) = Checkpoint::open(path, plan, None).unwrap();
+        for i in 0..40 {
+            c.record(i, plan.count(i, crate::Kernel::Scalar)).unwrap();
+        }
+        c.close().unwrap();
+        drop(c);
+        let text = std::fs::read_to_string(path).unwrap();
+        let text = text
+            .replacen("\"crc\":", "\"crc\":7", 2)
+            .replacen("\"crc\":7", "\"crc\":", 1);
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn a_damaged_record_is_skipped_and_the_file_rewritten_without_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = Plan::new(10, Symmetry::Full, 3).unwrap();
+        let path = dir.path().join("c.ckpt");
+        damaged(&path, &plan);
+        let (_, done, skipped) = Checkpoint::open(&path, &plan, None).unwrap();
+        let skipped = skipped.unwrap();
+        assert_eq!((skipped.damaged, &skipped.lines[..]), (1, &[3][..]));
+        assert_eq!(skipped.not_rewritten, None);
+        assert_eq!(done.len(), 39);
+        assert!(!done.contains_key(&1));
+        assert_eq!(lines(&path), 40);
+        let (_, done, skipped) = Checkpoint::open(&path, &plan, None).unwrap();
+        assert_eq!((done.len(), skipped), (39, None), "nothing left to skip");
+        // A name with no room for the temporary file's (`.NAME.rewrite.tmp`, 255 bytes at
+        // most): the damaged record stays, skipped again by every resume.
+        let long = dir.path().join("c".repeat(250));
+        damaged(&long, &plan);
+        for _ in 0..2 {
+            let (_, done, skipped) = Checkpoint::open(&long, &plan, None).unwrap();
+            let skipped = skipped.unwrap();
+            assert_eq!((skipped.damaged, done.len()), (1, 39));
+            let why = skipped.not_rewritten.clone().unwrap();
+            assert!(skipped.to_string().ends_with(&format!(
+                "the file could not be rewritten without it ({why}): the next resume skips it again"
+            )));
+            assert_eq!(lines(&long), 41);
+        }
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //!   (a link to anything else, or to nothing, is refused), except one reached through a
 //!   file descriptor (`/dev/stdout`, `/proc/self/fd/N`) or open in this process already (a
 //!   shell's `>>job.log`): writing it would replace what was written there. An output
-//!   locked by another process (a live run's checkpoint) is refused. [`same_file`] tells
+//!   locked by another process (a live run's checkpoint; not a shard result another writer
+//!   of it has just put in place) is refused. [`same_file`] tells
 //!   two paths that name one file apart from two that do not.
 //! - **Results written whole** ([`Output`]): a temporary file, named for the destination
 //!   and the host and locked by the process while it lives, is made (or a dead writer's
@@ -274,6 +275,28 @@ fn locked_elsewhere(path: &Path) -> bool {
     )
 }
 
+/// Whether a live run holds the file at `path`: another process holds its lock, and it is
+/// not a shard result. An [`Output`]'s temporary file keeps its writer's lock through the
+/// rename until the writer closes it, a moment later: a shard result found locked is another
+/// writer's of the same output, just put in place, which this run replaces as it would a
+/// moment later. A live checkpoint starts with its own header (or is empty while it is
+/// made). The test reads the start of the file: a shard result's JSON names its format first.
+fn held_by_a_run(path: &Path) -> bool {
+    if !locked_elsewhere(path) {
+        return false;
+    }
+    let shard = format!("{{\"format\":\"{SHARD_FORMAT}\"");
+    let mut head = Vec::new();
+    let read = open_to_read(path, "file")
+        .and_then(|f| {
+            f.take(shard.len() as u64)
+                .read_to_end(&mut head)
+                .map_err(FileError::io("read", path))
+        })
+        .is_ok();
+    !(read && head == shard.as_bytes())
+}
+
 /// Whether `a` and `b` name the same file, existing or not: the same file by device and
 /// inode where both exist, else the same canonical directory and name.
 pub fn same_file(a: &Path, b: &Path) -> bool {
@@ -304,6 +327,33 @@ fn parent(path: &Path) -> &Path {
 /// survives a crash along with its contents.
 pub fn sync_parent(path: &Path) -> io::Result<()> {
     File::open(parent(path))?.sync_all()
+}
+
+/// [`sync_parent`] of `path`, open as `file`; where the directory cannot be opened (no
+/// descriptor left under `ulimit -n`, a directory this user may not read), on Linux the
+/// file system that holds `file` is synced instead (`syncfs`), which needs no descriptor
+/// more and makes the directory's entry of it durable with the rest.
+pub fn sync_parent_of(path: &Path, file: &File) -> io::Result<()> {
+    let dir = match File::open(parent(path)) {
+        Ok(dir) => dir,
+        #[cfg(target_os = "linux")]
+        Err(_) => {
+            use std::os::fd::AsRawFd;
+            // SAFETY: syncfs takes an open descriptor, which `file` holds.
+            let synced = unsafe { libc::syncfs(file.as_raw_fd()) } == 0;
+            return if synced {
+                Ok(())
+            } else {
+                Err(io::Error::last_os_error())
+            };
+        }
+        #[cfg(not(target_os = "linux"))]
+        Err(e) => {
+            let _ = file;
+            return Err(e);
+        }
+    };
+    dir.sync_all()
 }
 
 /// The temporary files of this process not yet renamed or removed. Its lock is held while
@@ -454,7 +504,7 @@ impl Output {
             path: path.to_path_buf(),
             why,
         };
-        if locked_elsewhere(&dest) {
+        if held_by_a_run(&dest) {
             return Err(unusable(format!(
                 "{} is locked by a live nqueens run (its checkpoint?), which replacing it would break: wait for the run to finish, or give another path",
                 dest.display()
@@ -564,7 +614,7 @@ impl Written {
     pub fn publish(mut self) -> Result<(), FileError> {
         let out = &mut self.0;
         let real = file_to_write(out.flag, &out.path)?;
-        if locked_elsewhere(&real) {
+        if held_by_a_run(&real) {
             return Err(FileError::InUse { path: real });
         }
         {
@@ -577,7 +627,7 @@ impl Written {
             list.retain(|t| *t != out.tmp);
             out.tmp = PathBuf::new();
         }
-        sync_parent(&real).map_err(FileError::io("sync the directory of", &real))
+        sync_parent_of(&real, &out.file).map_err(FileError::io("sync the directory of", &real))
     }
 }
 
@@ -606,6 +656,47 @@ pub fn open_locked(path: &Path, kind: &'static str) -> Result<(File, bool), File
         }
     }
     Ok((file, !existed))
+}
+
+/// Replaces the file at `path`, which this process holds locked ([`open_locked`]), with what
+/// `fill` writes: into a temporary file beside it (`.NAME.rewrite.tmp`), locked and synced,
+/// then renamed over it (over the file a symbolic link names, the link kept), the directory
+/// synced. Returns the new file, open for reading and appending and locked. The caller keeps
+/// the old file open, with its lock, while it runs: a run that opened it just before the
+/// rename finds it locked and is refused, rather than taking a file no path names. A crash
+/// leaves the old file or the new one, whole; `kind` names the file in messages.
+pub fn replace_locked(
+    path: &Path,
+    kind: &'static str,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<File, FileError> {
+    let real =
+        std::fs::canonicalize(path).map_err(FileError::io(&format!("rewrite {kind}"), path))?;
+    let mut name = std::ffi::OsString::from(".");
+    name.push(real.file_name().unwrap_or_default());
+    name.push(".rewrite.tmp");
+    let tmp = real.with_file_name(name);
+    let written = (|| {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&tmp)?;
+        // A temporary file left by a crash is nobody's: only the holder of the file's lock
+        // writes it.
+        file.try_lock()?;
+        file.set_len(0)?;
+        fill(&mut file)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, &real)?;
+        Ok(file)
+    })();
+    let file = written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        FileError::io(&format!("rewrite {kind}"), path)(e)
+    })?;
+    sync_parent_of(&real, &file).map_err(FileError::io("sync the directory of", &real))?;
+    Ok(file)
 }
 
 /// Reads one line into `line` (cleared first), at most `limit` bytes of it: returns the

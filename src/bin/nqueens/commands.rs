@@ -3,9 +3,9 @@
 
 use std::io::{self, Write};
 use std::ops::ControlFlow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use clap::CommandFactory;
@@ -23,6 +23,7 @@ use crate::cli::{
     BoardFormat, Cli, Command, CountArgs, EstimateArgs, LongRunArgs, MergeArgs, SolveArgs,
     UnusedDepth, VerifyArgs,
 };
+use crate::memory::{self, Use};
 use crate::output::{self, Check, Coverage, Prediction, Printer, significant};
 use crate::periodic::{Tick, while_running};
 use crate::progress::{self, Progress};
@@ -179,9 +180,10 @@ fn long_count(
     n: u32,
     split_depth: usize,
     engine: &Engine,
-    (long, output, interrupts): (&LongRunArgs, Option<Output>, &Interrupts),
+    (long, mut output, interrupts): (&LongRunArgs, Option<Output>, &Interrupts),
 ) -> Result<Option<Counts>, Failure> {
     let start = Instant::now();
+    memory::allocating_for(Use::Plan);
     let progress = Progress::start(
         long.progress,
         format!("n={n}"),
@@ -195,8 +197,19 @@ fn long_count(
         // Costs are estimated on the engine's threads, as -j asks, not rayon's global pool.
         let costs = engine.pool().install(|| plan.costs());
         run = run.only(shard::subproblems_of(costs, shard)).keep_each();
+        // A result an earlier run could not write to the output, kept for this one.
+        if let Some(out) = output.take() {
+            match files::rescued(&plan, shard, run.selected(), out.path()) {
+                Some(kept) => {
+                    drop(progress);
+                    return write_rescued(shard, kept, out).map(|()| None);
+                }
+                None => output = Some(out),
+            }
+        }
     }
-    let (mut run, checkpoint) = open_checkpoint(run, long, engine)?;
+    let (mut run, checkpoint) =
+        memory::during(Use::Checkpoint, || open_checkpoint(run, long, engine))?;
     let abort = abort_hook(checkpoint.as_ref());
     if let Some(p) = &progress {
         // Costs are estimated on the engine's threads, as -j asks (planning still).
@@ -217,11 +230,16 @@ fn long_count(
         run = run.observe(p);
     }
     let selected = run.selected().len();
-    let outcome = execute(run, engine, progress.as_ref(), checkpoint.as_deref());
+    let (outcome, saved) = memory::during(Use::Counting, || {
+        execute(run, engine, progress.as_ref(), checkpoint.as_deref())
+    });
     match (long.shard, output) {
         (Some(shard), Some(output)) => {
             debug_assert_eq!(outcome.each.len(), selected);
-            write_shard(&plan, shard, engine, outcome, output)?;
+            let kept = long.checkpoint.as_deref().filter(|_| saved);
+            memory::during(Use::Output, || {
+                write_shard(&plan, (shard, engine, outcome), output, kept)
+            })?;
             Ok(None)
         }
         _ => whole_counts(&plan, engine, &outcome, long).map(Some),
@@ -229,7 +247,7 @@ fn long_count(
 }
 
 /// Opens `--checkpoint` where one is given: its records audited ([`audit_resumed`]) and
-/// resumed by `run`, a damaged end cut off with a warning.
+/// resumed by `run`, damaged records skipped with a warning.
 fn open_checkpoint<'a>(
     mut run: Run<'a>,
     long: &LongRunArgs,
@@ -239,12 +257,12 @@ fn open_checkpoint<'a>(
         return Ok((run, None));
     };
     let plan = run.plan();
-    let (c, done, cut) =
+    let (c, done, skipped) =
         Checkpoint::open(path, plan, long.shard).map_err(|e| Failure::Failed(e.into()))?;
-    if let Some(cut) = cut {
+    if let Some(skipped) = skipped {
         let _ = writeln!(
             io::stderr(),
-            "warning: checkpoint {}: {cut}",
+            "warning: checkpoint {}: {skipped}",
             path.display()
         );
     }
@@ -275,20 +293,28 @@ fn abort_hook(checkpoint: Option<&Arc<Checkpoint>>) -> Option<AbortAfter> {
 /// Counts `run` while a helper thread brings the progress up to date (a plain line every
 /// 2 s) and serializes the checkpoint's records as they come (off the workers), syncing
 /// them every second even while no subproblem finishes; then ends the progress and the
-/// checkpoint. The count is complete whatever became of the checkpoint: one that could not
-/// keep up is only a warning.
+/// checkpoint, and says whether the checkpoint holds every part (synced). The count is
+/// complete whatever became of the checkpoint: one that could not keep up is only a
+/// warning, given at its first failed write and again at the end.
 fn execute(
     run: Run<'_>,
     engine: &Engine,
     progress: Option<&Progress>,
     checkpoint: Option<&Checkpoint>,
-) -> Outcome {
+) -> (Outcome, bool) {
+    let warned = &AtomicBool::new(false);
     let (line, stage, sync) = (
         progress.map(|p| move || p.tick()),
-        checkpoint.map(|c| move || c.stage()),
+        checkpoint.map(|c| move || memory::within(Use::Records, || c.stage())),
         checkpoint.map(|c| {
             move || {
-                let _ = c.flush();
+                if let Err(e) = memory::within(Use::Records, || c.flush())
+                    && !warned.swap(true, Ordering::Relaxed)
+                {
+                    progress::say(&format!(
+                        "warning: {e}; counting goes on, and the checkpoint is tried again every second"
+                    ));
+                }
             }
         }),
     );
@@ -304,26 +330,26 @@ fn execute(
     if let Some(p) = progress {
         p.finish();
     }
-    if let Some(c) = checkpoint
-        && let Err(e) = c.finish()
-    {
+    let saved = checkpoint.map(Checkpoint::finish);
+    if let Some(Err(e)) = &saved {
         let _ = writeln!(
             io::stderr(),
             "warning: {e}; the count is complete and does not depend on it"
         );
     }
-    outcome
+    (outcome, saved.is_some_and(|s| s.is_ok()))
 }
 
-/// Writes a shard's partial counts to its output (synced, then renamed into place).
+/// Writes a shard's partial counts to its output (synced, then renamed into place). Where
+/// the output cannot take them, they are kept for the same command to write without
+/// counting again: in the checkpoint where it holds them all (`kept`), else in a rescue
+/// file ([`files::keep`]).
 fn write_shard(
     plan: &nqueens_engine::Plan,
-    shard: shard::Shard,
-    engine: &Engine,
-    outcome: Outcome,
+    (shard, engine, outcome): (shard::Shard, &Engine, Outcome),
     output: Output,
+    kept: Option<&Path>,
 ) -> Result<(), Failure> {
-    let failed = |e: FileError| Failure::Failed(e.into());
     let selected = outcome.each.len();
     let result = ShardResult::new(
         plan,
@@ -333,14 +359,60 @@ fn write_shard(
         outcome.threads,
         outcome.elapsed_s,
     );
-    let path = output.path().display().to_string();
-    let written = result.write(output).map_err(failed)?;
-    hooks::pause_at("output");
-    written.publish().map_err(failed)?;
+    let dest = output.path().to_path_buf();
+    let written = result.write(output).and_then(|written| {
+        hooks::pause_at("output");
+        written.publish()
+    });
+    if let Err(e) = written {
+        let again = format!(
+            "run the same command again to write {} from them without counting again",
+            dest.display()
+        );
+        let kept = match kept {
+            Some(checkpoint) => format!(
+                "the shard's counts are all in checkpoint {}: {again}",
+                checkpoint.display()
+            ),
+            None => match files::keep(&result, &dest) {
+                Ok(file) => format!("the shard's counts are kept in {}: {again}", file.display()),
+                Err(why) => format!(
+                    "nor could its counts be kept ({why}): the same command counts them again"
+                ),
+            },
+        };
+        return Err(Failure::Failed(anyhow::anyhow!("{e}; {kept}")));
+    }
     let _ = writeln!(
         io::stderr(),
-        "shard {shard}: {selected} of {} subproblems counted; partial counts written to {path}",
+        "shard {shard}: {selected} of {} subproblems counted; partial counts written to {}",
         plan.len(),
+        dest.display()
+    );
+    Ok(())
+}
+
+/// Writes the result an earlier run of `shard` kept in a rescue file (`kept`: the file and
+/// the result) to `output`, and removes the file.
+fn write_rescued(
+    shard: shard::Shard,
+    (file, result): (PathBuf, ShardResult),
+    output: Output,
+) -> Result<(), Failure> {
+    let dest = output.path().to_path_buf();
+    if let Err(e) = result.write(output).and_then(|written| written.publish()) {
+        return Err(Failure::Failed(anyhow::anyhow!(
+            "{e}; the shard's counts stay in {}: run the same command again to write {} from them without counting again",
+            file.display(),
+            dest.display()
+        )));
+    }
+    let _ = std::fs::remove_file(&file);
+    let _ = writeln!(
+        io::stderr(),
+        "shard {shard}: the counts an earlier run kept in {} written to {}; nothing counted again",
+        file.display(),
+        dest.display()
     );
     Ok(())
 }

@@ -11,12 +11,22 @@ use std::time::Duration;
 /// does, signals held back and no handler yet, for two seconds only).
 const PAUSE_AT: &str = "NQUEENS_TEST_PAUSE_AT";
 
-/// Pauses for a minute (at `start`, two seconds) at `stage` where [`PAUSE_AT`] names it.
+/// Test hook: the stage at which to wait for a line (or the end) on standard input, saying
+/// so on stderr, for a test to change the files there and let the run go on (the stages of
+/// [`PAUSE_AT`] but `start`).
+const WAIT_AT: &str = "NQUEENS_TEST_WAIT_AT";
+
+/// Pauses for a minute (at `start`, two seconds) at `stage` where [`PAUSE_AT`] names it;
+/// waits for standard input there where [`WAIT_AT`] does.
 pub fn pause_at(stage: &str) {
     if std::env::var_os(PAUSE_AT).is_some_and(|v| v == stage) {
         let _ = writeln!(std::io::stderr(), "test hook: paused at {stage}");
         let seconds = if stage == "start" { 2 } else { 60 };
         std::thread::sleep(Duration::from_secs(seconds));
+    }
+    if std::env::var_os(WAIT_AT).is_some_and(|v| v == stage) {
+        let _ = writeln!(std::io::stderr(), "test hook: waiting at {stage}");
+        let _ = std::io::stdin().read_line(&mut String::new());
     }
 }
 

@@ -12,6 +12,7 @@ mod files;
 mod hooks;
 mod layout;
 mod man;
+mod memory;
 mod output;
 mod periodic;
 mod progress;
@@ -19,6 +20,10 @@ mod signals;
 
 use cli::Cli;
 use commands::Failure;
+
+/// The system's allocator; one that fails ends the command with a message and exit code 1.
+#[global_allocator]
+static ALLOCATOR: memory::Checked = memory::Checked;
 
 /// Runs before Rust's runtime starts (an `.init_array` entry, run by the loader before
 /// `main`): signals are held back for the command's handler ([`signals::hold`]) from the

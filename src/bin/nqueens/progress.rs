@@ -63,6 +63,24 @@ pub fn end_line() {
     }
 }
 
+/// Whether a bar may be on the terminal, asked without waiting or allocating (for a last
+/// message: its lock held elsewhere counts as drawn).
+pub fn drawn() -> bool {
+    DRAWN.try_lock().map_or(true, |bar| bar.is_some())
+}
+
+/// Writes `line` to stderr on a line of its own: above the bar, where one is drawn.
+pub fn say(line: &str) {
+    let drawn = DRAWN.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let write = || {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    };
+    match drawn {
+        Some(bar) => bar.suspend(write),
+        None => write(),
+    }
+}
+
 /// Another handler (the checkpoint's) reports SIGINT, SIGTERM and SIGHUP and exits: progress
 /// only ends its line then, first calling [`end_line`] itself.
 pub fn leave_signals() {

@@ -7,9 +7,11 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use libc::{SIGHUP, SIGINT, SIGTERM};
 use nqueens_engine::run::checkpoint::Checkpoint;
 use nqueens_engine::run::durable;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+use crate::memory::{self, Use};
 
 /// The set of the signals a count catches.
 fn caught() -> libc::sigset_t {
@@ -25,17 +27,19 @@ fn caught() -> libc::sigset_t {
 }
 
 /// Holds SIGINT, SIGTERM and SIGHUP back (pending, not lost) from the first thing `main`
-/// does until [`release`]: one sent in the first millisecond, before a count's handler is
-/// installed, is then handled by it (exit 128 + the signal, with the line saying so) rather
-/// than killing the process by the signal.
+/// does, in every thread started after (threads inherit it): a count's [`Interrupts`]
+/// takes them from there, one sent in the first millisecond included (exit 128 + the
+/// signal, with the line saying so) rather than the signal killing the process; the other
+/// commands [`release`] them.
 pub fn hold() {
     let set = caught();
     // SAFETY: changes this thread's signal mask (the only thread yet); the set is valid.
     unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
 }
 
-/// Lets the signals [`hold`] holds back through: those pending are delivered now, to the
-/// handler where one is installed, else with their default action.
+/// Lets the signals [`hold`] holds back through, in this thread and those it starts after:
+/// those pending are delivered now, with their default action (or a handler's, where one
+/// is installed).
 pub fn release() {
     let set = caught();
     // SAFETY: as in `hold`.
@@ -64,33 +68,51 @@ pub struct Interrupts {
 impl Interrupts {
     /// Catches SIGINT, SIGTERM and SIGHUP from now on. `checkpoint` is the `--checkpoint`
     /// given, if any (named in the message of a signal that comes before it is open).
+    ///
+    /// A thread of its own waits for them (`sigwait`): every thread holds them back from
+    /// the start ([`hold`]; threads inherit it), so they stay pending until it takes them,
+    /// and it needs no file descriptor (a handler's self-pipe takes two, which under
+    /// `ulimit -n 4` are not there).
     pub fn install(checkpoint: Option<PathBuf>) -> Interrupts {
         let state = Arc::new(Mutex::new(State {
             checkpoint: checkpoint.map(|p| (p, None)),
         }));
-        let signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]);
-        if signals.is_ok() {
-            // This handler reports the signal; a progress bar only ends its line.
-            crate::progress::leave_signals();
-        }
-        match signals {
-            Ok(mut signals) => {
-                let state = Arc::clone(&state);
-                std::thread::spawn(move || {
-                    if let Some(signal) = signals.forever().next() {
-                        stop(signal, &state);
+        // The thread says it is up: one that died starting (no memory for its signal
+        // stack) would leave the signals held back for good.
+        let (up, started) = std::sync::mpsc::channel();
+        let waiting = {
+            let state = Arc::clone(&state);
+            std::thread::Builder::new()
+                .name("signals".into())
+                .spawn(move || {
+                    let _ = up.send(());
+                    let set = caught();
+                    loop {
+                        let mut signal = 0;
+                        // SAFETY: both pointers are valid for the call.
+                        if unsafe { libc::sigwait(&set, &mut signal) } == 0 {
+                            stop(signal, &state);
+                        }
                     }
-                });
-            }
+                })
+                .map_err(|e| e.to_string())
+                .and_then(|_| {
+                    started
+                        .recv()
+                        .map_err(|_| "it ended as it started".to_string())
+                })
+        };
+        match waiting {
+            // This thread reports the signal; a progress bar only ends its line.
+            Ok(()) => crate::progress::leave_signals(),
             Err(e) => {
                 let _ = writeln!(
                     io::stderr(),
                     "warning: cannot catch signals ({e}): a signal will end the count without saving"
                 );
+                release();
             }
         }
-        // The handler is in place: a signal held back since the start reaches it now.
-        release();
         Interrupts { state }
     }
 
@@ -135,7 +157,7 @@ fn stop(signal: i32, state: &Mutex<State>) -> ! {
     };
     let state = state.lock().unwrap_or_else(|e| e.into_inner());
     let line = match &state.checkpoint {
-        Some((_, Some(open))) => match open.checkpoint.close() {
+        Some((_, Some(open))) => match memory::within(Use::Records, || open.checkpoint.close()) {
             Ok(kept) => format!(
                 "interrupted by {name}: {}; run the same command again to resume",
                 saved(open, kept)

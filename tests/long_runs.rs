@@ -381,7 +381,7 @@ fn merge_refuses_missing_duplicate_mismatched_and_tampered_shards() {
         text.replacen("\"solutions\":", "\"solutions\":9", 1),
     )
     .unwrap();
-    refused(&files, "checksum does not match");
+    refused(&files, "BLAKE3 digest does not match");
 }
 
 /// `count 13 --split-depth 3` as shard `i` of 2, written to `file`, checkpointed in `ckpt`.
@@ -664,7 +664,7 @@ fn shards_written_side_by_side_at_once_are_all_kept() {
 
 /// Rewrites the shard result at `file` through `edit`; with `consistent`, its sums and
 /// residues are made to agree with its subproblems again; then it is sealed with a valid
-/// checksum: a forger who knows the file format.
+/// digest: a forger who knows the file format.
 fn forge(file: &str, consistent: bool, edit: impl FnOnce(&mut ShardResult)) {
     let mut r: ShardResult = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     edit(&mut r);
@@ -693,11 +693,11 @@ fn merge_refuses_forged_overlapping_partial_and_foreign_shards_and_audits_catch_
         assert_eq!(out.status.code(), Some(1), "{needle}: {err}");
         assert!(err.contains(needle), "{err}");
     };
-    // A forged total with the checksum recomputed (issue 12 printed 2^100).
+    // A forged total with the digest recomputed (issue 12 printed 2^100).
     let files = fresh("total");
     forge(&files[1], false, |r| r.solutions = 1 << 100);
     refused(&files, "sums or residues disagree");
-    // One subproblem's count and the totals changed, the checksum recomputed: the residues
+    // One subproblem's count and the totals changed, the digest recomputed: the residues
     // still hold the old counts.
     let files = fresh("one");
     forge(&files[1], false, |r| {
@@ -1056,7 +1056,7 @@ fn counts_that_wrap_a_u128_are_refused_never_summed() {
     let dir = scratch("wrap");
     let files = shards(&dir, "12", 2, &[]);
     // Self-consistent: the subproblem's count is 2^128 - k, and the sums wrap back to the
-    // true total + 1 (the issue's file printed `solutions 1`); residues and checksum agree.
+    // true total + 1 (the issue's file printed `solutions 1`); residues and digest agree.
     let mut r: ShardResult =
         serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
     let true_sum = r.solutions;
@@ -1292,7 +1292,11 @@ fn every_bad_file_is_named_with_what_is_wrong_with_it() {
     let cases = [
         ("truncated", text[..text.len() / 2].to_string(), "cut short"),
         ("string", format!("{head}\"14200\"{tail}"), "line 1 column"),
-        ("2^127", format!("{head}{}{tail}", 1u128 << 127), "checksum"),
+        (
+            "2^127",
+            format!("{head}{}{tail}", 1u128 << 127),
+            "BLAKE3 digest",
+        ),
         (
             "huge",
             format!("{head}1361129467683753853853498429727072845824{tail}"),
@@ -1887,4 +1891,82 @@ fn merge_takes_folders_lists_and_partial_sets() {
     assert!(audited.status.success(), "{err}");
     assert!(err.contains("all equal to the shards' records"), "{err}");
     assert!(err.contains("missing shards 5-7 100 299"), "{err}");
+}
+
+/// A shard result of the format before digests (version 2: a CRC-32 `checksum`, no host or
+/// run) is refused naming its version, as is a newer one; each result names its host and a
+/// run of its own; fields out of range are refused, their digest recomputed or not.
+#[test]
+fn other_versions_and_fields_out_of_range_are_refused() {
+    let dir = scratch("fields");
+    let files = shards(&dir, "12", 2, &[]);
+    let read = |file: &str| -> ShardResult {
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+    };
+    let (a, b) = (read(&files[0]), read(&files[1]));
+    assert_eq!(a.host, nqueens::run::durable::host());
+    assert!(a.run != b.run && a.run.len() == 32, "{} {}", a.run, b.run);
+    let refused = |file: &str, needle: &str| {
+        let out = merge(&[file.to_string()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{needle}: {err}");
+        assert!(err.contains(file) && err.contains(needle), "{err}");
+        assert!(out.stdout.is_empty(), "no total");
+    };
+    // Version 2, as the nqueens before this one wrote it.
+    let mut old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    let fields = old.as_object_mut().unwrap();
+    for gone in ["host", "run", "digest"] {
+        fields.remove(gone);
+    }
+    fields.insert("version".into(), 2.into());
+    fields.insert("checksum".into(), "6c0b5b4e".into());
+    let v2 = dir.join("v2.json");
+    std::fs::write(&v2, old.to_string()).unwrap();
+    refused(
+        path(&v2),
+        "a shard result of format version 2; this nqueens reads version 3: count the shard again with this nqueens",
+    );
+    // A file's name, what is changed, and what the refusal says.
+    type Case = (&'static str, fn(&mut ShardResult), &'static str);
+    let cases: [Case; 7] = [
+        (
+            "v4",
+            |r| r.version = 4,
+            "format version 4; this nqueens reads version 3: merge it with the nqueens that made it",
+        ),
+        (
+            "threads",
+            |r| r.threads = 1143676510000000000,
+            "(shard 0/2): threads 1143676510000000000 is out of range (1 to 1024); it was changed",
+        ),
+        ("no-threads", |r| r.threads = 0, "threads 0 is out of range"),
+        (
+            "elapsed",
+            |r| r.elapsed_s = -1.5,
+            "elapsed_s -1.5 is no duration (finite, 0 or more)",
+        ),
+        (
+            "kernel",
+            |r| r.kernel = nqueens::Kernel::Auto,
+            "kernel auto names no loop that ran",
+        ),
+        (
+            "host",
+            |r| r.host = "a host/../x".into(),
+            "host \"a host/../x\" is no host name",
+        ),
+        (
+            "run",
+            |r| r.run = "not-a-run".into(),
+            "run \"not-a-run\" is no run id (32 hex digits)",
+        ),
+    ];
+    for (name, edit, needle) in cases {
+        let file = dir.join(format!("{name}.json"));
+        std::fs::copy(&files[0], &file).unwrap();
+        forge(path(&file), false, edit);
+        refused(path(&file), needle);
+    }
 }

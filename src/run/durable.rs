@@ -33,9 +33,13 @@ use serde::de::DeserializeOwned;
 
 use crate::types::Tally;
 
-/// File format version of checkpoints and shard results (2: records and shards carry
-/// residues, shards list their subproblems, the configuration names version and method).
+/// File format version of checkpoints (2: records carry residues, the configuration names
+/// version and method). Shard results have their own, [`SHARD_VERSION`].
 pub const VERSION: u32 = 2;
+
+/// File format version of shard results (3: a BLAKE3 digest in place of the CRC-32, the
+/// host and run that made the file; 2 was [`VERSION`]'s format with the CRC-32).
+pub const SHARD_VERSION: u32 = 3;
 
 /// The `format` a checkpoint's header names.
 pub const CHECKPOINT_FORMAT: &str = "nqueens-checkpoint";
@@ -346,9 +350,9 @@ const SLOTS: usize = 64;
 /// The longest file name most file systems take (`NAME_MAX`).
 const NAME_MAX: usize = 255;
 
-/// This host's name as its temporary files carry it: letters, digits, `-`, `_` and `.`
-/// (anything else as `_`), at most 64 of them.
-fn host() -> &'static str {
+/// This host's name as its temporary files (and shard results) carry it: letters, digits,
+/// `-`, `_` and `.` (anything else as `_`), at most 64 of them.
+pub fn host() -> &'static str {
     static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     HOST.get_or_init(|| {
         let mut buf = [0u8; 256];

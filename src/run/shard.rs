@@ -2,10 +2,11 @@
 //! runs (a cluster's array tasks) count, and the merge that adds their results up.
 //!
 //! A **shard result** is one JSON object: the configuration, which part `I/K` of the
-//! subproblems it covers, its partial counts and a CRC-32 of all that, written whole or not
-//! at all through [`crate::run::durable::Output`]. `merge` adds shard results up after checking
-//! that they are complete, distinct, of one configuration and untouched, reading each as
-//! untrusted input: its size bounded ([`MAX_SHARD_BYTES`]) and its sums checked.
+//! subproblems it covers, the host and run that counted it, its partial counts and a BLAKE3
+//! digest of all that, written whole or not at all through [`crate::run::durable::Output`].
+//! `merge` adds shard results up after checking that they are complete, distinct, of one
+//! configuration and untouched, reading each as untrusted input: its size bounded
+//! ([`MAX_SHARD_BYTES`]), its fields range-checked and its sums checked.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -15,11 +16,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::random::xorshift;
 use crate::run::durable::{
-    self, CHECKPOINT_FORMAT, FileError, Output, SHARD_FORMAT, VERSION, Written,
+    self, CHECKPOINT_FORMAT, FileError, Output, SHARD_FORMAT, SHARD_VERSION, Written,
 };
 use crate::run::plan::{Config, Plan};
 use crate::run::{Engine, Outcome, Run};
-use crate::types::{Error, Kernel, MAX_SUBPROBLEMS, Method, Residues, Symmetry, Tally};
+use crate::types::{
+    Error, Kernel, MAX_SUBPROBLEMS, MAX_THREADS, Method, Residues, Symmetry, Tally,
+};
 
 /// Part `index` of `count` disjoint parts of a plan's subproblems.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,6 +116,11 @@ pub struct ShardResult {
     pub shard: Shard,
     /// The counting loop that ran (an audit recounts with the other one).
     pub kernel: Kernel,
+    /// The host that counted it ([`durable::host`]).
+    pub host: String,
+    /// The run (process) that counted it: [`RUN_ID_DIGITS`] random hex digits drawn once per
+    /// process ([`run_id`]), so that copies of one run's file count once in a quorum.
+    pub run: String,
     /// Each subproblem of this part, in increasing order: `[index, solutions, unique8]`.
     pub subproblems: Vec<(usize, u128, u128)>,
     /// Solutions in this part.
@@ -125,10 +133,41 @@ pub struct ShardResult {
     pub threads: usize,
     /// Seconds this part took (its last run, when resumed).
     pub elapsed_s: f64,
-    /// CRC-32 (hex) of the object's JSON with this field empty. Read back, the object is
-    /// the one written (serde_json's `float_roundtrip` reads `elapsed_s` exactly), so its
-    /// JSON, and the checksum, are the same.
-    pub checksum: String,
+    /// BLAKE3 (64 hex digits) of the object's canonical content: its JSON as this nqueens
+    /// writes it (fields in order, no spaces) with this field empty. Read back, the object
+    /// is the one written (serde_json's `float_roundtrip` reads `elapsed_s` exactly), so its
+    /// JSON, and the digest, are the same; a file laid out otherwise with the same values has
+    /// the same content.
+    pub digest: String,
+}
+
+/// The hex digits of a run id: 128 random bits.
+pub const RUN_ID_DIGITS: usize = 32;
+
+/// This process's run id ([`ShardResult::run`]): 128 bits from the system's random source,
+/// drawn on first use; where that cannot be read, from the standard library's random
+/// hashing keys, the time and the process id.
+pub fn run_id() -> &'static str {
+    static RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        use std::io::Read;
+        let mut bits = [0u8; RUN_ID_DIGITS / 2];
+        let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bits));
+        if read.is_err() {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            for (k, half) in bits.chunks_mut(8).enumerate() {
+                let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+                h.write_u128(now);
+                h.write_u32(std::process::id());
+                h.write_usize(k);
+                half.copy_from_slice(&h.finish().to_le_bytes());
+            }
+        }
+        bits.iter().map(|b| format!("{b:02x}")).collect()
+    })
 }
 
 impl ShardResult {
@@ -145,10 +184,12 @@ impl ShardResult {
         let tally: Tally = each.iter().map(|&(_, t)| t).sum();
         let mut r = ShardResult {
             format: SHARD_FORMAT.into(),
-            version: VERSION,
+            version: SHARD_VERSION,
             config: plan.config(),
             shard,
             kernel,
+            host: durable::host().into(),
+            run: run_id().into(),
             residues: each.iter().map(|&(_, t)| Residues::of(t)).sum(),
             subproblems: each
                 .iter()
@@ -158,17 +199,17 @@ impl ShardResult {
             unique8: tally.unique8,
             threads,
             elapsed_s,
-            checksum: String::new(),
+            digest: String::new(),
         };
         r.seal();
         r
     }
 
-    /// Sets the checksum to the content's: after a change, the file reads as untouched to a
-    /// checksum alone (which is why the residues and `merge --audit` exist; the tests forge
-    /// shards with it).
+    /// Sets the digest to the content's: after a change, the file reads as untouched to its
+    /// digest alone, which has no key (which is why the residues, `merge --audit` and
+    /// `--quorum` exist; the tests forge shards with it).
     pub fn seal(&mut self) {
-        self.checksum = self.computed_checksum();
+        self.digest = self.computed_digest();
     }
 
     /// The part's summed counts.
@@ -186,13 +227,12 @@ impl ShardResult {
             .map(|&(i, solutions, unique8)| (i, Tally { solutions, unique8 }))
     }
 
-    fn computed_checksum(&self) -> String {
+    fn computed_digest(&self) -> String {
         let mut blank = self.clone();
-        blank.checksum.clear();
-        format!(
-            "{:08x}",
-            crc32fast::hash(&serde_json::to_vec(&blank).unwrap_or_default())
-        )
+        blank.digest.clear();
+        blake3::hash(&serde_json::to_vec(&blank).unwrap_or_default())
+            .to_hex()
+            .to_string()
     }
 
     /// Writes the result to `out`'s temporary file and syncs it; [`Written::publish`]
@@ -215,22 +255,44 @@ impl ShardResult {
     /// this nqueens made it, and that its subproblems, sums and residues agree with each
     /// other and its sums fit the board ([`durable::count_limit`]).
     pub fn read(path: &Path) -> Result<ShardResult, FileError> {
-        match durable::read_json::<ShardResult>(path, "shard result", MAX_SHARD_BYTES) {
-            Ok(r) => r.checked(path),
-            Err(e) => Err(match durable::format_of(path) {
-                Some(f) if f == CHECKPOINT_FORMAT => FileError::invalid(
-                    path,
-                    "a checkpoint (count --checkpoint), not a shard result: merge takes the \
-                     files that count --shard I/K --output FILE writes; a checkpoint is \
-                     resumed by running its count again",
-                ),
-                _ => e,
-            }),
+        /// What every version of a shard result starts with.
+        #[derive(Deserialize)]
+        struct Head {
+            format: String,
+            version: u32,
+        }
+        let e = match durable::read_json::<ShardResult>(path, "shard result", MAX_SHARD_BYTES) {
+            Ok(r) => return r.checked(path),
+            Err(e) => e,
+        };
+        if durable::format_of(path).is_some_and(|f| f == CHECKPOINT_FORMAT) {
+            return Err(FileError::invalid(
+                path,
+                "a checkpoint (count --checkpoint), not a shard result: merge takes the \
+                 files that count --shard I/K --output FILE writes; a checkpoint is \
+                 resumed by running its count again",
+            ));
+        }
+        // A result of another version has other fields: read again, for the message only.
+        match durable::read_json::<Head>(path, "shard result", MAX_SHARD_BYTES) {
+            Ok(h) if h.format == SHARD_FORMAT && h.version != SHARD_VERSION => {
+                Err(other_version(path, h.version))
+            }
+            _ => Err(e),
         }
     }
 
     /// The checks of [`ShardResult::read`] on a result read from `path`.
     fn checked(self, path: &Path) -> Result<ShardResult, FileError> {
+        self.check_kind(path)?;
+        self.check_fields(path)?;
+        self.check_counts(path)?;
+        Ok(self)
+    }
+
+    /// Checks that the result is a shard result of this format, untouched since its digest
+    /// was computed, made by this nqueens.
+    fn check_kind(&self, path: &Path) -> Result<(), FileError> {
         let r = self;
         let invalid = |why: String| FileError::invalid(path, why);
         if r.format != SHARD_FORMAT {
@@ -239,15 +301,12 @@ impl ShardResult {
                 r.format
             )));
         }
-        if r.version != VERSION {
-            return Err(invalid(format!(
-                "a version {} shard result; this nqueens reads version {VERSION}",
-                r.version
-            )));
+        if r.version != SHARD_VERSION {
+            return Err(other_version(path, r.version));
         }
-        if r.checksum != r.computed_checksum() {
+        if r.digest != r.computed_digest() {
             return Err(invalid(format!(
-                "(shard {}): its checksum does not match its content; it was changed or damaged",
+                "(shard {}): its BLAKE3 digest does not match its content; it was changed or damaged",
                 r.shard
             )));
         }
@@ -258,6 +317,54 @@ impl ShardResult {
                 r.shard, r.config.nqueens
             )));
         }
+        Ok(())
+    }
+
+    /// Checks that the fields no count depends on hold what a run writes: threads within
+    /// [`MAX_THREADS`], a duration, a loop that ran, a host name and a run id as
+    /// [`durable::host`] and [`run_id`] make them.
+    fn check_fields(&self, path: &Path) -> Result<(), FileError> {
+        let r = self;
+        let wrong = |why: String| {
+            FileError::invalid(path, format!("(shard {}): {why}; it was changed", r.shard))
+        };
+        if !(1..=MAX_THREADS).contains(&r.threads) {
+            return Err(wrong(format!(
+                "threads {} is out of range (1 to {MAX_THREADS})",
+                r.threads
+            )));
+        }
+        if !(r.elapsed_s.is_finite() && r.elapsed_s >= 0.0) {
+            return Err(wrong(format!(
+                "elapsed_s {} is no duration (finite, 0 or more)",
+                r.elapsed_s
+            )));
+        }
+        if r.kernel == Kernel::Auto {
+            return Err(wrong("kernel auto names no loop that ran".into()));
+        }
+        let named = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+        if !(1..=64).contains(&r.host.len()) || !r.host.chars().all(named) {
+            return Err(wrong(format!(
+                "host {:?} is no host name as nqueens writes one (1 to 64 letters, digits, '-', '_' or '.')",
+                r.host
+            )));
+        }
+        let hex = |c: char| matches!(c, '0'..='9' | 'a'..='f');
+        if r.run.len() != RUN_ID_DIGITS || !r.run.chars().all(hex) {
+            return Err(wrong(format!(
+                "run {:?} is no run id ({RUN_ID_DIGITS} hex digits)",
+                r.run
+            )));
+        }
+        Ok(())
+    }
+
+    /// Checks that the subproblems are in order, within the plan, and that their sums and
+    /// residues agree with the totals and fit the board ([`durable::count_limit`]).
+    fn check_counts(&self, path: &Path) -> Result<(), FileError> {
+        let r = self;
+        let invalid = |why: String| FileError::invalid(path, why);
         let increasing = r.subproblems.windows(2).all(|w| w[0].0 < w[1].0);
         let inside = r.subproblems.iter().all(|e| e.0 < r.config.subproblems);
         if !(increasing && inside) {
@@ -283,8 +390,24 @@ impl ShardResult {
                 r.shard
             )));
         }
-        Ok(r)
+        Ok(())
     }
+}
+
+/// Refuses a shard result of format `version`, not [`SHARD_VERSION`]: an older one is
+/// counted again (its checks are weaker), a newer one merged by the nqueens that made it.
+fn other_version(path: &Path, version: u32) -> FileError {
+    let what = if version < SHARD_VERSION {
+        "count the shard again with this nqueens"
+    } else {
+        "merge it with the nqueens that made it"
+    };
+    FileError::invalid(
+        path,
+        format!(
+            "a shard result of format version {version}; this nqueens reads version {SHARD_VERSION}: {what}"
+        ),
+    )
 }
 
 /// Why shard results could not be merged or an audit failed. Each message names the files
@@ -415,8 +538,8 @@ pub struct Merged {
     pub files: Vec<PathBuf>,
     /// The loop the first file's shard ran, and whether every shard ran it.
     pub kernel: (Kernel, bool),
-    /// Each merged file's checksum, to find it unchanged when the audit reads it again.
-    checksums: Vec<String>,
+    /// Each merged file's digest, to find it unchanged when the audit reads it again.
+    digests: Vec<String>,
     /// Per shard, its file (an index into `files`), [`NONE`] where it is missing.
     shard_file: Vec<u32>,
     /// Per subproblem, the file that holds it, [`NONE`] where none does.
@@ -616,7 +739,7 @@ impl Merging {
             count,
             files: Vec::new(),
             kernel: (kernel, true),
-            checksums: Vec::new(),
+            digests: Vec::new(),
             shard_file: vec![NONE; count],
             owner: vec![NONE; plan.len()],
             plan,
@@ -647,7 +770,7 @@ impl Merging {
         m.kernel.1 &= r.kernel == m.kernel.0;
         m.outcome.threads = m.outcome.threads.max(r.threads);
         m.outcome.elapsed_s = m.outcome.elapsed_s.max(r.elapsed_s);
-        m.checksums.push(r.checksum);
+        m.digests.push(r.digest);
         m.files.push(path);
         Ok(())
     }
@@ -771,7 +894,7 @@ pub fn audit(
     for f in files {
         let path = &merged.files[f as usize];
         let r = ShardResult::read(path)?;
-        if r.checksum != merged.checksums[f as usize] {
+        if r.digest != merged.digests[f as usize] {
             return Err(MergeError::File(FileError::invalid(
                 path,
                 "changed since it was merged; merge again",
@@ -834,7 +957,7 @@ mod tests {
     /// million random `elapsed_s`: durations as a clock gives them (many print with 17
     /// digits, which a parser that is not exact reads one bit off) and any finite float.
     #[test]
-    fn every_elapsed_time_reads_back_to_its_own_checksum() {
+    fn every_elapsed_time_reads_back_to_its_own_digest() {
         let plan = Plan::new(8, Symmetry::Full, 2).unwrap();
         // One subproblem of many: the text stays short, the test fast.
         let each = vec![(0, Tally::default())];

@@ -1970,3 +1970,78 @@ fn other_versions_and_fields_out_of_range_are_refused() {
         refused(path(&file), needle);
     }
 }
+
+/// `merge --audit` recounts the counts it summed, from its one reading of each file: a forged
+/// file swapped for the genuine one after the merge read it is still caught. (The audit used
+/// to read its sample's files again and take a file with the CRC-32 of the one merged as
+/// unchanged; a forgery can be given any CRC-32.)
+#[test]
+fn a_file_swapped_after_the_merge_read_it_is_audited_as_it_was_read() {
+    use std::io::{BufRead, Read, Write};
+    let dir = scratch("swapped");
+    let files = shards(&dir, "12", 3, &["--method", "search"]);
+    let genuine = dir.join("genuine.json");
+    std::fs::copy(&files[2], &genuine).unwrap();
+    forge(&files[2], true, |r| r.subproblems[1].1 += 8);
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["merge", "--audit", "100"])
+        .args(&files)
+        .env("NQUEENS_TEST_PAUSE_AT", "merged")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("paused at merged") {
+        line.clear();
+        assert!(
+            err.read_line(&mut line).unwrap() > 0,
+            "no pause after the merge"
+        );
+    }
+    std::fs::rename(&genuine, &files[2]).unwrap();
+    child.stdin.take().unwrap().write_all(b"\n").unwrap();
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{rest}");
+    assert!(
+        rest.contains(&files[2])
+            && rest.contains("recounts to")
+            && rest.contains("the shard is wrong"),
+        "{rest}"
+    );
+    assert!(out.stdout.is_empty(), "no total from a failed audit");
+}
+
+/// The audit's sample: every seed its own (seeds 2k and 2k + 1 picked the same one when the
+/// pick was xorshift's, whose state is made odd), the same for a seed whatever order the
+/// files come in, and about the share asked for.
+#[test]
+fn every_seed_picks_its_own_audit_sample_in_any_file_order() {
+    use nqueens::run::shard::{Pick, merge as merge_files};
+    let dir = scratch("seeds");
+    let files: Vec<PathBuf> = shards(&dir, "12", 3, &["--method", "search"])
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    let sample = |files: &[PathBuf], seed: u64| -> Vec<usize> {
+        let pick = Pick {
+            percent: 10.0,
+            seed,
+        };
+        let merged = merge_files(files.to_vec(), false, Some(pick)).unwrap();
+        let parts = merged.sum.plan.len();
+        let sample: Vec<usize> = merged.sum.sample.iter().map(|s| s.part).collect();
+        assert_eq!(sample.len(), parts.div_ceil(10), "10% of {parts}");
+        sample
+    };
+    let reversed: Vec<PathBuf> = files.iter().rev().cloned().collect();
+    for k in [0u64, 1, 7, 24_301] {
+        let (even, odd) = (sample(&files, 2 * k), sample(&files, 2 * k + 1));
+        assert_ne!(even, odd, "seeds {} and {}", 2 * k, 2 * k + 1);
+        assert_eq!(sample(&reversed, 2 * k), even, "seed {}", 2 * k);
+    }
+}

@@ -12,6 +12,7 @@ mod files;
 mod hooks;
 mod layout;
 mod man;
+mod merge;
 mod output;
 mod periodic;
 mod progress;

@@ -2045,3 +2045,110 @@ fn every_seed_picks_its_own_audit_sample_in_any_file_order() {
         assert_eq!(sample(&reversed, 2 * k), even, "seed {}", 2 * k);
     }
 }
+
+/// `merge --quorum 2 A B` over two runs' shard folders of n = 17, sliced differently (3 and
+/// 5 shards): exact where they agree; a part forged in one (its sums, residues and digest
+/// recomputed) refused, naming the part, both files and both counts; copies of one run
+/// counted once; `--partial` says how much of the plan has its quorum.
+#[test]
+fn a_quorum_of_two_runs_merges_exact_and_names_every_part_forged() {
+    let dir = scratch("quorum");
+    let folder = |name: &str, k: usize| {
+        let sub = dir.join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        (path(&sub).to_string(), shards(&sub, "17", k, &[]))
+    };
+    let ((a, _), (b, b_files)) = (folder("a", 3), folder("b", 5));
+    let quorum =
+        |args: &[&str]| nqueens(&[&["merge", "--format", "json", "--quorum", "2"], args].concat());
+    let exact = quorum(&[&a, &b]);
+    let total = counts(&exact);
+    assert_eq!(total["solutions"], 95815104);
+    assert_eq!(total["unique"], 11977939);
+    let err = String::from_utf8_lossy(&exact.stderr);
+    assert!(
+        err.contains("all 7108 parts of the plan counted alike by 2 runs or more (8 runs, on host"),
+        "{err}"
+    );
+    // Two parts forged in one file of B: each named, with both files and both counts.
+    let forged = &b_files[3];
+    let mut parts = Vec::new();
+    forge(forged, true, |r| {
+        for k in [0, 2] {
+            r.subproblems[k].1 += 8;
+            parts.push((r.subproblems[k].0, r.subproblems[k].1));
+        }
+    });
+    let out = quorum(&[&a, &b]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty(), "no total");
+    assert!(
+        err.contains("quorum refused: the runs disagree on 2 parts:"),
+        "{err}"
+    );
+    for (part, count) in parts {
+        let line = err
+            .lines()
+            .find(|l| l.contains(&format!("part {part}: ")))
+            .unwrap_or_else(|| panic!("part {part} is not named: {err}"));
+        assert!(
+            line.contains(&format!("{a}/n17-"))
+                && line.contains(&format!("{forged} records {count} ")),
+            "{line}"
+        );
+    }
+    // B's copy of A is A's runs again: one vote each, no quorum.
+    let out = quorum(&[&a, &a]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("7108 of the plan's 7108 parts lack a quorum of 2 runs: parts 0-7107; 3 files were copies"),
+        "{err}"
+    );
+    // Partial: A and two of B's five shards.
+    let out = quorum(&["--partial", &a, &b_files[0], &b_files[1]]);
+    let row = counts(&out);
+    assert_eq!(row["complete"], false);
+    let agreed = row["parts_agreed"].as_u64().unwrap();
+    assert!(0 < agreed && agreed < 7108, "{row}");
+    assert!(!row["lacking"].as_str().unwrap().is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "quorum 2: {agreed} of the plan's 7108 parts counted alike"
+        )),
+        "{err}"
+    );
+}
+
+/// Two files that name one run but differ: one was changed (a forger who copied a genuine
+/// run id into a forgery to pass as its copy).
+#[test]
+fn two_files_of_one_run_that_differ_are_refused() {
+    let dir = scratch("one-run");
+    let files = shards(&dir, "12", 2, &[]);
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let theirs = shards(&other, "12", 2, &[]);
+    let run = serde_json::from_str::<ShardResult>(&std::fs::read_to_string(&files[0]).unwrap())
+        .unwrap()
+        .run;
+    forge(&theirs[0], true, |r| r.run = run.clone());
+    let out = nqueens(
+        &[
+            &["merge", "--quorum", "2"][..],
+            &[&files[0], &files[1], &theirs[0], &theirs[1]],
+        ]
+        .concat(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} and {} both name run {run}",
+            files[0], theirs[0]
+        )) && err.contains("but differ"),
+        "{err}"
+    );
+}

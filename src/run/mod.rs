@@ -31,6 +31,7 @@ pub mod checkpoint;
 pub mod durable;
 pub mod estimate;
 pub mod plan;
+pub mod quorum;
 pub mod shard;
 
 use std::collections::HashMap;

@@ -502,6 +502,46 @@ pub enum MergeError {
         /// The sum of the shards' `unique8`.
         unique8: u128,
     },
+    /// Two files name one run but differ: copies of one run's file are identical.
+    #[error(
+        "{} and {} both name run {run} (host {host}), but differ: copies of one run's file are identical, so one of them was changed",
+        first.display(),
+        second.display()
+    )]
+    SameRun {
+        /// The file read first.
+        first: PathBuf,
+        /// The file read second.
+        second: PathBuf,
+        /// The run both name.
+        run: String,
+        /// The host the second names.
+        host: String,
+    },
+    /// In a quorum, the copies of parts disagree.
+    #[error("{}", disagreements_text(.0))]
+    Disagree(Vec<Disagreement>),
+    /// In a quorum, parts were counted alike by fewer runs than the quorum.
+    #[error(
+        "{lacking} of the plan's {total} parts lack a quorum of {quorum} runs: parts {parts}{} (merge --partial --quorum {quorum} sums the parts that have one)",
+        match copies {
+            0 => String::new(),
+            1 => "; 1 file was a copy of another of its run, counted once".into(),
+            k => format!("; {k} files were copies of others of their runs, counted once"),
+        }
+    )]
+    NoQuorum {
+        /// The quorum.
+        quorum: usize,
+        /// How many parts lack it.
+        lacking: usize,
+        /// The plan's parts.
+        total: usize,
+        /// The parts that lack it, as ranges (the first twenty).
+        parts: String,
+        /// The files left out as copies of files of their runs.
+        copies: usize,
+    },
     /// A recounted subproblem differs from its shard's record.
     #[error(
         "audit: subproblem {subproblem} of {} recounts to {} solutions ({} x8 fundamental), but the shard records {} ({}): the shard is wrong",
@@ -523,7 +563,45 @@ pub enum MergeError {
     },
 }
 
-/// What a merge adds up.
+/// Two runs' counts of one part that differ (`merge --quorum`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Disagreement {
+    /// The part.
+    pub part: usize,
+    /// The file read first that holds it.
+    pub first: PathBuf,
+    /// Its counts there.
+    pub counted: Tally,
+    /// A file that holds it with other counts.
+    pub second: PathBuf,
+    /// Its counts there.
+    pub other: Tally,
+}
+
+/// Every disagreement, one line each: the part, both files and both counts.
+fn disagreements_text(list: &[Disagreement]) -> String {
+    let mut text = format!(
+        "quorum refused: the runs disagree on {} part{}:",
+        list.len(),
+        if list.len() == 1 { "" } else { "s" }
+    );
+    for d in list {
+        text.push_str(&format!(
+            "\n  part {}: {} records {} solutions ({} x8 fundamental), but {} records {} ({})",
+            d.part,
+            d.first.display(),
+            d.counted.solutions,
+            d.counted.unique8,
+            d.second.display(),
+            d.other.solutions,
+            d.other.unique8
+        ));
+    }
+    text
+}
+
+/// What a merge adds up, whichever way it checks the files (each shard once, [`merge`], or
+/// several runs' copies of each part, [`crate::run::quorum::merge`]).
 pub struct Sum {
     /// The plan the shards divide, rebuilt by this nqueens.
     pub plan: Plan,

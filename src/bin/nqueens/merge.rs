@@ -1,15 +1,17 @@
-//! `merge`: shard results added up, audited and printed.
+//! `merge`: shard results added up, each shard once or under a quorum of runs, audited and
+//! printed.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use nqueens::run::quorum::{self, Agreed};
 use nqueens::run::shard::{self, MergeError, Pick, Sum};
 use nqueens::{Engine, Kernel, Options};
 
 use crate::cli::MergeArgs;
 use crate::commands::Failure;
 use crate::hooks;
-use crate::output::{Coverage, Printer};
+use crate::output::{Agreement, Coverage, Printer};
 
 fn failed(e: MergeError) -> Failure {
     Failure::Failed(e.into())
@@ -32,6 +34,12 @@ pub fn merge(args: MergeArgs) -> Result<(), Failure> {
                 .map_or(1, |d| d.as_nanos() as u64)
         }),
     });
+    if let Some(k) = args.quorum {
+        let agreed = engine
+            .install(|| quorum::merge(files, k, args.partial, pick))
+            .map_err(failed)?;
+        return print_agreed(&args, audited(&agreed.sum, engine, pick)?, &agreed);
+    }
     let merged = engine
         .install(|| shard::merge(files, args.partial, pick))
         .map_err(failed)?;
@@ -105,6 +113,79 @@ fn audited(sum: &Sum, engine: Engine, pick: Option<Pick>) -> Result<Engine, Fail
         pick.seed
     );
     Ok(engine)
+}
+
+/// Prints a quorum merge: the copies left out, then the counts, or with `--partial` how much
+/// of the plan has its quorum.
+fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(), Failure> {
+    let mut err = io::stderr();
+    for (copy, of) in &agreed.copies {
+        let _ = writeln!(
+            err,
+            "quorum: {} is a copy of {} (the same run): counted once",
+            copy.display(),
+            of.display()
+        );
+    }
+    let sum = &agreed.sum;
+    let (plan, tally) = (&sum.plan, sum.outcome.tally);
+    let (parts, complete) = (plan.len(), agreed.complete());
+    let runs = format!("{} runs, on {}", agreed.runs, hosts_text(&agreed.hosts, 8));
+    let mut out = Printer::new(io::stdout().lock(), args.format);
+    if args.partial {
+        let row = Agreement {
+            n: plan.n,
+            complete,
+            solutions: tally.solutions,
+            unique: (complete && plan.symmetry == nqueens::Symmetry::Full)
+                .then_some(tally.unique8 / 8),
+            method: plan.method,
+            kernel: nqueens::types::kernel_name(one_kernel(sum)),
+            symmetry: plan.symmetry,
+            quorum: agreed.quorum,
+            runs: agreed.runs,
+            parts,
+            parts_agreed: agreed.parts_agreed(),
+            cost_agreed: engine.install(|| agreed.cost_agreed()),
+            lacking: shard::ranges_text(&agreed.lacking(), 20),
+        };
+        let _ = writeln!(
+            err,
+            "quorum {}: {} of the plan's {parts} parts counted alike by {} runs or more ({:.2}% of the estimated work; {runs}){}",
+            agreed.quorum,
+            row.parts_agreed,
+            agreed.quorum,
+            100.0 * row.cost_agreed,
+            if complete {
+                String::new()
+            } else {
+                format!("; lacking parts {}", row.lacking)
+            }
+        );
+        out.print(&row)?;
+    } else {
+        let _ = writeln!(
+            err,
+            "quorum {}: all {parts} parts of the plan counted alike by {} runs or more ({runs})",
+            agreed.quorum, agreed.quorum
+        );
+        out.print(&sum.outcome.counts(plan, one_kernel(sum)))?;
+    }
+    hooks::report_threads();
+    Ok(())
+}
+
+/// The first `most` of `hosts`, comma-separated, then how many more.
+fn hosts_text(hosts: &[String], most: usize) -> String {
+    let mut text = format!(
+        "host{} {}",
+        if hosts.len() == 1 { "" } else { "s" },
+        hosts[..hosts.len().min(most)].join(", ")
+    );
+    if hosts.len() > most {
+        text.push_str(&format!(" and {} more", hosts.len() - most));
+    }
+    text
 }
 
 /// The shard results `merge` is given: each file, every `*.json` file of each folder, and

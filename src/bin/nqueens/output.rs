@@ -252,6 +252,78 @@ impl Record for Coverage {
     }
 }
 
+/// What `merge --quorum K --partial` found: the sums of the parts that K runs counted alike,
+/// and how much of the plan they cover.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Agreement {
+    /// Board size.
+    pub n: u32,
+    /// Whether every part has its quorum (then `solutions` is the board's total).
+    pub complete: bool,
+    /// Solutions in the parts that have their quorum.
+    pub solutions: u128,
+    /// Fundamental solutions, once every part has its quorum (full mode only).
+    pub unique: Option<u128>,
+    /// How the shards counted (`search` or `join`).
+    pub method: Method,
+    /// The loop the shards ran (`mixed` where they differ).
+    pub kernel: &'static str,
+    /// Symmetry mode.
+    pub symmetry: nqueens::Symmetry,
+    /// The runs that must agree on a part.
+    pub quorum: usize,
+    /// The runs merged.
+    pub runs: usize,
+    /// Subproblems in the plan.
+    pub parts: usize,
+    /// Subproblems that have their quorum.
+    pub parts_agreed: usize,
+    /// The share of the plan's estimated work in them, 0 to 1.
+    pub cost_agreed: f64,
+    /// The parts that lack their quorum as ranges (the first twenty; empty when none does).
+    pub lacking: String,
+}
+
+impl Record for Agreement {
+    fn columns() -> &'static [&'static str] {
+        &[
+            "n",
+            "complete",
+            "solutions",
+            "unique",
+            "method",
+            "kernel",
+            "symmetry",
+            "quorum",
+            "runs",
+            "parts",
+            "parts_agreed",
+            "cost_agreed",
+            "lacking",
+        ]
+    }
+    fn widths() -> &'static [usize] {
+        &[2, 8, 18, 17, 6, 6, 8, 6, 5, 8, 12, 11, 7]
+    }
+    fn cells(&self) -> Vec<Option<String>> {
+        vec![
+            Some(self.n.to_string()),
+            Some(self.complete.to_string()),
+            Some(self.solutions.to_string()),
+            self.unique.map(|u| u.to_string()),
+            Some(self.method.to_string()),
+            Some(self.kernel.to_string()),
+            Some(self.symmetry.to_string()),
+            Some(self.quorum.to_string()),
+            Some(self.runs.to_string()),
+            Some(self.parts.to_string()),
+            Some(self.parts_agreed.to_string()),
+            Some(format!("{:.6}", self.cost_agreed)),
+            (!self.lacking.is_empty()).then(|| self.lacking.clone()),
+        ]
+    }
+}
+
 /// One line of `nqueens verify`: a computed count beside the published one.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Check {

@@ -76,6 +76,18 @@ fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `out`, asserted to be a refusal (exit 1, nothing on stdout) whose stderr holds each of
+/// `needles`; its stderr.
+fn refused_with(out: &Output, needles: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty(), "no total: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{needle:?} not in: {err}");
+    }
+    err
+}
+
 #[test]
 fn killed_run_resumes_to_the_uninterrupted_counts() {
     let dir = scratch("resume");
@@ -1122,7 +1134,8 @@ fn fundamental_counts_that_are_no_whole_number_are_refused() {
     assert!(out.stdout.is_empty(), "no total");
 }
 
-/// Starts `args` with the test hook that pauses it at `stage`, and waits for the pause.
+/// Starts `args` with the test hook that pauses it at `stage`, and waits for the pause. Its
+/// stdin is a pipe: a hold (`merged`) goes on at a line written there.
 fn paused_at(
     stage: &str,
     args: &[&str],
@@ -1159,6 +1172,7 @@ fn paused_in(
     let mut child = launched(launcher)
         .args(args)
         .env("NQUEENS_TEST_PAUSE_AT", stage)
+        .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -1906,13 +1920,8 @@ fn other_versions_and_fields_out_of_range_are_refused() {
     let (a, b) = (read(&files[0]), read(&files[1]));
     assert_eq!(a.host, nqueens::run::durable::host());
     assert!(a.run != b.run && a.run.len() == 32, "{} {}", a.run, b.run);
-    let refused = |file: &str, needle: &str| {
-        let out = merge(&[file.to_string()]);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{needle}: {err}");
-        assert!(err.contains(file) && err.contains(needle), "{err}");
-        assert!(out.stdout.is_empty(), "no total");
-    };
+    let refused =
+        |file: &str, needle: &str| refused_with(&merge(&[file.to_string()]), &[file, needle]);
     // Version 2, as the nqueens before this one wrote it.
     let mut old: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
@@ -1977,43 +1986,26 @@ fn other_versions_and_fields_out_of_range_are_refused() {
 /// unchanged; a forgery can be given any CRC-32.)
 #[test]
 fn a_file_swapped_after_the_merge_read_it_is_audited_as_it_was_read() {
-    use std::io::{BufRead, Read, Write};
+    use std::io::{Read, Write};
     let dir = scratch("swapped");
     let files = shards(&dir, "12", 3, &["--method", "search"]);
     let genuine = dir.join("genuine.json");
     std::fs::copy(&files[2], &genuine).unwrap();
     forge(&files[2], true, |r| r.subproblems[1].1 += 8);
-    let mut child = Std::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(["merge", "--audit", "100"])
-        .args(&files)
-        .env("NQUEENS_TEST_PAUSE_AT", "merged")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("paused at merged") {
-        line.clear();
-        assert!(
-            err.read_line(&mut line).unwrap() > 0,
-            "no pause after the merge"
-        );
-    }
+    let args: Vec<&str> = ["merge", "--audit", "100"]
+        .into_iter()
+        .chain(files.iter().map(String::as_str))
+        .collect();
+    let (mut child, mut err) = paused_at("merged", &args);
     std::fs::rename(&genuine, &files[2]).unwrap();
     child.stdin.take().unwrap().write_all(b"\n").unwrap();
     let mut rest = String::new();
     err.read_to_string(&mut rest).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{rest}");
-    assert!(
-        rest.contains(&files[2])
-            && rest.contains("recounts to")
-            && rest.contains("the shard is wrong"),
-        "{rest}"
-    );
-    assert!(out.stdout.is_empty(), "no total from a failed audit");
+    let out = Output {
+        stderr: rest.into_bytes(),
+        ..child.wait_with_output().unwrap()
+    };
+    refused_with(&out, &[&files[2], "recounts to", "the shard is wrong"]);
 }
 
 /// The audit's sample: every seed its own (seeds 2k and 2k + 1 picked the same one when the
@@ -2079,13 +2071,9 @@ fn a_quorum_of_two_runs_merges_exact_and_names_every_part_forged() {
             parts.push((r.subproblems[k].0, r.subproblems[k].1));
         }
     });
-    let out = quorum(&[&a, &b]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(out.stdout.is_empty(), "no total");
-    assert!(
-        err.contains("quorum refused: the runs disagree on 2 parts:"),
-        "{err}"
+    let err = refused_with(
+        &quorum(&[&a, &b]),
+        &["quorum refused: the runs disagree on 2 parts:"],
     );
     for (part, count) in parts {
         let line = err
@@ -2099,12 +2087,11 @@ fn a_quorum_of_two_runs_merges_exact_and_names_every_part_forged() {
         );
     }
     // B's copy of A is A's runs again: one vote each, no quorum.
-    let out = quorum(&[&a, &a]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("7108 of the plan's 7108 parts lack a quorum of 2 runs: parts 0-7107; 3 files were copies"),
-        "{err}"
+    refused_with(
+        &quorum(&[&a, &a]),
+        &[
+            "7108 of the plan's 7108 parts lack a quorum of 2 runs: parts 0-7107; 3 files were copies",
+        ],
     );
     // Partial: A and two of B's five shards.
     let out = quorum(&["--partial", &a, &b_files[0], &b_files[1]]);
@@ -2142,13 +2129,6 @@ fn two_files_of_one_run_that_differ_are_refused() {
         ]
         .concat(),
     );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains(&format!(
-            "{} and {} both name run {run}",
-            files[0], theirs[0]
-        )) && err.contains("but differ"),
-        "{err}"
-    );
+    let named = format!("{} and {} both name run {run}", files[0], theirs[0]);
+    refused_with(&out, &[&named, "but differ"]);
 }

@@ -682,7 +682,7 @@ pub struct Merged {
 const NONE: u32 = u32::MAX;
 
 /// How `merge --audit` picks the parts it recounts: about `percent`% of the parts merged (at
-/// least one), those first in the random order of `seed` ([`crate::random::rank`]). The
+/// least one), those first in a random order of the parts drawn from `seed`. The
 /// pick is made as the files are read, and the parts picked are recounted against the
 /// counts of that one reading: a file changed afterwards changes nothing the merge uses.
 #[derive(Clone, Copy, Debug, PartialEq)]

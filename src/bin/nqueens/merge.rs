@@ -11,7 +11,7 @@ use nqueens::{Engine, Kernel, Options};
 use crate::cli::MergeArgs;
 use crate::commands::Failure;
 use crate::hooks;
-use crate::output::{Agreement, Coverage, Printer};
+use crate::output::{Agreement, Coverage, Printer, Sums};
 
 fn failed(e: MergeError) -> Failure {
     Failure::Failed(e.into())
@@ -47,25 +47,16 @@ pub fn merge(args: MergeArgs) -> Result<(), Failure> {
     let mut out = Printer::new(io::stdout().lock(), args.format);
     let sum = &merged.sum;
     if args.partial {
-        let (plan, tally) = (&sum.plan, sum.outcome.tally);
-        let complete = merged.complete();
         let coverage = Coverage {
-            n: plan.n,
-            complete,
-            solutions: tally.solutions,
-            unique: (complete && plan.symmetry == nqueens::Symmetry::Full)
-                .then_some(tally.unique8 / 8),
-            method: plan.method,
-            kernel: nqueens::types::kernel_name(one_kernel(sum)),
-            symmetry: plan.symmetry,
+            sums: Sums::of(sum, merged.complete()),
             shards: merged.count,
             shards_merged: merged.shards_merged(),
-            parts: plan.len(),
+            parts: sum.plan.len(),
             parts_merged: merged.parts_merged(),
             cost_merged: engine.install(|| merged.cost_merged()),
             missing: shard::ranges_text(&merged.missing(), usize::MAX),
         };
-        if !coverage.complete {
+        if !coverage.sums.complete {
             let _ = writeln!(
                 io::stderr(),
                 "partial: {} of {} shards, {} of {} subproblems ({:.2}% of the estimated work); missing shards {}",
@@ -128,20 +119,12 @@ fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(),
         );
     }
     let sum = &agreed.sum;
-    let (plan, tally) = (&sum.plan, sum.outcome.tally);
-    let (parts, complete) = (plan.len(), agreed.complete());
-    let runs = format!("{} runs, on {}", agreed.runs, hosts_text(&agreed.hosts, 8));
+    let (parts, complete) = (sum.plan.len(), agreed.complete());
+    let merged = format!("{}, on {}", runs(agreed.runs), hosts_text(&agreed.hosts, 8));
     let mut out = Printer::new(io::stdout().lock(), args.format);
     if args.partial {
         let row = Agreement {
-            n: plan.n,
-            complete,
-            solutions: tally.solutions,
-            unique: (complete && plan.symmetry == nqueens::Symmetry::Full)
-                .then_some(tally.unique8 / 8),
-            method: plan.method,
-            kernel: nqueens::types::kernel_name(one_kernel(sum)),
-            symmetry: plan.symmetry,
+            sums: Sums::of(sum, complete),
             quorum: agreed.quorum,
             runs: agreed.runs,
             parts,
@@ -151,10 +134,10 @@ fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(),
         };
         let _ = writeln!(
             err,
-            "quorum {}: {} of the plan's {parts} parts counted alike by {} runs or more ({:.2}% of the estimated work; {runs}){}",
+            "quorum {}: {} of the plan's {parts} parts counted alike by {} or more ({:.2}% of the estimated work; {merged}){}",
             agreed.quorum,
             row.parts_agreed,
-            agreed.quorum,
+            runs(agreed.quorum),
             100.0 * row.cost_agreed,
             if complete {
                 String::new()
@@ -166,13 +149,19 @@ fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(),
     } else {
         let _ = writeln!(
             err,
-            "quorum {}: all {parts} parts of the plan counted alike by {} runs or more ({runs})",
-            agreed.quorum, agreed.quorum
+            "quorum {}: all {parts} parts of the plan counted alike by {} or more ({merged})",
+            agreed.quorum,
+            runs(agreed.quorum)
         );
-        out.print(&sum.outcome.counts(plan, one_kernel(sum)))?;
+        out.print(&sum.outcome.counts(&sum.plan, one_kernel(sum)))?;
     }
     hooks::report_threads();
     Ok(())
+}
+
+/// `k` runs, in words.
+fn runs(k: usize) -> String {
+    format!("{k} run{}", if k == 1 { "" } else { "s" })
 }
 
 /// The first `most` of `hosts`, comma-separated, then how many more.

@@ -38,7 +38,7 @@ use crate::types::Tally;
 pub const VERSION: u32 = 2;
 
 /// File format version of shard results (3: a BLAKE3 digest in place of the CRC-32, the
-/// host and run that made the file; 2 was [`VERSION`]'s format with the CRC-32).
+/// host and run that made the file). Up to 2, shard results shared [`VERSION`].
 pub const SHARD_VERSION: u32 = 3;
 
 /// The `format` a checkpoint's header names.

@@ -76,6 +76,18 @@ fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `out`, asserted to be a refusal (exit 1, nothing on stdout) whose stderr holds each of
+/// `needles`; its stderr.
+fn refused_with(out: &Output, needles: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty(), "no total: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{needle:?} not in: {err}");
+    }
+    err
+}
+
 #[test]
 fn killed_run_resumes_to_the_uninterrupted_counts() {
     let dir = scratch("resume");
@@ -474,7 +486,7 @@ fn merge_refuses_missing_duplicate_mismatched_and_tampered_shards() {
         text.replacen("\"solutions\":", "\"solutions\":9", 1),
     )
     .unwrap();
-    refused(&files, "checksum does not match");
+    refused(&files, "BLAKE3 digest does not match");
 }
 
 /// `count 13 --split-depth 3` as shard `i` of 2, written to `file`, checkpointed in `ckpt`.
@@ -1036,7 +1048,7 @@ fn shards_written_side_by_side_at_once_are_all_kept() {
 
 /// Rewrites the shard result at `file` through `edit`; with `consistent`, its sums and
 /// residues are made to agree with its subproblems again; then it is sealed with a valid
-/// checksum: a forger who knows the file format.
+/// digest: a forger who knows the file format.
 fn forge(file: &str, consistent: bool, edit: impl FnOnce(&mut ShardResult)) {
     let mut r: ShardResult = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
     edit(&mut r);
@@ -1065,11 +1077,11 @@ fn merge_refuses_forged_overlapping_partial_and_foreign_shards_and_audits_catch_
         assert_eq!(out.status.code(), Some(1), "{needle}: {err}");
         assert!(err.contains(needle), "{err}");
     };
-    // A forged total with the checksum recomputed (issue 12 printed 2^100).
+    // A forged total with the digest recomputed (issue 12 printed 2^100).
     let files = fresh("total");
     forge(&files[1], false, |r| r.solutions = 1 << 100);
     refused(&files, "sums or residues disagree");
-    // One subproblem's count and the totals changed, the checksum recomputed: the residues
+    // One subproblem's count and the totals changed, the digest recomputed: the residues
     // still hold the old counts.
     let files = fresh("one");
     forge(&files[1], false, |r| {
@@ -1428,7 +1440,7 @@ fn counts_that_wrap_a_u128_are_refused_never_summed() {
     let dir = scratch("wrap");
     let files = shards(&dir, "12", 2, &[]);
     // Self-consistent: the subproblem's count is 2^128 - k, and the sums wrap back to the
-    // true total + 1 (the issue's file printed `solutions 1`); residues and checksum agree.
+    // true total + 1 (the issue's file printed `solutions 1`); residues and digest agree.
     let mut r: ShardResult =
         serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
     let true_sum = r.solutions;
@@ -1494,7 +1506,8 @@ fn fundamental_counts_that_are_no_whole_number_are_refused() {
     assert!(out.stdout.is_empty(), "no total");
 }
 
-/// Starts `args` with the test hook that pauses it at `stage`, and waits for the pause.
+/// Starts `args` with the test hook that pauses it at `stage`, and waits for the pause. Its
+/// stdin is a pipe: a hold (`merged`) goes on at a line written there.
 fn paused_at(
     stage: &str,
     args: &[&str],
@@ -1528,7 +1541,10 @@ fn paused_in(
     std::io::BufReader<std::process::ChildStderr>,
 ) {
     let mut command = launched(launcher);
-    command.args(args).env("NQUEENS_TEST_PAUSE_AT", stage);
+    command
+        .args(args)
+        .env("NQUEENS_TEST_PAUSE_AT", stage)
+        .stdin(std::process::Stdio::piped());
     started_until(command, &format!("paused at {stage}"))
 }
 
@@ -1676,7 +1692,11 @@ fn every_bad_file_is_named_with_what_is_wrong_with_it() {
     let cases = [
         ("truncated", text[..text.len() / 2].to_string(), "cut short"),
         ("string", format!("{head}\"14200\"{tail}"), "line 1 column"),
-        ("2^127", format!("{head}{}{tail}", 1u128 << 127), "checksum"),
+        (
+            "2^127",
+            format!("{head}{}{tail}", 1u128 << 127),
+            "BLAKE3 digest",
+        ),
         (
             "huge",
             format!("{head}1361129467683753853853498429727072845824{tail}"),
@@ -2303,4 +2323,230 @@ fn merge_takes_folders_lists_and_partial_sets() {
     assert!(audited.status.success(), "{err}");
     assert!(err.contains("all equal to the shards' records"), "{err}");
     assert!(err.contains("missing shards 5-7 100 299"), "{err}");
+}
+
+/// A shard result of the format before digests (version 2: a CRC-32 `checksum`, no host or
+/// run) is refused naming its version, as is a newer one; each result names its host and a
+/// run of its own; fields out of range are refused, their digest recomputed or not.
+#[test]
+fn other_versions_and_fields_out_of_range_are_refused() {
+    let dir = scratch("fields");
+    let files = shards(&dir, "12", 2, &[]);
+    let read = |file: &str| -> ShardResult {
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+    };
+    let (a, b) = (read(&files[0]), read(&files[1]));
+    assert_eq!(a.host, nqueens_engine::run::host());
+    assert!(a.run != b.run && a.run.len() == 32, "{} {}", a.run, b.run);
+    let refused =
+        |file: &str, needle: &str| refused_with(&merge(&[file.to_string()]), &[file, needle]);
+    // Version 2, as the nqueens before this one wrote it.
+    let mut old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    let fields = old.as_object_mut().unwrap();
+    for gone in ["host", "run", "digest"] {
+        fields.remove(gone);
+    }
+    fields.insert("version".into(), 2.into());
+    fields.insert("checksum".into(), "6c0b5b4e".into());
+    let v2 = dir.join("v2.json");
+    std::fs::write(&v2, old.to_string()).unwrap();
+    refused(
+        path(&v2),
+        "a shard result of format version 2; this nqueens reads version 3: count the shard again with this nqueens",
+    );
+    // A file's name, what is changed, and what the refusal says.
+    type Case = (&'static str, fn(&mut ShardResult), &'static str);
+    let cases: [Case; 7] = [
+        (
+            "v4",
+            |r| r.version = 4,
+            "format version 4; this nqueens reads version 3: merge it with the nqueens that made it",
+        ),
+        (
+            "threads",
+            |r| r.threads = 1143676510000000000,
+            "(shard 0/2): threads 1143676510000000000 is out of range (1 to 1024); it was changed",
+        ),
+        ("no-threads", |r| r.threads = 0, "threads 0 is out of range"),
+        (
+            "elapsed",
+            |r| r.elapsed_s = -1.5,
+            "elapsed_s -1.5 is no duration (finite, 0 or more)",
+        ),
+        (
+            "kernel",
+            |r| r.kernel = nqueens_engine::Kernel::Auto,
+            "kernel auto names no loop that ran",
+        ),
+        (
+            "host",
+            |r| r.host = "a host/../x".into(),
+            "host \"a host/../x\" is no host name",
+        ),
+        (
+            "run",
+            |r| r.run = "not-a-run".into(),
+            "run \"not-a-run\" is no run id (32 hex digits)",
+        ),
+    ];
+    for (name, edit, needle) in cases {
+        let file = dir.join(format!("{name}.json"));
+        std::fs::copy(&files[0], &file).unwrap();
+        forge(path(&file), false, edit);
+        refused(path(&file), needle);
+    }
+}
+
+/// `merge --audit` recounts the counts it summed, from its one reading of each file: a forged
+/// file swapped for the genuine one after the merge read it is still caught. (The audit used
+/// to read its sample's files again and take a file with the CRC-32 of the one merged as
+/// unchanged; a forgery can be given any CRC-32.)
+#[test]
+fn a_file_swapped_after_the_merge_read_it_is_audited_as_it_was_read() {
+    use std::io::{Read, Write};
+    let dir = scratch("swapped");
+    let files = shards(&dir, "12", 3, &["--method", "search"]);
+    let genuine = dir.join("genuine.json");
+    std::fs::copy(&files[2], &genuine).unwrap();
+    forge(&files[2], true, |r| r.subproblems[1].1 += 8);
+    let args: Vec<&str> = ["merge", "--audit", "100"]
+        .into_iter()
+        .chain(files.iter().map(String::as_str))
+        .collect();
+    let (mut child, mut err) = paused_at("merged", &args);
+    std::fs::rename(&genuine, &files[2]).unwrap();
+    child.stdin.take().unwrap().write_all(b"\n").unwrap();
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    let out = Output {
+        stderr: rest.into_bytes(),
+        ..child.wait_with_output().unwrap()
+    };
+    refused_with(&out, &[&files[2], "recounts to", "the shard is wrong"]);
+}
+
+/// The audit's sample: every seed its own (seeds 2k and 2k + 1 picked the same one when the
+/// pick was xorshift's, whose state is made odd), the same for a seed whatever order the
+/// files come in, and about the share asked for.
+#[test]
+fn every_seed_picks_its_own_audit_sample_in_any_file_order() {
+    use nqueens_engine::run::shard::{Pick, merge as merge_files};
+    let dir = scratch("seeds");
+    let files: Vec<PathBuf> = shards(&dir, "12", 3, &["--method", "search"])
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    let sample = |files: &[PathBuf], seed: u64| -> Vec<usize> {
+        let pick = Pick {
+            percent: 10.0,
+            seed,
+        };
+        let merged = merge_files(files.to_vec(), false, Some(pick)).unwrap();
+        let parts = merged.sum.plan.len();
+        let sample: Vec<usize> = merged.sum.sample.iter().map(|s| s.part).collect();
+        assert_eq!(sample.len(), parts.div_ceil(10), "10% of {parts}");
+        sample
+    };
+    let reversed: Vec<PathBuf> = files.iter().rev().cloned().collect();
+    for k in [0u64, 1, 7, 24_301] {
+        let (even, odd) = (sample(&files, 2 * k), sample(&files, 2 * k + 1));
+        assert_ne!(even, odd, "seeds {} and {}", 2 * k, 2 * k + 1);
+        assert_eq!(sample(&reversed, 2 * k), even, "seed {}", 2 * k);
+    }
+}
+
+/// `merge --quorum 2 A B` over two runs' shard folders of n = 17, sliced differently (3 and
+/// 5 shards): exact where they agree; a part forged in one (its sums, residues and digest
+/// recomputed) refused, naming the part, both files and both counts; copies of one run
+/// counted once; `--partial` says how much of the plan has its quorum.
+#[test]
+fn a_quorum_of_two_runs_merges_exact_and_names_every_part_forged() {
+    let dir = scratch("quorum");
+    let folder = |name: &str, k: usize| {
+        let sub = dir.join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        (path(&sub).to_string(), shards(&sub, "17", k, &[]))
+    };
+    let ((a, _), (b, b_files)) = (folder("a", 3), folder("b", 5));
+    let quorum =
+        |args: &[&str]| nqueens(&[&["merge", "--format", "json", "--quorum", "2"], args].concat());
+    let exact = quorum(&[&a, &b]);
+    let total = counts(&exact);
+    assert_eq!(total["solutions"], 95815104);
+    assert_eq!(total["unique"], 11977939);
+    let err = String::from_utf8_lossy(&exact.stderr);
+    assert!(
+        err.contains("all 7108 parts of the plan counted alike by 2 runs or more (8 runs, on host"),
+        "{err}"
+    );
+    // Two parts forged in one file of B: each named, with both files and both counts.
+    let forged = &b_files[3];
+    let mut parts = Vec::new();
+    forge(forged, true, |r| {
+        for k in [0, 2] {
+            r.subproblems[k].1 += 8;
+            parts.push((r.subproblems[k].0, r.subproblems[k].1));
+        }
+    });
+    let err = refused_with(
+        &quorum(&[&a, &b]),
+        &["quorum refused: the runs disagree on 2 parts:"],
+    );
+    for (part, count) in parts {
+        let line = err
+            .lines()
+            .find(|l| l.contains(&format!("part {part}: ")))
+            .unwrap_or_else(|| panic!("part {part} is not named: {err}"));
+        assert!(
+            line.contains(&format!("{a}/n17-"))
+                && line.contains(&format!("{forged} records {count} ")),
+            "{line}"
+        );
+    }
+    // B's copy of A is A's runs again: one vote each, no quorum.
+    refused_with(
+        &quorum(&[&a, &a]),
+        &[
+            "7108 of the plan's 7108 parts lack a quorum of 2 runs: parts 0-7107; 3 files were copies",
+        ],
+    );
+    // Partial: A and two of B's five shards.
+    let out = quorum(&["--partial", &a, &b_files[0], &b_files[1]]);
+    let row = counts(&out);
+    assert_eq!(row["complete"], false);
+    let agreed = row["parts_agreed"].as_u64().unwrap();
+    assert!(0 < agreed && agreed < 7108, "{row}");
+    assert!(!row["lacking"].as_str().unwrap().is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "quorum 2: {agreed} of the plan's 7108 parts counted alike"
+        )),
+        "{err}"
+    );
+}
+
+/// Two files that name one run but differ: one was changed (a forger who copied a genuine
+/// run id into a forgery to pass as its copy).
+#[test]
+fn two_files_of_one_run_that_differ_are_refused() {
+    let dir = scratch("one-run");
+    let files = shards(&dir, "12", 2, &[]);
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let theirs = shards(&other, "12", 2, &[]);
+    let run = serde_json::from_str::<ShardResult>(&std::fs::read_to_string(&files[0]).unwrap())
+        .unwrap()
+        .run;
+    forge(&theirs[0], true, |r| r.run = run.clone());
+    let out = nqueens(
+        &[
+            &["merge", "--quorum", "2"][..],
+            &[&files[0], &files[1], &theirs[0], &theirs[1]],
+        ]
+        .concat(),
+    );
+    let named = format!("{} and {} both name run {run}", files[0], theirs[0]);
+    refused_with(&out, &[&named, "but differ"]);
 }

@@ -17,8 +17,8 @@
 //! else that does not fit (another configuration, a subproblem recorded twice with
 //! different counts) is an error naming the file and its lines, never a silently wrong
 //! total; so are counts that no board has (summed with the records before them,
-//! [`crate::run::durable::count_limit`]). The file itself is opened, locked and read, a
-//! bounded line at a time, through [`crate::run::durable`].
+//! `crate::run::durable::count_limit`). The file itself is opened, locked and read, a
+//! bounded line at a time, through `crate::run::durable`.
 
 use std::collections::HashMap;
 use std::fs::File;

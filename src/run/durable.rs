@@ -34,9 +34,13 @@ use serde::de::DeserializeOwned;
 
 use crate::types::Tally;
 
-/// File format version of checkpoints and shard results (2: records and shards carry
-/// residues, shards list their subproblems, the configuration names version and method).
+/// File format version of checkpoints (2: records carry residues, the configuration names
+/// version and method). Shard results have their own, [`SHARD_VERSION`].
 pub const VERSION: u32 = 2;
+
+/// File format version of shard results (3: a BLAKE3 digest in place of the CRC-32, the
+/// host and run that made the file). Up to 2, shard results shared [`VERSION`].
+pub const SHARD_VERSION: u32 = 3;
 
 /// The `format` a checkpoint's header names.
 pub const CHECKPOINT_FORMAT: &str = "nqueens-checkpoint";
@@ -323,16 +327,11 @@ fn parent(path: &Path) -> &Path {
     }
 }
 
-/// Syncs the directory that holds `path`, so that a file just created (or renamed) there
-/// survives a crash along with its contents.
-pub fn sync_parent(path: &Path) -> io::Result<()> {
-    File::open(parent(path))?.sync_all()
-}
-
-/// [`sync_parent`] of `path`, open as `file`; where the directory cannot be opened (no
-/// descriptor left under `ulimit -n`, a directory this user may not read), on Linux the
-/// file system that holds `file` is synced instead (`syncfs`), which needs no descriptor
-/// more and makes the directory's entry of it durable with the rest.
+/// Syncs the directory that holds `path`, open as `file`, so that a file just created (or
+/// renamed) there survives a crash along with its contents. Where the directory cannot be
+/// opened (no descriptor left under `ulimit -n`, a directory this user may not read), on
+/// Linux the file system that holds `file` is synced instead (`syncfs`), which needs no
+/// descriptor more and makes the directory's entry of it durable with the rest.
 pub fn sync_parent_of(path: &Path, file: &File) -> io::Result<()> {
     let dir = match File::open(parent(path)) {
         Ok(dir) => dir,
@@ -396,9 +395,9 @@ const SLOTS: usize = 64;
 /// The longest file name most file systems take (`NAME_MAX`).
 const NAME_MAX: usize = 255;
 
-/// This host's name as its temporary files carry it: letters, digits, `-`, `_` and `.`
-/// (anything else as `_`), at most 64 of them.
-fn host() -> &'static str {
+/// This host's name as its temporary files (and shard results) carry it: letters, digits,
+/// `-`, `_` and `.` (anything else as `_`), at most 64 of them.
+pub fn host() -> &'static str {
     static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     HOST.get_or_init(|| {
         let mut buf = [0u8; 256];
@@ -633,7 +632,7 @@ impl Written {
 
 /// Opens (or creates) `path` for reading and appending, locked for this process alone, and
 /// says whether it made the file: a new file's name is durable once its directory is synced
-/// ([`sync_parent`]), which the caller does with the file's first content. `kind` names the
+/// ([`sync_parent_of`]), which the caller does with the file's first content. `kind` names the
 /// file in messages ("checkpoint").
 pub fn open_locked(path: &Path, kind: &'static str) -> Result<(File, bool), FileError> {
     let existed = path.exists();
@@ -742,6 +741,7 @@ fn skip_line(reader: &mut impl BufRead) -> io::Result<(u64, bool)> {
 }
 
 /// The lines left in `reader` (a last one without a newline counted), in bounded memory.
+#[cfg(test)]
 pub fn count_lines(reader: &mut impl BufRead) -> io::Result<usize> {
     let mut lines = 0;
     loop {

@@ -2,24 +2,27 @@
 //! runs (a cluster's array tasks) count, and the merge that adds their results up.
 //!
 //! A **shard result** is one JSON object: the configuration, which part `I/K` of the
-//! subproblems it covers, its partial counts and a CRC-32 of all that, written whole or not
-//! at all through [`crate::run::durable::Output`]. `merge` adds shard results up after checking
-//! that they are complete, distinct, of one configuration and untouched, reading each as
-//! untrusted input: its size bounded ([`MAX_SHARD_BYTES`]) and its sums checked.
+//! subproblems it covers, the host and run that counted it, its partial counts and a BLAKE3
+//! digest of all that, written whole or not at all through [`crate::run::durable::Output`].
+//! `merge` adds shard results up after checking that they are complete, distinct, of one
+//! configuration and untouched, reading each once, as untrusted input: its size bounded
+//! ([`MAX_SHARD_BYTES`]), its fields range-checked and its sums checked. The audit's sample
+//! is picked as the files are read and recounted from that one reading.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::random::xorshift;
 use crate::run::durable::{
-    self, CHECKPOINT_FORMAT, FileError, Output, SHARD_FORMAT, VERSION, Written,
+    self, CHECKPOINT_FORMAT, FileError, Output, SHARD_FORMAT, SHARD_VERSION, Written,
 };
 use crate::run::plan::{Config, Plan};
 use crate::run::{Engine, Outcome, Run};
-use crate::types::{Error, Kernel, MAX_SUBPROBLEMS, Method, Residues, Symmetry, Tally};
+use crate::types::{
+    Error, Kernel, MAX_SUBPROBLEMS, MAX_THREADS, Method, Residues, Symmetry, Tally,
+};
 
 /// Part `index` of `count` disjoint parts of a plan's subproblems.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,6 +116,11 @@ pub struct ShardResult {
     pub shard: Shard,
     /// The counting loop that ran (an audit recounts with the other one).
     pub kernel: Kernel,
+    /// The host that counted it ([`durable::host`]).
+    pub host: String,
+    /// The run (process) that counted it: [`RUN_ID_DIGITS`] random hex digits drawn once per
+    /// process ([`run_id`]), so that copies of one run's file count once in a quorum.
+    pub run: String,
     /// Each subproblem of this part, in increasing order: `[index, solutions, unique8]`.
     pub subproblems: Vec<(usize, u128, u128)>,
     /// Solutions in this part.
@@ -125,10 +133,41 @@ pub struct ShardResult {
     pub threads: usize,
     /// Seconds this part took (its last run, when resumed).
     pub elapsed_s: f64,
-    /// CRC-32 (hex) of the object's JSON with this field empty. Read back, the object is
-    /// the one written (serde_json's `float_roundtrip` reads `elapsed_s` exactly), so its
-    /// JSON, and the checksum, are the same.
-    pub checksum: String,
+    /// BLAKE3 (64 hex digits) of the object's canonical content: its JSON as this nqueens
+    /// writes it (fields in order, no spaces) with this field empty. Read back, the object
+    /// is the one written (serde_json's `float_roundtrip` reads `elapsed_s` exactly), so its
+    /// JSON, and the digest, are the same; a file laid out otherwise with the same values has
+    /// the same content.
+    pub digest: String,
+}
+
+/// The hex digits of a run id: 128 random bits.
+pub const RUN_ID_DIGITS: usize = 32;
+
+/// This process's run id ([`ShardResult::run`]): 128 bits from the system's random source,
+/// drawn on first use; where that cannot be read, from the standard library's random
+/// hashing keys, the time and the process id.
+pub fn run_id() -> &'static str {
+    static RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        use std::io::Read;
+        let mut bits = [0u8; RUN_ID_DIGITS / 2];
+        let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bits));
+        if read.is_err() {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            for (k, half) in bits.chunks_mut(8).enumerate() {
+                let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+                h.write_u128(now);
+                h.write_u32(std::process::id());
+                h.write_usize(k);
+                half.copy_from_slice(&h.finish().to_le_bytes());
+            }
+        }
+        bits.iter().map(|b| format!("{b:02x}")).collect()
+    })
 }
 
 impl ShardResult {
@@ -145,10 +184,12 @@ impl ShardResult {
         let tally: Tally = each.iter().map(|&(_, t)| t).sum();
         let mut r = ShardResult {
             format: SHARD_FORMAT.into(),
-            version: VERSION,
+            version: SHARD_VERSION,
             config: plan.config(),
             shard,
             kernel,
+            host: durable::host().into(),
+            run: run_id().into(),
             residues: each.iter().map(|&(_, t)| Residues::of(t)).sum(),
             subproblems: each
                 .iter()
@@ -158,17 +199,17 @@ impl ShardResult {
             unique8: tally.unique8,
             threads,
             elapsed_s,
-            checksum: String::new(),
+            digest: String::new(),
         };
         r.seal();
         r
     }
 
-    /// Sets the checksum to the content's: after a change, the file reads as untouched to a
-    /// checksum alone (which is why the residues and `merge --audit` exist; the tests forge
-    /// shards with it).
+    /// Sets the digest to the content's: after a change, the file reads as untouched to its
+    /// digest alone, which has no key (which is why the residues, `merge --audit` and
+    /// `--quorum` exist; the tests forge shards with it).
     pub fn seal(&mut self) {
-        self.checksum = self.computed_checksum();
+        self.digest = self.computed_digest();
     }
 
     /// The part's summed counts.
@@ -186,13 +227,12 @@ impl ShardResult {
             .map(|&(i, solutions, unique8)| (i, Tally { solutions, unique8 }))
     }
 
-    fn computed_checksum(&self) -> String {
+    fn computed_digest(&self) -> String {
         let mut blank = self.clone();
-        blank.checksum.clear();
-        format!(
-            "{:08x}",
-            crc32fast::hash(&serde_json::to_vec(&blank).unwrap_or_default())
-        )
+        blank.digest.clear();
+        blake3::hash(&serde_json::to_vec(&blank).unwrap_or_default())
+            .to_hex()
+            .to_string()
     }
 
     /// Writes the result to `out`'s temporary file and syncs it; [`Written::publish`]
@@ -213,24 +253,46 @@ impl ShardResult {
 
     /// Reads a shard result and checks it: at most [`MAX_SHARD_BYTES`], its checksum, that
     /// this nqueens made it, and that its subproblems, sums and residues agree with each
-    /// other and its sums fit the board ([`durable::count_limit`]).
+    /// other and its sums fit the board (`durable::count_limit`).
     pub fn read(path: &Path) -> Result<ShardResult, FileError> {
-        match durable::read_json::<ShardResult>(path, "shard result", MAX_SHARD_BYTES) {
-            Ok(r) => r.checked(path),
-            Err(e) => Err(match durable::format_of(path) {
-                Some(f) if f == CHECKPOINT_FORMAT => FileError::invalid(
-                    path,
-                    "a checkpoint (count --checkpoint), not a shard result: merge takes the \
-                     files that count --shard I/K --output FILE writes; a checkpoint is \
-                     resumed by running its count again",
-                ),
-                _ => e,
-            }),
+        /// What every version of a shard result starts with.
+        #[derive(Deserialize)]
+        struct Head {
+            format: String,
+            version: u32,
+        }
+        let e = match durable::read_json::<ShardResult>(path, "shard result", MAX_SHARD_BYTES) {
+            Ok(r) => return r.checked(path),
+            Err(e) => e,
+        };
+        if durable::format_of(path).is_some_and(|f| f == CHECKPOINT_FORMAT) {
+            return Err(FileError::invalid(
+                path,
+                "a checkpoint (count --checkpoint), not a shard result: merge takes the \
+                 files that count --shard I/K --output FILE writes; a checkpoint is \
+                 resumed by running its count again",
+            ));
+        }
+        // A result of another version has other fields: read again, for the message only.
+        match durable::read_json::<Head>(path, "shard result", MAX_SHARD_BYTES) {
+            Ok(h) if h.format == SHARD_FORMAT && h.version != SHARD_VERSION => {
+                Err(other_version(path, h.version))
+            }
+            _ => Err(e),
         }
     }
 
     /// The checks of [`ShardResult::read`] on a result read from `path`.
     fn checked(self, path: &Path) -> Result<ShardResult, FileError> {
+        self.check_kind(path)?;
+        self.check_fields(path)?;
+        self.check_counts(path)?;
+        Ok(self)
+    }
+
+    /// Checks that the result is a shard result of this format, untouched since its digest
+    /// was computed, made by this nqueens.
+    fn check_kind(&self, path: &Path) -> Result<(), FileError> {
         let r = self;
         let invalid = |why: String| FileError::invalid(path, why);
         if r.format != SHARD_FORMAT {
@@ -239,15 +301,12 @@ impl ShardResult {
                 r.format
             )));
         }
-        if r.version != VERSION {
-            return Err(invalid(format!(
-                "a version {} shard result; this nqueens reads version {VERSION}",
-                r.version
-            )));
+        if r.version != SHARD_VERSION {
+            return Err(other_version(path, r.version));
         }
-        if r.checksum != r.computed_checksum() {
+        if r.digest != r.computed_digest() {
             return Err(invalid(format!(
-                "(shard {}): its checksum does not match its content; it was changed or damaged",
+                "(shard {}): its BLAKE3 digest does not match its content; it was changed or damaged",
                 r.shard
             )));
         }
@@ -258,6 +317,54 @@ impl ShardResult {
                 r.shard, r.config.nqueens
             )));
         }
+        Ok(())
+    }
+
+    /// Checks that the fields no count depends on hold what a run writes: threads within
+    /// [`MAX_THREADS`], a duration, a loop that ran, a host name and a run id as
+    /// [`durable::host`] and [`run_id`] make them.
+    fn check_fields(&self, path: &Path) -> Result<(), FileError> {
+        let r = self;
+        let wrong = |why: String| {
+            FileError::invalid(path, format!("(shard {}): {why}; it was changed", r.shard))
+        };
+        if !(1..=MAX_THREADS).contains(&r.threads) {
+            return Err(wrong(format!(
+                "threads {} is out of range (1 to {MAX_THREADS})",
+                r.threads
+            )));
+        }
+        if !(r.elapsed_s.is_finite() && r.elapsed_s >= 0.0) {
+            return Err(wrong(format!(
+                "elapsed_s {} is no duration (finite, 0 or more)",
+                r.elapsed_s
+            )));
+        }
+        if r.kernel == Kernel::Auto {
+            return Err(wrong("kernel auto names no loop that ran".into()));
+        }
+        let named = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+        if !(1..=64).contains(&r.host.len()) || !r.host.chars().all(named) {
+            return Err(wrong(format!(
+                "host {:?} is no host name as nqueens writes one (1 to 64 letters, digits, '-', '_' or '.')",
+                r.host
+            )));
+        }
+        let hex = |c: char| matches!(c, '0'..='9' | 'a'..='f');
+        if r.run.len() != RUN_ID_DIGITS || !r.run.chars().all(hex) {
+            return Err(wrong(format!(
+                "run {:?} is no run id ({RUN_ID_DIGITS} hex digits)",
+                r.run
+            )));
+        }
+        Ok(())
+    }
+
+    /// Checks that the subproblems are in order, within the plan, and that their sums and
+    /// residues agree with the totals and fit the board ([`durable::count_limit`]).
+    fn check_counts(&self, path: &Path) -> Result<(), FileError> {
+        let r = self;
+        let invalid = |why: String| FileError::invalid(path, why);
         let increasing = r.subproblems.windows(2).all(|w| w[0].0 < w[1].0);
         let inside = r.subproblems.iter().all(|e| e.0 < r.config.subproblems);
         if !(increasing && inside) {
@@ -283,8 +390,24 @@ impl ShardResult {
                 r.shard
             )));
         }
-        Ok(r)
+        Ok(())
     }
+}
+
+/// Refuses a shard result of format `version`, not [`SHARD_VERSION`]: an older one is
+/// counted again (its checks are weaker), a newer one merged by the nqueens that made it.
+fn other_version(path: &Path, version: u32) -> FileError {
+    let what = if version < SHARD_VERSION {
+        "count the shard again with this nqueens"
+    } else {
+        "merge it with the nqueens that made it"
+    };
+    FileError::invalid(
+        path,
+        format!(
+            "a shard result of format version {version}; this nqueens reads version {SHARD_VERSION}: {what}"
+        ),
+    )
 }
 
 /// Why shard results could not be merged or an audit failed. Each message names the files
@@ -368,7 +491,7 @@ pub enum MergeError {
     Overflow {
         /// The board.
         n: u32,
-        /// [`durable::count_limit`] of the board.
+        /// `durable::count_limit` of the board.
         limit: u128,
     },
     /// In full mode, the shards' eight-fold fundamental counts add up to no multiple of 8.
@@ -378,6 +501,46 @@ pub enum MergeError {
     NotBurnside {
         /// The sum of the shards' `unique8`.
         unique8: u128,
+    },
+    /// Two files name one run but differ: copies of one run's file are identical.
+    #[error(
+        "{} and {} both name run {run} (host {host}), but differ: copies of one run's file are identical, so one of them was changed",
+        first.display(),
+        second.display()
+    )]
+    SameRun {
+        /// The file read first.
+        first: PathBuf,
+        /// The file read second.
+        second: PathBuf,
+        /// The run both name.
+        run: String,
+        /// The host the second names.
+        host: String,
+    },
+    /// In a quorum, the copies of parts disagree.
+    #[error("{}", disagreements_text(.0))]
+    Disagree(Vec<Disagreement>),
+    /// In a quorum, parts were counted alike by fewer runs than the quorum.
+    #[error(
+        "{lacking} of the plan's {total} parts lack a quorum of {quorum} runs: parts {parts}{} (merge --partial --quorum {quorum} sums the parts that have one)",
+        match copies {
+            0 => String::new(),
+            1 => "; 1 file was a copy of another of its run, counted once".into(),
+            k => format!("; {k} files were copies of others of their runs, counted once"),
+        }
+    )]
+    NoQuorum {
+        /// The quorum.
+        quorum: usize,
+        /// How many parts lack it.
+        lacking: usize,
+        /// The plan's parts.
+        total: usize,
+        /// The parts that lack it, as ranges (the first twenty).
+        parts: String,
+        /// The files left out as copies of files of their runs.
+        copies: usize,
     },
     /// A recounted subproblem differs from its shard's record.
     #[error(
@@ -400,23 +563,115 @@ pub enum MergeError {
     },
 }
 
-/// Shard results checked and added up by [`merge`]: the sums and, per subproblem and per
-/// shard, which file holds it (not the files' contents: a plan's 176,871 shard files merge
-/// in a few megabytes).
-pub struct Merged {
+/// Two runs' counts of one part that differ (`merge --quorum`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Disagreement {
+    /// The part.
+    pub part: usize,
+    /// The file read first that holds it.
+    pub first: PathBuf,
+    /// Its counts there.
+    pub counted: Tally,
+    /// A file that holds it with other counts.
+    pub second: PathBuf,
+    /// Its counts there.
+    pub other: Tally,
+}
+
+/// Every disagreement, one line each: the part, both files and both counts.
+fn disagreements_text(list: &[Disagreement]) -> String {
+    let mut text = format!(
+        "quorum refused: the runs disagree on {} part{}:",
+        list.len(),
+        if list.len() == 1 { "" } else { "s" }
+    );
+    for d in list {
+        text.push_str(&format!(
+            "\n  part {}: {} records {} solutions ({} x8 fundamental), but {} records {} ({})",
+            d.part,
+            d.first.display(),
+            d.counted.solutions,
+            d.counted.unique8,
+            d.second.display(),
+            d.other.solutions,
+            d.other.unique8
+        ));
+    }
+    text
+}
+
+/// What a merge adds up, whichever way it checks the files (each shard once, [`merge`], or
+/// several runs' copies of each part, [`crate::run::quorum::merge`]).
+pub struct Sum {
     /// The plan the shards divide, rebuilt by this nqueens.
     pub plan: Plan,
-    /// The summed counts of the shards merged, the most threads any used and the longest
-    /// shard time.
+    /// The summed counts of the parts merged, the most threads any shard used and the
+    /// longest shard time.
     pub outcome: Outcome,
-    /// How many shards the plan was dealt into (`K` of `--shard I/K`).
-    pub count: usize,
     /// The files merged, in the order read.
     pub files: Vec<PathBuf>,
     /// The loop the first file's shard ran, and whether every shard ran it.
     pub kernel: (Kernel, bool),
-    /// Each merged file's checksum, to find it unchanged when the audit reads it again.
-    checksums: Vec<String>,
+    /// The parts `merge --audit` recounts, with their counts as the merge read them (empty
+    /// without a [`Pick`]), in increasing order of part.
+    pub sample: Vec<Sampled>,
+}
+
+impl Sum {
+    /// Nothing merged yet of `plan`; `kernel` is the loop the first file's shard ran.
+    pub(crate) fn new(plan: Plan, kernel: Kernel) -> Sum {
+        Sum {
+            plan,
+            outcome: Outcome {
+                tally: Tally::default(),
+                threads: 1,
+                elapsed_s: 0.0,
+                each: Vec::new(),
+            },
+            files: Vec::new(),
+            kernel: (kernel, true),
+            sample: Vec::new(),
+        }
+    }
+
+    /// Notes the file `path` and its result `r`'s loop, threads and time; returns its index
+    /// in [`Sum::files`].
+    pub(crate) fn note(&mut self, path: PathBuf, r: &ShardResult) -> u32 {
+        self.kernel.1 &= r.kernel == self.kernel.0;
+        self.outcome.threads = self.outcome.threads.max(r.threads);
+        self.outcome.elapsed_s = self.outcome.elapsed_s.max(r.elapsed_s);
+        self.files.push(path);
+        (self.files.len() - 1) as u32
+    }
+
+    /// Adds `t` to the total, refusing a total past what the board can have.
+    pub(crate) fn add(&mut self, t: Tally) -> Result<(), MergeError> {
+        let (n, limit) = (self.plan.n, durable::count_limit(self.plan.n));
+        self.outcome.tally = durable::add_within(self.outcome.tally, t, limit)
+            .ok_or(MergeError::Overflow { n, limit })?;
+        Ok(())
+    }
+
+    /// Refuses a complete full-mode total that is no Burnside sum: the fundamental
+    /// solutions are an eighth of one, so a total that is no multiple of 8 was changed (a
+    /// part of the plan's sum need not be one).
+    pub(crate) fn check_burnside(&self, complete: bool) -> Result<(), MergeError> {
+        let unique8 = self.outcome.tally.unique8;
+        if complete && self.plan.symmetry == Symmetry::Full && !unique8.is_multiple_of(8) {
+            return Err(MergeError::NotBurnside { unique8 });
+        }
+        Ok(())
+    }
+}
+
+/// Shard results checked and added up by [`merge`]: the sums and, per subproblem and per
+/// shard, which file holds it (not the files' contents: a plan's 176,871 shard files merge
+/// in a few megabytes).
+pub struct Merged {
+    /// The plan, the sums, the files and the audit's sample.
+    pub sum: Sum,
+    /// How many shards the plan was dealt into (`K` of `--shard I/K`).
+    pub count: usize,
     /// Per shard, its file (an index into `files`), [`NONE`] where it is missing.
     shard_file: Vec<u32>,
     /// Per subproblem, the file that holds it, [`NONE`] where none does.
@@ -425,6 +680,99 @@ pub struct Merged {
 
 /// No file (a shard or subproblem not merged).
 const NONE: u32 = u32::MAX;
+
+/// How `merge --audit` picks the parts it recounts: about `percent`% of the parts merged (at
+/// least one), those first in a random order of the parts drawn from `seed`. The
+/// pick is made as the files are read, and the parts picked are recounted against the
+/// counts of that one reading: a file changed afterwards changes nothing the merge uses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pick {
+    /// The share of the parts merged to recount, above 0 and at most 100.
+    pub percent: f64,
+    /// The seed of the random order.
+    pub seed: u64,
+}
+
+impl Pick {
+    /// How many of `parts` merged parts to recount.
+    fn of(self, parts: usize) -> usize {
+        ((parts as f64 * self.percent / 100.0).ceil() as usize).clamp(1, parts.max(1))
+    }
+}
+
+/// A part picked for `merge --audit`, with its counts as the merge read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampled {
+    /// Its place in the seed's random order.
+    rank: u64,
+    /// The part.
+    pub part: usize,
+    /// The file its counts were read from (an index into [`Sum::files`]).
+    pub file: u32,
+    /// Its counts as read.
+    pub tally: Tally,
+}
+
+impl Ord for Sampled {
+    fn cmp(&self, other: &Sampled) -> std::cmp::Ordering {
+        (self.rank, self.part).cmp(&(other.rank, other.part))
+    }
+}
+
+impl PartialOrd for Sampled {
+    fn partial_cmp(&self, other: &Sampled) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The audit's sample, gathered as parts are merged: the parts first in the random order so
+/// far, as many as the pick could want (were every part of the plan merged), each with the
+/// counts it was merged with. Memory is bounded by that number, not by the files.
+pub(crate) struct Sampler {
+    pick: Pick,
+    /// The most parts the pick can want.
+    most: usize,
+    /// The parts kept, the last in the random order on top.
+    kept: BinaryHeap<Sampled>,
+}
+
+impl Sampler {
+    /// A sampler for `pick` of a plan of `parts` parts.
+    pub(crate) fn new(pick: Pick, parts: usize) -> Sampler {
+        let most = pick.of(parts);
+        Sampler {
+            pick,
+            most,
+            kept: BinaryHeap::with_capacity(most.min(1 << 20)),
+        }
+    }
+
+    /// Offers part `part`, merged with counts `tally` from file `file`.
+    pub(crate) fn offer(&mut self, part: usize, file: u32, tally: Tally) {
+        let rank = crate::random::rank(self.pick.seed, part as u64);
+        let s = Sampled {
+            rank,
+            part,
+            file,
+            tally,
+        };
+        if self.kept.len() < self.most {
+            self.kept.push(s);
+        } else if self.kept.peek().is_some_and(|last| s < *last) {
+            self.kept.pop();
+            self.kept.push(s);
+        }
+    }
+
+    /// The sample of a merge of `merged` parts, in increasing order of part: the pick's
+    /// share of them, those first in the random order.
+    pub(crate) fn sample(self, merged: usize) -> Vec<Sampled> {
+        let mut first = self.kept.into_sorted_vec();
+        first.truncate(self.pick.of(merged));
+        first.sort_unstable_by_key(|s| s.part);
+        first
+    }
+}
 
 /// Shard results read at once (in parallel on the engine's threads), then added in order: a
 /// bound on what a merge holds, whatever the number of files.
@@ -450,33 +798,37 @@ impl Merged {
     /// from 0 to 1: what a partial merge covers of the work (their counts cover no such
     /// share of the total, which a running job's progress only estimates).
     pub fn cost_merged(&self) -> f64 {
-        let costs = self.plan.costs();
-        let all: u128 = costs.iter().map(|&c| u128::from(c)).sum();
-        let done: u128 = costs
-            .iter()
-            .zip(&self.owner)
-            .filter(|(_, o)| **o != NONE)
-            .map(|(&c, _)| u128::from(c))
-            .sum();
-        done as f64 / all.max(1) as f64
+        cost_share(&self.sum.plan, |i| self.owner[i] != NONE)
     }
 
     /// The missing shards, as inclusive ranges of their indices, in increasing order.
     pub fn missing(&self) -> Vec<(usize, usize)> {
-        let mut ranges: Vec<(usize, usize)> = Vec::new();
-        for (i, _) in self
-            .shard_file
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| **f == NONE)
-        {
-            match ranges.last_mut() {
-                Some(last) if last.1 + 1 == i => last.1 = i,
-                _ => ranges.push((i, i)),
-            }
-        }
-        ranges
+        ranges_where(self.shard_file.len(), |i| self.shard_file[i] == NONE)
     }
+}
+
+/// The share of `plan`'s estimated cost ([`Plan::costs`]) in the parts `i` that `has(i)`,
+/// from 0 to 1.
+pub(crate) fn cost_share(plan: &Plan, has: impl Fn(usize) -> bool) -> f64 {
+    let costs = plan.costs();
+    let all: u128 = costs.iter().map(|&c| u128::from(c)).sum();
+    let done: u128 = (0..costs.len())
+        .filter(|&i| has(i))
+        .map(|i| u128::from(costs[i]))
+        .sum();
+    done as f64 / all.max(1) as f64
+}
+
+/// The indices `i` below `len` where `pick(i)`, as inclusive ranges, in increasing order.
+pub(crate) fn ranges_where(len: usize, pick: impl Fn(usize) -> bool) -> Vec<(usize, usize)> {
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    for i in (0..len).filter(|&i| pick(i)) {
+        match ranges.last_mut() {
+            Some(last) if last.1 + 1 == i => last.1 = i,
+            _ => ranges.push((i, i)),
+        }
+    }
+    ranges
 }
 
 /// Ranges of indices as people and scripts read them: `0-3 7 9-12` (space-separated, so
@@ -519,7 +871,8 @@ pub fn shard_files_in(dir: &Path) -> Result<Vec<PathBuf>, FileError> {
 /// configuration, each at most once, that this binary makes the same plan for it, that each
 /// holds only subproblems its shard was dealt and no subproblem is in two, that together they
 /// cover every subproblem of the plan exactly once (unless `partial`: then the shards there
-/// are summed, each still whole) and that their sum fits the board.
+/// are summed, each still whole) and that their sum fits the board. With a `pick`, the
+/// audit's sample is kept as the files are read ([`Pick`]).
 ///
 /// The files are read `BATCH` at a time, in parallel (on the caller's rayon pool: run it
 /// inside [`Engine::install`]), and only their sums and which file holds which subproblem are
@@ -527,13 +880,30 @@ pub fn shard_files_in(dir: &Path) -> Result<Vec<PathBuf>, FileError> {
 pub fn merge(
     paths: impl IntoIterator<Item = PathBuf>,
     partial: bool,
+    pick: Option<Pick>,
 ) -> Result<Merged, MergeError> {
+    let start = |plan: Plan, r: &ShardResult| Merging::new(plan, r.shard.count, r.kernel, pick);
+    read_each(paths, true, start, |m, path, r| m.add(path, r))?.finish(partial)
+}
+
+/// Reads the shard results at `paths`, [`BATCH`] at a time in parallel (on the caller's
+/// rayon pool), checks that each is for the plan of the first file (and, where
+/// `one_count`, in as many shards) and a shard that exists, and hands each in order to
+/// `add`, with what `start` made of the plan (rebuilt by this nqueens from the first file)
+/// and the first result.
+pub(crate) fn read_each<M>(
+    paths: impl IntoIterator<Item = PathBuf>,
+    one_count: bool,
+    start: impl FnOnce(Plan, &ShardResult) -> M,
+    mut add: impl FnMut(&mut M, PathBuf, ShardResult) -> Result<(), MergeError>,
+) -> Result<M, MergeError> {
     use rayon::prelude::*;
     let mut paths = paths.into_iter().peekable();
     if paths.peek().is_none() {
         return Err(MergeError::NoFiles);
     }
-    let mut merging: Option<Merging> = None;
+    let mut start = Some(start);
+    let mut merging: Option<M> = None;
     // The first file's path, configuration and shard count: every other file must match.
     let mut first: Option<(PathBuf, Config, usize)> = None;
     loop {
@@ -547,28 +917,29 @@ pub fn merge(
             let r = r?;
             let (first_path, config, count) =
                 first.get_or_insert_with(|| (path.clone(), r.config.clone(), r.shard.count));
-            check_shard(&path, &r, (first_path, config, *count))?;
-            let m = match &mut merging {
-                Some(m) => m,
-                None => {
-                    merging.insert(Merging::new(rebuild(first_path, config)?, *count, r.kernel))
-                }
+            let count = one_count.then_some(*count);
+            check_shard(&path, &r, (first_path, config, count))?;
+            let m = match (&mut merging, start.take()) {
+                (Some(m), _) => m,
+                (None, Some(start)) => merging.insert(start(rebuild(first_path, config)?, &r)),
+                (None, None) => unreachable!("the merge is started with the first file"),
             };
-            m.add(path, r)?;
+            add(m, path, r)?;
         }
     }
-    merging.ok_or(MergeError::NoFiles)?.finish(partial)
+    merging.ok_or(MergeError::NoFiles)
 }
 
 /// Checks that shard result `r`, read from `path`, is for the plan of the first file
-/// `(first_path, config, count)` in as many shards, and that its shard exists.
+/// `(first_path, config, count)` (in as many shards, where `count` is given), and that its
+/// shard exists.
 fn check_shard(
     path: &Path,
     r: &ShardResult,
-    (first_path, config, count): (&Path, &Config, usize),
+    (first_path, config, count): (&Path, &Config, Option<usize>),
 ) -> Result<(), MergeError> {
     let invalid = |why: String| MergeError::File(FileError::invalid(path, why));
-    if !r.config.same_plan(config) || r.shard.count != count {
+    if !r.config.same_plan(config) || count.is_some_and(|k| r.shard.count != k) {
         return Err(invalid(format!(
             "(shard {}) is for {} in {} parts, but {} is for {} in {} parts",
             r.shard,
@@ -576,7 +947,7 @@ fn check_shard(
             r.shard.count,
             first_path.display(),
             config.describe(),
-            count
+            count.unwrap_or(r.shard.count)
         )));
     }
     if r.shard.count > r.config.subproblems {
@@ -591,37 +962,51 @@ fn check_shard(
     Ok(())
 }
 
-/// A merge under way: what has been merged, and the shard the plan deals each subproblem
-/// to.
+/// Refuses shard result `r` (read from `path`) for holding subproblem `i`, which the plan
+/// deals to shard `dealt` of as many.
+pub(crate) fn dealt_elsewhere(path: &Path, r: &ShardResult, i: usize, dealt: u32) -> MergeError {
+    MergeError::File(FileError::invalid(
+        path,
+        format!(
+            "(shard {}) holds subproblem {i}, which the plan deals to shard {dealt}/{}: it was changed",
+            r.shard, r.shard.count
+        ),
+    ))
+}
+
+/// The shard each subproblem of `plan` is dealt to, of `count` ([`deal`]).
+pub(crate) fn deal_of(plan: &Plan, count: usize) -> Vec<u32> {
+    deal(plan.costs(), count)
+        .into_iter()
+        .map(|s| s as u32)
+        .collect()
+}
+
+/// A merge under way: what has been merged, the shard the plan deals each subproblem to,
+/// and the audit's sample so far.
 struct Merging {
     merged: Merged,
     deal_of: Vec<u32>,
+    sampler: Option<Sampler>,
 }
 
 impl Merging {
     /// Nothing merged yet of `plan` dealt into `count` shards; `kernel` is the loop the
-    /// first file's shard ran.
-    fn new(plan: Plan, count: usize, kernel: Kernel) -> Merging {
-        let deal_of = deal(plan.costs(), count)
-            .into_iter()
-            .map(|s| s as u32)
-            .collect();
+    /// first file's shard ran, `pick` the audit's.
+    fn new(plan: Plan, count: usize, kernel: Kernel, pick: Option<Pick>) -> Merging {
+        let deal_of = deal_of(&plan, count);
+        let sampler = pick.map(|p| Sampler::new(p, plan.len()));
         let merged = Merged {
-            outcome: Outcome {
-                tally: Tally::default(),
-                threads: 1,
-                elapsed_s: 0.0,
-                each: Vec::new(),
-            },
             count,
-            files: Vec::new(),
-            kernel: (kernel, true),
-            checksums: Vec::new(),
             shard_file: vec![NONE; count],
             owner: vec![NONE; plan.len()],
-            plan,
+            sum: Sum::new(plan, kernel),
         };
-        Merging { merged, deal_of }
+        Merging {
+            merged,
+            deal_of,
+            sampler,
+        }
     }
 
     /// Adds shard result `r`, read from `path` (a shard of the plan that exists), after
@@ -629,50 +1014,42 @@ impl Merging {
     /// and in no other file ([`Merging::claim`]), and that the sum fits the board.
     fn add(&mut self, path: PathBuf, r: ShardResult) -> Result<(), MergeError> {
         let m = &mut self.merged;
-        let me = m.files.len() as u32;
+        let me = m.sum.files.len() as u32;
         let slot = &mut m.shard_file[r.shard.index];
         if *slot != NONE {
             return Err(MergeError::Twice {
-                first: m.files[*slot as usize].clone(),
+                first: m.sum.files[*slot as usize].clone(),
                 second: path,
                 shard: r.shard,
             });
         }
         *slot = me;
         self.claim(&path, &r, me)?;
-        let m = &mut self.merged;
-        let limit = durable::count_limit(m.plan.n);
-        m.outcome.tally = durable::add_within(m.outcome.tally, r.tally(), limit)
-            .ok_or(MergeError::Overflow { n: m.plan.n, limit })?;
-        m.kernel.1 &= r.kernel == m.kernel.0;
-        m.outcome.threads = m.outcome.threads.max(r.threads);
-        m.outcome.elapsed_s = m.outcome.elapsed_s.max(r.elapsed_s);
-        m.checksums.push(r.checksum);
-        m.files.push(path);
+        let sum = &mut self.merged.sum;
+        sum.add(r.tally())?;
+        sum.note(path, &r);
         Ok(())
     }
 
     /// Marks each subproblem of `r` (read from `path`) as held by file `me`, after checking
-    /// that no other file holds it and that the plan deals it to `r`'s shard.
+    /// that no other file holds it and that the plan deals it to `r`'s shard; offers each
+    /// to the audit's sample.
     fn claim(&mut self, path: &Path, r: &ShardResult, me: u32) -> Result<(), MergeError> {
         let m = &mut self.merged;
-        for (i, _) in r.each() {
+        for (i, t) in r.each() {
             let other = std::mem::replace(&mut m.owner[i], me);
             if other != NONE {
                 return Err(MergeError::Overlap {
                     subproblem: i,
-                    first: m.files[other as usize].clone(),
+                    first: m.sum.files[other as usize].clone(),
                     second: path.to_path_buf(),
                 });
             }
             if self.deal_of[i] as usize != r.shard.index {
-                return Err(MergeError::File(FileError::invalid(
-                    path,
-                    format!(
-                        "(shard {}) holds subproblem {i}, which the plan deals to shard {}/{}: it was changed",
-                        r.shard, self.deal_of[i], r.shard.count
-                    ),
-                )));
+                return Err(dealt_elsewhere(path, r, i, self.deal_of[i]));
+            }
+            if let Some(s) = &mut self.sampler {
+                s.offer(i, me, t);
             }
         }
         Ok(())
@@ -680,9 +1057,13 @@ impl Merging {
 
     /// The merge, after checking that every shard is there (unless `partial`), that the
     /// shards merged hold every subproblem dealt to them, and that a complete full-mode
-    /// total is a Burnside sum.
+    /// total is a Burnside sum; with the audit's sample.
     fn finish(self, partial: bool) -> Result<Merged, MergeError> {
-        let Merging { merged: m, deal_of } = self;
+        let Merging {
+            merged: mut m,
+            deal_of,
+            sampler,
+        } = self;
         if !partial && !m.complete() {
             return Err(MergeError::Missing {
                 missing: ranges_text(&m.missing(), 20),
@@ -691,19 +1072,18 @@ impl Merging {
         }
         // Every subproblem of each merged shard: in a complete merge, every one of the plan's.
         let lost = |i: &usize| m.owner[*i] == NONE && m.shard_file[deal_of[*i] as usize] != NONE;
-        let uncovered = (0..m.plan.len()).filter(lost).count();
+        let total = m.sum.plan.len();
+        let uncovered = (0..total).filter(lost).count();
         if uncovered > 0 {
             return Err(MergeError::Uncovered {
                 uncovered,
-                total: m.plan.len(),
-                first: (0..m.plan.len()).find(lost).unwrap_or(0),
+                total,
+                first: (0..total).find(lost).unwrap_or(0),
             });
         }
-        // In full mode the fundamental solutions are an eighth of a Burnside sum: a total that
-        // is no multiple of 8 was changed (a part of the plan's sum need not be one).
-        let unique8 = m.outcome.tally.unique8;
-        if m.complete() && m.plan.symmetry == Symmetry::Full && unique8 % 8 != 0 {
-            return Err(MergeError::NotBurnside { unique8 });
+        m.sum.check_burnside(m.complete())?;
+        if let Some(s) = sampler {
+            m.sum.sample = s.sample(m.parts_merged());
         }
         Ok(m)
     }
@@ -739,74 +1119,40 @@ fn rebuild(path: &Path, config: &Config) -> Result<Plan, MergeError> {
     Ok(plan)
 }
 
-/// Recounts about `percent`% of the merged subproblems (at least one), picked at random from
-/// `seed`, on `engine` with `method`, and fails on the first that differs from its shard's
-/// record. The files that hold the sample are read again (and must be unchanged since the
-/// merge). Works on a partial merge as on a whole one. Returns how many were recounted.
-pub fn audit(
-    merged: &Merged,
-    engine: &Engine,
-    method: Method,
-    percent: f64,
-    seed: u64,
-) -> Result<usize, MergeError> {
-    let mut all: Vec<usize> = (0..merged.owner.len())
-        .filter(|&i| merged.owner[i] != NONE)
-        .collect();
-    let mut next = xorshift(seed);
-    let want = ((all.len() as f64 * percent / 100.0).ceil() as usize).clamp(1, all.len());
-    // A partial Fisher-Yates shuffle: the first `want` entries are the sample.
-    for k in 0..want {
-        let j = k + (next() % (all.len() - k) as u64) as usize;
-        all.swap(k, j);
-    }
-    let mut sample = all;
-    sample.truncate(want);
-    sample.sort_unstable();
-    // The sample's records, from their files read again.
-    let mut files: Vec<u32> = sample.iter().map(|&i| merged.owner[i]).collect();
-    files.sort_unstable();
-    files.dedup();
-    let mut recorded: HashMap<usize, (u32, Tally)> = HashMap::with_capacity(sample.len());
-    for f in files {
-        let path = &merged.files[f as usize];
-        let r = ShardResult::read(path)?;
-        if r.checksum != merged.checksums[f as usize] {
-            return Err(MergeError::File(FileError::invalid(
-                path,
-                "changed since it was merged; merge again",
-            )));
+impl Sum {
+    /// Recounts the audit's sample ([`Sum::sample`]) on `engine` with `method`, and fails on
+    /// the first part that differs from the counts the merge read for it. Nothing is read
+    /// again: what is checked is what was summed. Returns how many parts were recounted.
+    pub fn audit(&self, engine: &Engine, method: Method) -> Result<usize, MergeError> {
+        // The merged plan's parts, each counted by `method` (a join's keys can be searched).
+        let recounted = Run::new(&self.plan)
+            .counted_by(method)
+            .only(self.sample.iter().map(|s| s.part).collect())
+            .keep_each()
+            .execute(engine)
+            .each;
+        for (i, again) in recounted {
+            let Ok(k) = self.sample.binary_search_by_key(&i, |s| s.part) else {
+                unreachable!("only the sample's parts are recounted");
+            };
+            let s = self.sample[k];
+            if again != s.tally {
+                return Err(MergeError::Audit {
+                    subproblem: i,
+                    path: self.files[s.file as usize].clone(),
+                    again,
+                    recorded: s.tally,
+                });
+            }
         }
-        recorded.extend(
-            r.each()
-                .filter(|(i, _)| merged.owner.get(*i) == Some(&f))
-                .map(|(i, t)| (i, (f, t))),
-        );
+        Ok(self.sample.len())
     }
-    // The merged plan's parts, each counted by `method` (a join's keys can be searched).
-    let recounted = Run::new(&merged.plan)
-        .counted_by(method)
-        .only(sample)
-        .keep_each()
-        .execute(engine)
-        .each;
-    for (i, again) in recounted {
-        let (f, recorded) = recorded[&i];
-        if again != recorded {
-            return Err(MergeError::Audit {
-                subproblem: i,
-                path: merged.files[f as usize].clone(),
-                again,
-                recorded,
-            });
-        }
-    }
-    Ok(want)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::random::xorshift;
     use rayon::prelude::*;
 
     #[test]
@@ -834,7 +1180,7 @@ mod tests {
     /// million random `elapsed_s`: durations as a clock gives them (many print with 17
     /// digits, which a parser that is not exact reads one bit off) and any finite float.
     #[test]
-    fn every_elapsed_time_reads_back_to_its_own_checksum() {
+    fn every_elapsed_time_reads_back_to_its_own_digest() {
         let plan = Plan::new(8, Symmetry::Full, 2).unwrap();
         // One subproblem of many: the text stays short, the test fast.
         let each = vec![(0, Tally::default())];

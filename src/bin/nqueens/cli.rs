@@ -143,6 +143,11 @@ pub struct MergeArgs {
     /// Seed of the audit's random pick (printed with the audit), to repeat it
     #[arg(long, value_name = "S", requires = "audit", value_parser = parse_seed, allow_negative_numbers = true)]
     pub seed: Option<u64>,
+    /// The files hold K independent runs' results of one plan (shard folders counted on
+    /// different hosts, in any slicing): accept a part only where K runs counted it alike,
+    /// and name every part whose copies disagree. Copies of one run's file count once
+    #[arg(long, value_name = "K", value_parser = parse_quorum, allow_negative_numbers = true)]
+    pub quorum: Option<usize>,
     /// Worker threads, 1 to 1024, the command's only ones (planning and the audit)
     /// [default: the number of logical CPUs, at most 1024]
     #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
@@ -405,6 +410,15 @@ fn parse_percent(s: &str) -> Result<f64, String> {
         .ok()
         .filter(|p| (0.0..=100.0).contains(p) && *p > 0.0)
         .ok_or_else(|| "the audit share must be a percentage above 0 and at most 100".to_string())
+}
+
+/// `merge --quorum`: how many runs must agree on each part.
+fn parse_quorum(s: &str) -> Result<usize, String> {
+    let most = nqueens_engine::run::quorum::MAX_QUORUM;
+    s.parse::<usize>()
+        .ok()
+        .filter(|k| (1..=most).contains(k))
+        .ok_or_else(|| format!("the quorum must be a whole number of runs from 1 to {most}"))
 }
 
 /// `count --audit`: how many of a resumed checkpoint's parts to recount.

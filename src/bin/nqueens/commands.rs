@@ -10,21 +10,19 @@ use std::time::Instant;
 
 use clap::CommandFactory;
 use nqueens_engine::run::checkpoint::{self, Checkpoint};
-use nqueens_engine::run::durable::{FileError, Output};
 use nqueens_engine::run::estimate;
 use nqueens_engine::run::shard::{self, ShardResult};
+use nqueens_engine::run::{FileError, Output};
 use nqueens_engine::solve::board;
 use nqueens_engine::solve::{self, ListOptions};
-use nqueens_engine::{
-    Counts, Engine, Error, Kernel, Method, Observer, Options, Outcome, Run, Tally, published,
-};
+use nqueens_engine::{Counts, Engine, Error, Method, Observer, Outcome, Run, Tally, published};
 
 use crate::cli::{
-    BoardFormat, Cli, Command, CountArgs, EstimateArgs, LongRunArgs, MergeArgs, SolveArgs,
-    UnusedDepth, VerifyArgs,
+    BoardFormat, Cli, Command, CountArgs, EstimateArgs, LongRunArgs, SolveArgs, UnusedDepth,
+    VerifyArgs,
 };
 use crate::memory::{self, Use};
-use crate::output::{self, Check, Coverage, Prediction, Printer, significant};
+use crate::output::{self, Check, Prediction, Printer, significant};
 use crate::periodic::{Tick, while_running};
 use crate::progress::{self, Progress};
 use crate::signals::Interrupts;
@@ -86,7 +84,7 @@ pub fn dispatch(cli: Cli) -> Result<(), Failure> {
         Command::Count(args) => count(args),
         Command::Verify(args) => verify(args),
         Command::Solve(args) => solve(args),
-        Command::Merge(args) => merge(args),
+        Command::Merge(args) => crate::merge::merge(args),
         Command::Estimate(args) => estimate(args),
         Command::Bench(args) => crate::bench::bench(args),
         Command::Completions(args) => {
@@ -479,125 +477,6 @@ fn audit_resumed(
         done.len()
     );
     Ok(())
-}
-
-fn merge(args: MergeArgs) -> Result<(), Failure> {
-    let failed = |e: shard::MergeError| Failure::Failed(e.into());
-    // One pool for the whole command: the files are read, the plan rebuilt (its keys found in
-    // parallel) and audited on -j threads.
-    let mut engine = Engine::new(&Options {
-        threads: args.threads,
-        ..Options::default()
-    })?;
-    let files = shard_files(&args.files, &args.list, args.partial)?;
-    let merged = engine
-        .install(|| shard::merge(files, args.partial))
-        .map_err(failed)?;
-    if let Some(percent) = args.audit {
-        // Recount with the other method, or the other loop: a bug in what counted the
-        // shards then shows as a difference rather than repeating itself.
-        let (method, other) =
-            shard::audit_counting(merged.plan.method, merged.kernel.0, Kernel::Auto.resolve()?);
-        engine = engine.with_kernel(other)?;
-        let seed = args.seed.unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
-        let recounted = shard::audit(&merged, &engine, method, percent, seed).map_err(failed)?;
-        let _ = writeln!(
-            io::stderr(),
-            "audit: {recounted} subproblems recounted by {} with the {} loop (seed {seed}), all equal to the shards' records",
-            method.name(),
-            engine.kernel().name()
-        );
-    }
-    // The loop the shards ran, where they all ran the same one.
-    let (kernel, same) = merged.kernel;
-    let kernel = same.then_some(kernel);
-    let mut out = Printer::new(io::stdout().lock(), args.format);
-    if args.partial {
-        let (plan, tally) = (&merged.plan, merged.outcome.tally);
-        let complete = merged.complete();
-        let coverage = Coverage {
-            n: plan.n,
-            complete,
-            solutions: tally.solutions,
-            unique: (complete && plan.symmetry == nqueens_engine::Symmetry::Full)
-                .then_some(tally.unique8 / 8),
-            method: plan.method,
-            kernel: nqueens_engine::types::kernel_name(kernel),
-            symmetry: plan.symmetry,
-            shards: merged.count,
-            shards_merged: merged.shards_merged(),
-            parts: plan.len(),
-            parts_merged: merged.parts_merged(),
-            cost_merged: engine.install(|| merged.cost_merged()),
-            missing: shard::ranges_text(&merged.missing(), usize::MAX),
-        };
-        if !coverage.complete {
-            let _ = writeln!(
-                io::stderr(),
-                "partial: {} of {} shards, {} of {} subproblems ({:.2}% of the estimated work); missing shards {}",
-                coverage.shards_merged,
-                coverage.shards,
-                coverage.parts_merged,
-                coverage.parts,
-                100.0 * coverage.cost_merged,
-                shard::ranges_text(&merged.missing(), 20)
-            );
-        }
-        out.print(&coverage)?;
-    } else {
-        out.print(&merged.outcome.counts(&merged.plan, kernel))?;
-    }
-    hooks::report_threads();
-    Ok(())
-}
-
-/// The shard results `merge` is given: each file, every `*.json` file of each folder, and
-/// each path listed in the `--list` files (`-`: standard input), in that order. None is bad
-/// usage, but for a `partial` merge, whose shards may all still be counting: the work is
-/// not done (exit 1).
-fn shard_files(
-    paths: &[PathBuf],
-    lists: &[PathBuf],
-    partial: bool,
-) -> Result<Vec<PathBuf>, Failure> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            files.extend(shard::shard_files_in(path)?);
-        } else {
-            files.push(path.clone());
-        }
-    }
-    for list in lists {
-        let text = if list.as_os_str() == "-" {
-            io::read_to_string(io::stdin().lock())
-                .map_err(|e| Failure::Failed(anyhow::anyhow!("--list -: {e}")))?
-        } else {
-            std::fs::read_to_string(list)
-                .map_err(|e| Failure::Usage(anyhow::anyhow!("--list {}: {e}", list.display())))?
-        };
-        files.extend(
-            text.lines()
-                .map(str::trim_end)
-                .filter(|l| !l.is_empty())
-                .map(PathBuf::from),
-        );
-    }
-    if files.is_empty() && partial {
-        return Err(Failure::Failed(anyhow::anyhow!(
-            "merge --partial: no shard results found yet (the folders and lists hold none): no shard has finished"
-        )));
-    }
-    if files.is_empty() {
-        return Err(Failure::Usage(anyhow::anyhow!(
-            "merge: no shard results given (the folders and lists hold none)"
-        )));
-    }
-    Ok(files)
 }
 
 fn verify(args: VerifyArgs) -> Result<(), Failure> {

@@ -7,8 +7,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use nqueens_engine::Plan;
-use nqueens_engine::run::durable::{self, Output};
 use nqueens_engine::run::shard::{Shard, ShardResult};
+use nqueens_engine::run::{self as durable, Output};
 
 use crate::cli::LongRunArgs;
 use crate::commands::Failure;

@@ -30,6 +30,16 @@ pub fn pause_at(stage: &str) {
     }
 }
 
+/// Pauses at `stage` where [`PAUSE_AT`] names it, saying so on stderr, until a line (or the
+/// end) comes on stdin: for a test to change files at a known moment and then let the run
+/// go on (`merged`: `merge`'s files read and summed, its audit not yet run).
+pub fn hold_at(stage: &str) {
+    if std::env::var_os(PAUSE_AT).is_some_and(|v| v == stage) {
+        let _ = writeln!(std::io::stderr(), "test hook: paused at {stage}");
+        let _ = std::io::stdin().read_line(&mut String::new());
+    }
+}
+
 /// Test hook: where set, a command says on stderr how many threads the process has once its
 /// work is done (its workers still up; rayon's global pool, once started, never ends).
 const THREADS: &str = "NQUEENS_TEST_THREADS";

@@ -13,6 +13,7 @@ mod hooks;
 mod layout;
 mod man;
 mod memory;
+mod merge;
 mod output;
 mod periodic;
 mod progress;

@@ -65,7 +65,7 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     ),
     (
         "1",
-        "A failed check or failed work: verify or bench found a count that differs from the published value; merge refused the shards (missing, duplicate, overlapping, changed, of another configuration or version) or its audit found a difference; a checkpoint in use by another run or made for another board; a file that could not be read or written.",
+        "A failed check or failed work: verify or bench found a count that differs from the published value; merge refused the shards (missing, duplicate, overlapping, changed, of another configuration or version), its audit found a difference, or under --quorum the runs disagree on a part or leave parts without a quorum; a checkpoint in use by another run or made for another board; a file that could not be read or written.",
     ),
     (
         "2",
@@ -99,7 +99,7 @@ const FILES: &[(&str, &str)] = &[
     ),
     (
         "--output FILE",
-        "The result of one --shard, JSON: its parts' counts, their sums and residues and a checksum, for merge. Written to a temporary file beside FILE, synced and renamed over it at the end.",
+        "The result of one --shard, JSON: its parts' counts, their sums and residues, the host and run that counted them and a BLAKE3 digest, for merge. Written to a temporary file beside FILE, synced and renamed over it at the end.",
     ),
 ];
 
@@ -139,6 +139,10 @@ const EXAMPLES: &[(&str, &str)] = &[
     (
         "nqueens count 19 --shard 3/16 --output n19-3.json",
         "Part 3 of 16 (run the other 15 elsewhere), then: nqueens merge --audit 1 n19-*.json",
+    ),
+    (
+        "nqueens merge --quorum 2 hostA/ hostB/",
+        "Two hosts' shard folders of one board, sliced as each liked: the total where both counted every part alike, else every part on which they differ.",
     ),
 ];
 

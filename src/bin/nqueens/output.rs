@@ -180,17 +180,17 @@ impl Record for Counts {
     }
 }
 
-/// What `merge --partial` found: the sums of the shards there are, and how much of the plan
-/// they cover.
+/// What the rows of `merge --partial` begin with: the board, the sums of what is merged and
+/// how it was counted.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Coverage {
+pub struct Sums {
     /// Board size.
     pub n: u32,
-    /// Whether every shard was there (then `solutions` is the board's total).
+    /// Whether the whole plan is merged (then `solutions` is the board's total).
     pub complete: bool,
-    /// Solutions in the shards merged.
+    /// Solutions in the parts merged.
     pub solutions: u128,
-    /// Fundamental solutions, once every shard is there (full mode only).
+    /// Fundamental solutions, once the whole plan is merged (full mode only).
     pub unique: Option<u128>,
     /// How the shards counted (`search` or `join`).
     pub method: Method,
@@ -198,6 +198,56 @@ pub struct Coverage {
     pub kernel: &'static str,
     /// Symmetry mode.
     pub symmetry: nqueens_engine::Symmetry,
+}
+
+impl Sums {
+    /// The sums of `sum`, the whole plan's where `complete`.
+    pub fn of(sum: &nqueens_engine::run::shard::Sum, complete: bool) -> Sums {
+        let (plan, tally) = (&sum.plan, sum.outcome.tally);
+        let (kernel, same) = sum.kernel;
+        Sums {
+            n: plan.n,
+            complete,
+            solutions: tally.solutions,
+            unique: (complete && plan.symmetry == nqueens_engine::Symmetry::Full)
+                .then_some(tally.unique8 / 8),
+            method: plan.method,
+            kernel: kernel_name(same.then_some(kernel)),
+            symmetry: plan.symmetry,
+        }
+    }
+
+    fn cells(&self) -> Vec<Option<String>> {
+        vec![
+            Some(self.n.to_string()),
+            Some(self.complete.to_string()),
+            Some(self.solutions.to_string()),
+            self.unique.map(|u| u.to_string()),
+            Some(self.method.to_string()),
+            Some(self.kernel.to_string()),
+            Some(self.symmetry.to_string()),
+        ]
+    }
+}
+
+/// The columns of a row that begins with [`Sums`], then `$column`s of widths `$width`:
+/// `(columns, widths)`.
+macro_rules! after_sums {
+    ($($column:literal: $width:literal),*) => {
+        (
+            &["n", "complete", "solutions", "unique", "method", "kernel", "symmetry", $($column),*],
+            &[2, 8, 18, 17, 6, 6, 8, $($width),*],
+        )
+    };
+}
+
+/// What `merge --partial` found: the sums of the shards there are, and how much of the plan
+/// they cover.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Coverage {
+    /// The board and the sums.
+    #[serde(flatten)]
+    pub sums: Sums,
     /// Shards the plan was dealt into.
     pub shards: usize,
     /// Shards merged.
@@ -212,43 +262,76 @@ pub struct Coverage {
     pub missing: String,
 }
 
+/// [`Coverage`]'s columns and widths.
+const COVERAGE: (&[&str], &[usize]) = after_sums!(
+    "shards": 7, "shards_merged": 13, "parts": 8, "parts_merged": 12, "cost_merged": 11, "missing": 7
+);
+
 impl Record for Coverage {
     fn columns() -> &'static [&'static str] {
-        &[
-            "n",
-            "complete",
-            "solutions",
-            "unique",
-            "method",
-            "kernel",
-            "symmetry",
-            "shards",
-            "shards_merged",
-            "parts",
-            "parts_merged",
-            "cost_merged",
-            "missing",
-        ]
+        COVERAGE.0
     }
     fn widths() -> &'static [usize] {
-        &[2, 8, 18, 17, 6, 6, 8, 7, 13, 8, 12, 11, 7]
+        COVERAGE.1
     }
     fn cells(&self) -> Vec<Option<String>> {
-        vec![
-            Some(self.n.to_string()),
-            Some(self.complete.to_string()),
-            Some(self.solutions.to_string()),
-            self.unique.map(|u| u.to_string()),
-            Some(self.method.to_string()),
-            Some(self.kernel.to_string()),
-            Some(self.symmetry.to_string()),
+        let mut cells = self.sums.cells();
+        cells.extend([
             Some(self.shards.to_string()),
             Some(self.shards_merged.to_string()),
             Some(self.parts.to_string()),
             Some(self.parts_merged.to_string()),
             Some(format!("{:.6}", self.cost_merged)),
             (!self.missing.is_empty()).then(|| self.missing.clone()),
-        ]
+        ]);
+        cells
+    }
+}
+
+/// What `merge --quorum K --partial` found: the sums of the parts that K runs counted alike,
+/// and how much of the plan they cover.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Agreement {
+    /// The board and the sums of the parts that have their quorum.
+    #[serde(flatten)]
+    pub sums: Sums,
+    /// The runs that must agree on a part.
+    pub quorum: usize,
+    /// The runs merged.
+    pub runs: usize,
+    /// Subproblems in the plan.
+    pub parts: usize,
+    /// Subproblems that have their quorum.
+    pub parts_agreed: usize,
+    /// The share of the plan's estimated work in them, 0 to 1.
+    pub cost_agreed: f64,
+    /// The parts that lack their quorum as ranges (the first twenty; empty when none does).
+    pub lacking: String,
+}
+
+/// [`Agreement`]'s columns and widths.
+const AGREEMENT: (&[&str], &[usize]) = after_sums!(
+    "quorum": 6, "runs": 5, "parts": 8, "parts_agreed": 12, "cost_agreed": 11, "lacking": 7
+);
+
+impl Record for Agreement {
+    fn columns() -> &'static [&'static str] {
+        AGREEMENT.0
+    }
+    fn widths() -> &'static [usize] {
+        AGREEMENT.1
+    }
+    fn cells(&self) -> Vec<Option<String>> {
+        let mut cells = self.sums.cells();
+        cells.extend([
+            Some(self.quorum.to_string()),
+            Some(self.runs.to_string()),
+            Some(self.parts.to_string()),
+            Some(self.parts_agreed.to_string()),
+            Some(format!("{:.6}", self.cost_agreed)),
+            (!self.lacking.is_empty()).then(|| self.lacking.clone()),
+        ]);
+        cells
     }
 }
 

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use libc::{SIGHUP, SIGINT, SIGTERM};
+use nqueens_engine::run as durable;
 use nqueens_engine::run::checkpoint::Checkpoint;
-use nqueens_engine::run::durable;
 
 use crate::memory::{self, Use};
 

@@ -1,0 +1,223 @@
+//! `merge`: shard results added up, each shard once or under a quorum of runs, audited and
+//! printed.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use nqueens_engine::run::quorum::{self, Agreed};
+use nqueens_engine::run::shard::{self, MergeError, Pick, Sum};
+use nqueens_engine::{Engine, Kernel, Options};
+
+use crate::cli::MergeArgs;
+use crate::commands::Failure;
+use crate::hooks;
+use crate::output::{Agreement, Coverage, Printer, Sums};
+
+fn failed(e: MergeError) -> Failure {
+    Failure::Failed(e.into())
+}
+
+pub fn merge(args: MergeArgs) -> Result<(), Failure> {
+    // One pool for the whole command: the files are read, the plan rebuilt (its keys found in
+    // parallel) and audited on -j threads.
+    let engine = Engine::new(&Options {
+        threads: args.threads,
+        ..Options::default()
+    })?;
+    let files = shard_files(&args.files, &args.list, args.partial)?;
+    // The audit's sample is picked as the files are read: its seed comes first.
+    let pick = args.audit.map(|percent| Pick {
+        percent,
+        seed: args.seed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        }),
+    });
+    if let Some(k) = args.quorum {
+        let agreed = engine
+            .install(|| quorum::merge(files, k, args.partial, pick))
+            .map_err(failed)?;
+        return print_agreed(&args, audited(&agreed.sum, engine, pick)?, &agreed);
+    }
+    let merged = engine
+        .install(|| shard::merge(files, args.partial, pick))
+        .map_err(failed)?;
+    let engine = audited(&merged.sum, engine, pick)?;
+    let mut out = Printer::new(io::stdout().lock(), args.format);
+    let sum = &merged.sum;
+    if args.partial {
+        let coverage = Coverage {
+            sums: Sums::of(sum, merged.complete()),
+            shards: merged.count,
+            shards_merged: merged.shards_merged(),
+            parts: sum.plan.len(),
+            parts_merged: merged.parts_merged(),
+            cost_merged: engine.install(|| merged.cost_merged()),
+            missing: shard::ranges_text(&merged.missing(), usize::MAX),
+        };
+        if !coverage.sums.complete {
+            let _ = writeln!(
+                io::stderr(),
+                "partial: {} of {} shards, {} of {} subproblems ({:.2}% of the estimated work); missing shards {}",
+                coverage.shards_merged,
+                coverage.shards,
+                coverage.parts_merged,
+                coverage.parts,
+                100.0 * coverage.cost_merged,
+                shard::ranges_text(&merged.missing(), 20)
+            );
+        }
+        out.print(&coverage)?;
+    } else {
+        out.print(&sum.outcome.counts(&sum.plan, one_kernel(sum)))?;
+    }
+    hooks::report_threads();
+    Ok(())
+}
+
+/// The loop the shards ran, where they all ran the same one.
+fn one_kernel(sum: &Sum) -> Option<Kernel> {
+    let (kernel, same) = sum.kernel;
+    same.then_some(kernel)
+}
+
+/// Recounts the audit's sample of `sum`, where `pick` asks for one, on `engine` with the
+/// other method or loop; returns the engine, with that loop.
+fn audited(sum: &Sum, engine: Engine, pick: Option<Pick>) -> Result<Engine, Failure> {
+    // The files are read and summed: a test changes them here, and the audit must not see it.
+    hooks::hold_at("merged");
+    let Some(pick) = pick else {
+        return Ok(engine);
+    };
+    // Recount with the other method, or the other loop: a bug in what counted the shards
+    // then shows as a difference rather than repeating itself.
+    let (method, other) =
+        shard::audit_counting(sum.plan.method, sum.kernel.0, Kernel::Auto.resolve()?);
+    let engine = engine.with_kernel(other)?;
+    let recounted = sum.audit(&engine, method).map_err(failed)?;
+    let _ = writeln!(
+        io::stderr(),
+        "audit: {recounted} subproblems recounted by {} with the {} loop (seed {}), all equal to the shards' records",
+        method.name(),
+        engine.kernel().name(),
+        pick.seed
+    );
+    Ok(engine)
+}
+
+/// Prints a quorum merge: the copies left out, then the counts, or with `--partial` how much
+/// of the plan has its quorum.
+fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(), Failure> {
+    let mut err = io::stderr();
+    for (copy, of) in &agreed.copies {
+        let _ = writeln!(
+            err,
+            "quorum: {} is a copy of {} (the same run): counted once",
+            copy.display(),
+            of.display()
+        );
+    }
+    let sum = &agreed.sum;
+    let (parts, complete) = (sum.plan.len(), agreed.complete());
+    let merged = format!("{}, on {}", runs(agreed.runs), hosts_text(&agreed.hosts, 8));
+    let mut out = Printer::new(io::stdout().lock(), args.format);
+    if args.partial {
+        let row = Agreement {
+            sums: Sums::of(sum, complete),
+            quorum: agreed.quorum,
+            runs: agreed.runs,
+            parts,
+            parts_agreed: agreed.parts_agreed(),
+            cost_agreed: engine.install(|| agreed.cost_agreed()),
+            lacking: shard::ranges_text(&agreed.lacking(), 20),
+        };
+        let _ = writeln!(
+            err,
+            "quorum {}: {} of the plan's {parts} parts counted alike by {} or more ({:.2}% of the estimated work; {merged}){}",
+            agreed.quorum,
+            row.parts_agreed,
+            runs(agreed.quorum),
+            100.0 * row.cost_agreed,
+            if complete {
+                String::new()
+            } else {
+                format!("; lacking parts {}", row.lacking)
+            }
+        );
+        out.print(&row)?;
+    } else {
+        let _ = writeln!(
+            err,
+            "quorum {}: all {parts} parts of the plan counted alike by {} or more ({merged})",
+            agreed.quorum,
+            runs(agreed.quorum)
+        );
+        out.print(&sum.outcome.counts(&sum.plan, one_kernel(sum)))?;
+    }
+    hooks::report_threads();
+    Ok(())
+}
+
+/// `k` runs, in words.
+fn runs(k: usize) -> String {
+    format!("{k} run{}", if k == 1 { "" } else { "s" })
+}
+
+/// The first `most` of `hosts`, comma-separated, then how many more.
+fn hosts_text(hosts: &[String], most: usize) -> String {
+    let mut text = format!(
+        "host{} {}",
+        if hosts.len() == 1 { "" } else { "s" },
+        hosts[..hosts.len().min(most)].join(", ")
+    );
+    if hosts.len() > most {
+        text.push_str(&format!(" and {} more", hosts.len() - most));
+    }
+    text
+}
+
+/// The shard results `merge` is given: each file, every `*.json` file of each folder, and
+/// each path listed in the `--list` files (`-`: standard input), in that order. None is bad
+/// usage, but for a `partial` merge, whose shards may all still be counting: the work is
+/// not done (exit 1).
+fn shard_files(
+    paths: &[PathBuf],
+    lists: &[PathBuf],
+    partial: bool,
+) -> Result<Vec<PathBuf>, Failure> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            files.extend(shard::shard_files_in(path)?);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    for list in lists {
+        let text = if list.as_os_str() == "-" {
+            io::read_to_string(io::stdin().lock())
+                .map_err(|e| Failure::Failed(anyhow::anyhow!("--list -: {e}")))?
+        } else {
+            std::fs::read_to_string(list)
+                .map_err(|e| Failure::Usage(anyhow::anyhow!("--list {}: {e}", list.display())))?
+        };
+        files.extend(
+            text.lines()
+                .map(str::trim_end)
+                .filter(|l| !l.is_empty())
+                .map(PathBuf::from),
+        );
+    }
+    if files.is_empty() && partial {
+        return Err(Failure::Failed(anyhow::anyhow!(
+            "merge --partial: no shard results found yet (the folders and lists hold none): no shard has finished"
+        )));
+    }
+    if files.is_empty() {
+        return Err(Failure::Usage(anyhow::anyhow!(
+            "merge: no shard results given (the folders and lists hold none)"
+        )));
+    }
+    Ok(files)
+}

@@ -1,50 +1,94 @@
 #!/usr/bin/env bash
 # Random mutations and forgeries of shard sets, each merged alone, with --audit 100 and under
-# --quorum 2 beside a genuine run, and the verdicts checked (examples/mutate.rs and
-# examples/mutate/trials.rs; the test suite runs 210 of them). Writes the verdicts by kind to
-# mutations.csv and a README naming the machine, the command and the commit, in a new folder
-# results/<machine>/<date>-mutations/ (lib.sh's results_dir), or OUT_DIR; a failing trial's
-# line goes to failures.txt. Exits 1 where any trial failed: a merge that gave a wrong total
-# (after a mutation; after a forgery with the audit or the quorum), or a quorum that did not
-# name a forged part.
+# --quorum 2 beside a genuine run, and random mutations of a checkpoint, each resumed for its
+# plan, and the verdicts checked (examples/mutate.rs, examples/mutate/trials.rs and
+# examples/mutate/checkpoints.rs; the test suite runs 210 and 240 of them). Writes the verdicts
+# by kind to mutations.csv (shards) and checkpoint-mutations.csv, and a README naming the
+# machine, the command and the commit, in a new folder results/<machine>/<date>-mutations/
+# (<date>-checkpoint-mutations/ for the checkpoints alone; lib.sh's results_dir), or OUT_DIR;
+# a failing trial's line goes to failures.txt. Exits 1 where any trial failed: a merge that
+# gave a wrong total (after a mutation; after a forgery with the audit or the quorum), a
+# quorum that did not name a forged part, or a resumed checkpoint that gave a wrong total
+# after a mutation.
 #
-#   scripts/mutate.sh [N] [SEED]        # defaults: 10000 trials, seed 71
+#   scripts/mutate.sh [N] [SEED] [shards|checkpoints|both]   # defaults: 10000, 71, both
 set -euo pipefail
 # This script runs the example, not the nqueens binary: lib.sh need not build a release.
 NQUEENS_BIN=${NQUEENS_BIN:-unused}
 . "$(dirname "$0")/lib.sh"
 trials=${1:-10000}
 seed=${2:-71}
-dir=${OUT_DIR:-$(results_dir mutations)}
+set=${3:-both}
+case $set in
+  shards | both) topic=mutations ;;
+  checkpoints) topic=checkpoint-mutations ;;
+  *) echo "mutate.sh: $set: not shards, checkpoints or both" >&2; exit 2 ;;
+esac
+dir=${OUT_DIR:-$(results_dir "$topic")}
 mkdir -p "$dir"
 cargo build --quiet --manifest-path "$root/Cargo.toml" --example mutate
 status=0
 start=$(now)
-"$(target_dir)/debug/examples/mutate" "$trials" "$seed" >"$dir/mutations.csv" 2>"$dir/failures.txt" || status=$?
+: >"$dir/failures.txt"
+for one in shards checkpoints; do
+  [ "$set" = both ] || [ "$set" = "$one" ] || continue
+  csv=$([ "$one" = shards ] && echo mutations.csv || echo checkpoint-mutations.csv)
+  "$(target_dir)/debug/examples/mutate" "$trials" "$seed" "$one" >"$dir/$csv" 2>>"$dir/failures.txt" || status=$?
+done
 seconds=$(elapsed "$start" "$(now)")
 [ -s "$dir/failures.txt" ] || rm -f "$dir/failures.txt"
-all=$(grep '^all,' "$dir/mutations.csv" || echo "all,none")
-cat >"$dir/README.md" <<README
-# Mutations and forgeries of shard sets
+shard_all=$(grep -s '^all,' "$dir/mutations.csv" || echo "all,none")
+checkpoint_all=$(grep -s '^all-mutations,' "$dir/checkpoint-mutations.csv" || echo "all-mutations,none")
+forged=$(grep -s '^forge-record,' "$dir/checkpoint-mutations.csv" || echo "forge-record,none")
+{
+  cat <<README
+# Mutations and forgeries of shard sets and checkpoints
 
 - **Question.** Does any merge give a wrong total after a shard file is damaged or forged? Does
-  a quorum of two runs name every forged part? (docs/trust.md says what each check catches.)
+  a quorum of two runs name every forged part? Does any resume give a wrong total after a
+  checkpoint is damaged? (docs/trust.md says what each check catches.)
 - **Machine.** $(hostname -s 2>/dev/null || uname -n): $cpu_model, $cpus logical CPUs.
-- **Command.** \`scripts/mutate.sh $trials $seed\` (examples/mutate.rs in the dev profile), $seconds s.
+- **Command.** \`scripts/mutate.sh $trials $seed $set\` (examples/mutate.rs in the dev profile), $seconds s.
 - **Commit.** $commit.
-- **Set.** n = 10 searched at depth 3 in full symmetry; run A in 4 shards (the one changed), run
-  B in 3 (the genuine copy of the quorum). Each trial changes run A once, merges it alone (one
-  reading, then a recount of every part by the other loop: \`merge --audit 100\`) and with run B
-  under \`--quorum 2\`, and puts it back. The kinds take turns.
-- **Result.** The row of all trials (columns in mutations.csv):
+README
+  if [ "$set" != checkpoints ]; then
+    cat <<README
+- **Shard set.** n = 10 searched at depth 3 in full symmetry; run A in 4 shards (the one
+  changed), run B in 3 (the genuine copy of the quorum). Each trial changes run A once, merges
+  it alone (one reading, then a recount of every part by the other loop: \`merge --audit 100\`)
+  and with run B under \`--quorum 2\`, and puts it back. The kinds take turns.
+- **Shard result.** The row of all trials (columns in mutations.csv):
 
-  \`$all\`
+  \`$shard_all\`
 
-  Exit status $status$([ "$status" = 0 ] && echo ": no trial failed" || echo ": see failures.txt").
   \`merge_wrong\` counts the trials a merge without audit took with a wrong total: forgeries of a
   count, consistent in every checksum, which nothing in a file can tell. What must hold:
   \`audit_wrong\` and \`quorum_wrong\` 0, \`forged_parts_named\` equal to \`counts_forged\`, and no
   wrong total from a kind that forges nothing.
 README
+  fi
+  if [ "$set" != shards ]; then
+    cat <<README
+- **Checkpoint.** n = 10 searched at depth 3 in full symmetry, two parts in three recorded
+  through the library's \`Checkpoint\` (a count stopped midway). Each trial changes a copy once,
+  opens it for the same plan (\`Checkpoint::open\`, as \`count --checkpoint\` does), counts the
+  parts it does not hold and sums; fundamental counts that make no whole number of solutions
+  are refused as the binary refuses them (\`count_refused\`); the resume audit (\`count
+  --audit\`) is left out. The kinds take turns.
+- **Checkpoint result.** The row of all mutations (columns in checkpoint-mutations.csv):
+
+  \`$checkpoint_all\`
+
+  What must hold: \`wrong\` 0 (every mutation refused or resumed to the true total), and every
+  \`whitespace\` trial exact. Forgeries (a record's counts changed, its residues and checksum
+  recomputed) are tallied apart and may resume to a wrong total, as no checksum can tell them:
+
+  \`$forged\`
+README
+  fi
+  cat <<README
+- **Exit status** $status$([ "$status" = 0 ] && echo ": no trial failed" || echo ": see failures.txt").
+README
+} >"$dir/README.md"
 echo "$dir"
 exit "$status"

@@ -25,8 +25,8 @@ use nqueens_engine::{Engine, Kernel, Options, Plan, Run, Symmetry, Tally};
 
 /// The board of the shard sets: n = 10 searched at depth 3 in full symmetry (about 200 parts),
 /// small enough for hundreds of merges a second.
-const N: u32 = 10;
-const DEPTH: usize = 3;
+pub const N: u32 = 10;
+pub const DEPTH: usize = 3;
 /// Run A's shards (the ones changed) and run B's (the genuine copy of the quorum).
 const A_SHARDS: usize = 4;
 const B_SHARDS: usize = 3;
@@ -413,8 +413,9 @@ fn resealed(mut r: ShardResult) -> ShardResult {
     r
 }
 
-/// A change of `bytes` as an accident or an edit makes it, for the unforged kinds.
-fn mutated(kind: Kind, bytes: &[u8], rng: &mut Rng) -> (String, Vec<u8>) {
+/// A change of `bytes` as an accident or an edit makes it, for the unforged kinds (the
+/// checkpoint trials apply it to a whole file or to one line: `mutate/checkpoints.rs`).
+pub fn mutated(kind: Kind, bytes: &[u8], rng: &mut Rng) -> (String, Vec<u8>) {
     let mut new = bytes.to_vec();
     let detail = match kind {
         Kind::BitFlip => {
@@ -467,19 +468,28 @@ fn mutated(kind: Kind, bytes: &[u8], rng: &mut Rng) -> (String, Vec<u8>) {
 fn forge_count(r: &mut ShardResult, rng: &mut Rng) -> (String, Vec<usize>) {
     let k = rng.below(r.subproblems.len());
     let (part, solutions, unique8) = r.subproblems[k];
-    let d = 1 + rng.below(1000) as u128;
-    let new = if rng.below(2) == 0 || solutions < d {
-        solutions + d
-    } else {
-        solutions - d
-    };
-    // Half the time the fundamental count moves too, by whole solutions (a Burnside sum).
-    let new8 = unique8 + 8 * (rng.below(2) as u128) * d;
+    let t = forged_tally(Tally { solutions, unique8 }, rng);
+    let (new, new8) = (t.solutions, t.unique8);
     r.subproblems[k] = (part, new, new8);
     (
         format!("part {part}: {solutions} ({unique8}) to {new} ({new8})"),
         vec![part],
     )
+}
+
+/// Counts `t` changed as a forger changes them: the solutions moved by 1 to 1000, and half
+/// the time the fundamental count too, by whole solutions (a Burnside sum).
+pub fn forged_tally(t: Tally, rng: &mut Rng) -> Tally {
+    let d = 1 + rng.below(1000) as u128;
+    let solutions = if rng.below(2) == 0 || t.solutions < d {
+        t.solutions + d
+    } else {
+        t.solutions - d
+    };
+    Tally {
+        solutions,
+        unique8: t.unique8 + 8 * (rng.below(2) as u128) * d,
+    }
 }
 
 /// Two parts' counts swapped: parts of other counts where the file has them (a swap of

@@ -16,13 +16,12 @@
 // The test suite's sample uses part of what the example does.
 #![allow(dead_code)]
 
-use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use nqueens_engine::run::checkpoint::Checkpoint;
-use nqueens_engine::{Engine, Options, Plan, Run, Symmetry, Tally};
+use nqueens_engine::{Engine, Plan, Run, Tally};
 
-use crate::trials::{self, DEPTH, N, Rng, Verdict};
+use crate::trials::{self, Rng, Verdict};
 
 /// What is done to the checkpoint in one trial.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -142,17 +141,7 @@ impl Lab {
     /// index is not a multiple of 3) through the library, as a count stopped midway leaves
     /// it.
     pub fn new() -> Lab {
-        let engine = Engine::new(&Options {
-            threads: NonZeroUsize::new(1),
-            ..Options::default()
-        })
-        .expect("one thread starts");
-        let plan = Plan::new(N, Symmetry::Full, DEPTH).expect("the board is in range");
-        let outcome = Run::new(&plan).keep_each().execute(&engine);
-        let dir = tempfile::Builder::new()
-            .prefix("nqueens-mutate-checkpoint-")
-            .tempdir()
-            .expect("a scratch folder");
+        let (engine, plan, outcome, dir) = trials::counted("nqueens-mutate-checkpoint-");
         let recorded: Vec<(usize, Tally)> = outcome
             .each
             .iter()

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use nqueens_engine::run::quorum;
 use nqueens_engine::run::shard::{self, MergeError, Pick, Shard, ShardResult};
 use nqueens_engine::types::Residues;
-use nqueens_engine::{Engine, Kernel, Options, Plan, Run, Symmetry, Tally};
+use nqueens_engine::{Engine, Kernel, Options, Outcome, Plan, Run, Symmetry, Tally};
 
 /// The board of the shard sets: n = 10 searched at depth 3 in full symmetry (about 200 parts),
 /// small enough for hundreds of merges a second.
@@ -197,20 +197,27 @@ pub struct Lab {
     b: Vec<PathBuf>,
 }
 
+/// The trials' board counted once on one thread, each part's count kept, and a scratch
+/// folder named from `prefix` for the files made of it.
+pub fn counted(prefix: &str) -> (Engine, Plan, Outcome, tempfile::TempDir) {
+    let engine = Engine::new(&Options {
+        threads: NonZeroUsize::new(1),
+        ..Options::default()
+    })
+    .expect("one thread starts");
+    let plan = Plan::new(N, Symmetry::Full, DEPTH).expect("the board is in range");
+    let outcome = Run::new(&plan).keep_each().execute(&engine);
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .expect("a scratch folder");
+    (engine, plan, outcome, dir)
+}
+
 impl Lab {
     /// Counts the board once and writes both runs' shards, each file a run of its own.
     pub fn new() -> Lab {
-        let engine = Engine::new(&Options {
-            threads: NonZeroUsize::new(1),
-            ..Options::default()
-        })
-        .expect("one thread starts");
-        let plan = Plan::new(N, Symmetry::Full, DEPTH).expect("the board is in range");
-        let outcome = Run::new(&plan).keep_each().execute(&engine);
-        let dir = tempfile::Builder::new()
-            .prefix("nqueens-mutate-")
-            .tempdir()
-            .expect("a scratch folder");
+        let (engine, plan, outcome, dir) = counted("nqueens-mutate-");
         let write = |run: &str, count: usize| -> Vec<PathBuf> {
             let folder = dir.path().join(run);
             std::fs::create_dir_all(&folder).expect("a folder");

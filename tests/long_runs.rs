@@ -376,6 +376,85 @@ fn damaged_or_foreign_checkpoints_are_refused() {
     assert!(String::from_utf8_lossy(&foreign.stderr).contains("not an nqueens checkpoint"));
 }
 
+/// Sound records of an n = 15 checkpoint put among an n = 16 checkpoint's: each is damaged
+/// there (its checksum names the plan it was made for), skipped and counted again, and the
+/// resume gives n = 16's exact total, never one with n = 15's counts in it.
+#[test]
+fn a_record_from_another_plans_checkpoint_is_damaged_there_not_counted() {
+    let dir = scratch("foreign-record");
+    let (theirs, ours) = (dir.join("n15.ckpt"), dir.join("n16.ckpt"));
+    let args15 = words_then("count 15 --method search --checkpoint", &theirs);
+    // No resume audit: the checksum alone must tell the foreign records.
+    let args16 = words_then(
+        "count 16 --method search --audit 0 --format json --checkpoint",
+        &ours,
+    );
+    crash_after(&args15, "400");
+    crash_after(&args16, "100");
+    let ours_text = std::fs::read_to_string(&ours).unwrap();
+    let held: Vec<u64> = recorded(&ours);
+    // Records of parts the n = 16 file does not hold, with counts not 0 (n = 15's counts).
+    let foreign: Vec<String> = std::fs::read_to_string(&theirs)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            let r: serde_json::Value = serde_json::from_str(l).unwrap();
+            r["solutions"].as_u64() > Some(0) && !held.contains(&r["subproblem"].as_u64().unwrap())
+        })
+        .take(20)
+        .map(String::from)
+        .collect();
+    assert_eq!(foreign.len(), 20);
+    let mut lines: Vec<&str> = ours_text.lines().collect();
+    lines.splice(2..2, foreign.iter().map(String::as_str));
+    std::fs::write(&ours, lines.join("\n") + "\n").unwrap();
+    let out = nqueens(&args16);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("20 damaged records skipped (lines 3, 4, 5, 6, 7 and 15 more"),
+        "{err}"
+    );
+    let v = counts(&out);
+    assert_eq!(
+        (&v["solutions"], &v["unique"]),
+        (&14772512.into(), &1846955.into())
+    );
+}
+
+/// A checkpoint of the format before records were tied to their plan (version 2) is refused
+/// by its version, the flag and file named, with the way on; so is a newer one.
+#[test]
+fn a_checkpoint_of_another_format_version_is_refused_by_its_version() {
+    let (_dir, ckpt, args, _) = crashed_checkpoint("old-version");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    let with_version = |v: u32| {
+        let (header, rest) = text.split_once('\n').unwrap();
+        let mut h: serde_json::Value = serde_json::from_str(header).unwrap();
+        h["version"] = v.into();
+        std::fs::write(&ckpt, format!("{h}\n{rest}")).unwrap();
+    };
+    with_version(2);
+    refused_with(
+        &nqueens(&args),
+        &[
+            &format!(
+                "--checkpoint: {}: a checkpoint of format version 2; this nqueens reads version 3",
+                path(&ckpt)
+            ),
+            "resume it with the nqueens that wrote it, or count again with a new checkpoint",
+        ],
+    );
+    with_version(4);
+    refused_with(
+        &nqueens(&args),
+        &[
+            "a checkpoint of format version 4; this nqueens reads version 3: resume it with the nqueens that wrote it",
+        ],
+    );
+}
+
 fn shards(dir: &Path, n: &str, k: usize, extra: &[&str]) -> Vec<String> {
     (0..k)
         .map(|i| {
@@ -1220,7 +1299,7 @@ fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_skipped_and_recoun
         "{} {} {} {} {} {} {}",
         record["subproblem"], forged, record["unique8"], r[0], r[1], r[2], r[3]
     );
-    record["crc"] = crc32fast::hash(fields.as_bytes()).into();
+    record["crc"] = crc32fast::hash((tie_of(&ckpt) + &fields).as_bytes()).into();
     lines[2] = serde_json::to_string(&record).unwrap();
     std::fs::write(&ckpt, lines.join("\n") + "\n").unwrap();
     let resumed = nqueens(&args);
@@ -1474,7 +1553,8 @@ fn counts_that_wrap_a_u128_are_refused_never_summed() {
         unique8: unique8.into(),
     };
     let [a, b, c, d] = Residues::of(forged).0;
-    let crc = crc32fast::hash(format!("{sub} {} {unique8} {a} {b} {c} {d}", u128::MAX).as_bytes());
+    let fields = format!("{sub} {} {unique8} {a} {b} {c} {d}", u128::MAX);
+    let crc = crc32fast::hash((tie_of(&ckpt) + &fields).as_bytes());
     lines[2] = format!(
         "{{\"subproblem\":{sub},\"solutions\":{},\"unique8\":{unique8},\"residues\":[{a},{b},{c},{d}],\"crc\":{crc}}}",
         u128::MAX
@@ -2157,9 +2237,25 @@ fn a_checkpoint_that_cannot_take_its_header_is_not_left_behind() {
 
 /// Rewrites record `line` (0-based) of the checkpoint at `ckpt` with `edit` applied to its
 /// counts, its residues and CRC-32 recomputed: a forger who knows the format.
+/// What a record's checksum of the checkpoint `ckpt` covers before its fields, as the format
+/// is documented: `"{fingerprint} {shard} "`, from the file's header.
+fn tie_of(ckpt: &Path) -> String {
+    let text = std::fs::read_to_string(ckpt).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let shard = match &header["shard"] {
+        serde_json::Value::Null => "-".to_string(),
+        s => format!("{}/{}", s["index"], s["count"]),
+    };
+    let fingerprint = header["config"]["fingerprint"].as_u64().unwrap();
+    format!("{fingerprint:08x} {shard} ")
+}
+
+/// Changes the counts of the record on line `line + 1` of `ckpt` by `edit`, and recomputes
+/// its residues and checksum (tied to the header's fingerprint and shard) as a forger would.
 fn forge_record(ckpt: &Path, line: usize, edit: impl FnOnce(&mut Tally)) {
     let text = std::fs::read_to_string(ckpt).unwrap();
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let tie = tie_of(ckpt);
     let record: serde_json::Value = serde_json::from_str(&lines[line]).unwrap();
     let number = |k: &str| record[k].as_u64().unwrap();
     let mut t = Tally {
@@ -2178,7 +2274,7 @@ fn forge_record(ckpt: &Path, line: usize, edit: impl FnOnce(&mut Tally)) {
         r[3],
     ];
     let fields: Vec<String> = v.iter().map(u128::to_string).collect();
-    let crc = crc32fast::hash(fields.join(" ").as_bytes());
+    let crc = crc32fast::hash((tie + &fields.join(" ")).as_bytes());
     lines[line] = format!(
         "{{\"subproblem\":{},\"solutions\":{},\"unique8\":{},\"residues\":[{}],\"crc\":{crc}}}",
         v[0],

@@ -2,7 +2,9 @@
 //!
 //! A **checkpoint** is a JSON Lines file: a header naming the board, mode, split depth, the
 //! subproblem list's size and fingerprint (and the shard, if any), then one record per
-//! finished subproblem with its counts, their residues and a CRC-32 of them. The workers
+//! finished subproblem with its counts, their residues and a CRC-32 of them and of the plan's
+//! fingerprint and shard, so that a record copied from another plan's checkpoint is a damaged
+//! record here ([`Tie`]). The workers
 //! only queue each finished subproblem (a push under a lock); [`Checkpoint::stage`]
 //! serializes the queue and appends it to the file, called by the caller's timer every
 //! [`STAGE_EVERY`], and [`Checkpoint::flush`] syncs what is written with one `fsync`,
@@ -68,22 +70,35 @@ impl Record {
         }
     }
 
-    /// Whether the checksum and the residues both agree with the counts.
-    fn sound(&self) -> bool {
+    /// Whether the checksum (of this file's plan, `tie`) and the residues both agree with
+    /// the counts.
+    fn sound(&self, tie: &Tie) -> bool {
         let t = self.tally();
         self.residues == Residues::of(t)
-            && self.crc == record_crc(self.subproblem, t, self.residues)
+            && self.crc == crc_text(&mut Vec::new(), tie, self.subproblem, t, self.residues)
     }
 }
 
-fn record_crc(subproblem: usize, t: Tally, r: Residues) -> u32 {
-    let mut text = Vec::new();
-    crc_text(&mut text, subproblem, t, r)
+/// What ties a checkpoint's records to its plan: the CRC-32 of the text each record's
+/// checksum starts with, `"{fingerprint} {shard} "` (the plan's fingerprint in 8 hex digits,
+/// the shard as `I/K`, or `-` for a whole run). A record copied from a checkpoint of another
+/// plan or shard fails its checksum here: a damaged record, counted again.
+#[derive(Clone)]
+struct Tie(crc32fast::Hasher);
+
+impl Tie {
+    fn new(fingerprint: u32, shard: Option<Shard>) -> Tie {
+        let shard = shard.map_or_else(|| "-".to_string(), |s| s.to_string());
+        let mut h = crc32fast::Hasher::new();
+        h.update(format!("{fingerprint:08x} {shard} ").as_bytes());
+        Tie(h)
+    }
 }
 
-/// The CRC-32 of a record's fields as text, `"{subproblem} {solutions} {unique8} {a} {b}
-/// {c} {d}"` (the residues last), written into `text` (cleared first) on the way.
-fn crc_text(text: &mut Vec<u8>, subproblem: usize, t: Tally, r: Residues) -> u32 {
+/// The CRC-32 of a record's fields as text after `tie`'s, `"{subproblem} {solutions}
+/// {unique8} {a} {b} {c} {d}"` (the residues last), written into `text` (cleared first) on
+/// the way.
+fn crc_text(text: &mut Vec<u8>, tie: &Tie, subproblem: usize, t: Tally, r: Residues) -> u32 {
     text.clear();
     decimal(text, subproblem as u128);
     for x in [t.solutions, t.unique8]
@@ -93,15 +108,17 @@ fn crc_text(text: &mut Vec<u8>, subproblem: usize, t: Tally, r: Residues) -> u32
         text.push(b' ');
         decimal(text, x);
     }
-    crc32fast::hash(text)
+    let mut h = tie.0.clone();
+    h.update(text);
+    h.finalize()
 }
 
 /// Appends the JSON line of a [`Record`] of `subproblem` with counts `t` to `out`, written
 /// by hand (this runs for every subproblem, and serde's writer takes about twice as long),
-/// using `text` for its checksum.
-fn write_record(out: &mut Vec<u8>, text: &mut Vec<u8>, subproblem: usize, t: Tally) {
+/// using `text` for its checksum, tied to the file's plan by `tie`.
+fn write_record(out: &mut Vec<u8>, text: &mut Vec<u8>, tie: &Tie, subproblem: usize, t: Tally) {
     let r = Residues::of(t);
-    let crc = crc_text(text, subproblem, t, r);
+    let crc = crc_text(text, tie, subproblem, t, r);
     let [a, b, c, d] = r.0.map(u128::from);
     for (key, value) in [
         (&b"{\"subproblem\":"[..], subproblem as u128),
@@ -141,8 +158,9 @@ fn decimal(out: &mut Vec<u8>, x: u128) {
 }
 
 /// The line (1-based) of the first sound record of `subproblem` in the checkpoint `file`,
-/// read again from the start: for the message of a subproblem recorded twice.
-fn first_line_of(file: &File, subproblem: usize) -> Option<usize> {
+/// read again from the start (`tie`: its plan's): for the message of a subproblem recorded
+/// twice.
+fn first_line_of(file: &File, tie: &Tie, subproblem: usize) -> Option<usize> {
     let mut reader = BufReader::new(file);
     reader.seek(SeekFrom::Start(0)).ok()?;
     let mut line = Vec::new();
@@ -154,10 +172,28 @@ fn first_line_of(file: &File, subproblem: usize) -> Option<usize> {
         }
         number += 1;
         let record = serde_json::from_slice::<Record>(&line).ok();
-        if record.is_some_and(|r| whole && r.sound() && r.subproblem == subproblem) {
+        if record.is_some_and(|r| whole && r.sound(tie) && r.subproblem == subproblem) {
             return Some(number);
         }
     }
+}
+
+/// Refuses a checkpoint of format `version`, not [`VERSION`]: an older one's records are
+/// not tied to their plan (a record copied from another board's checkpoint passed its
+/// checksum), so it is resumed by the nqueens that wrote it or counted again; a newer one is
+/// resumed by the nqueens that wrote it.
+fn other_version(path: &Path, version: u32) -> FileError {
+    let what = if version < VERSION {
+        "its records' checksums do not name their plan, so this nqueens cannot tell them from another plan's: resume it with the nqueens that wrote it, or count again with a new checkpoint (another file)"
+    } else {
+        "resume it with the nqueens that wrote it"
+    };
+    FileError::invalid(
+        path,
+        format!(
+            "a checkpoint of format version {version}; this nqueens reads version {VERSION}: {what}"
+        ),
+    )
 }
 
 /// What is wrong where lines `first` and `second` (record `r`) both record one subproblem,
@@ -213,6 +249,8 @@ struct Sink {
     written: usize,
     /// Scratch space for a record's checksum.
     text: Vec<u8>,
+    /// What ties the records to the plan.
+    tie: Tie,
     /// The queue's other buffer (empty), swapped in when the queue is taken.
     spare: Vec<(usize, Tally)>,
     /// Closed by [`Checkpoint::close`]: nothing more is written.
@@ -317,6 +355,7 @@ impl Checkpoint {
             config: plan.config(),
             shard,
         };
+        let tie = Tie::new(plan.fingerprint(), shard);
         let mut header_line =
             serde_json::to_vec(&header).map_err(|e| FileError::invalid(path, e.to_string()))?;
         header_line.push(b'\n');
@@ -356,7 +395,7 @@ impl Checkpoint {
             header_line.len() as u64
         } else {
             Self::read_header(path, &header, &file)?;
-            let found = Self::read(path, plan, &file, len, &mut done)?;
+            let found = Self::read(path, (plan, &tie), &file, len, &mut done)?;
             let keep;
             (keep, replaced, skipped) = Self::settle_read(path, &mut file, found)?;
             keep
@@ -372,6 +411,7 @@ impl Checkpoint {
             records: 0,
             written: 0,
             text: Vec::new(),
+            tie,
             spare: Vec::with_capacity(QUEUED.min(plan.len())),
             closed: false,
         };
@@ -410,10 +450,7 @@ impl Checkpoint {
                 )
             })?;
         if found.version != VERSION {
-            return Err(invalid(format!(
-                "a version {} checkpoint; this nqueens reads version {VERSION}",
-                found.version
-            )));
+            return Err(other_version(path, found.version));
         }
         let same = found.format == header.format
             && found.shard == header.shard
@@ -436,7 +473,7 @@ impl Checkpoint {
     /// the identical duplicates, which are skipped.
     fn read(
         path: &Path,
-        plan: &Plan,
+        (plan, tie): (&Plan, &Tie),
         file: &File,
         len: u64,
         done: &mut HashMap<usize, Tally>,
@@ -467,7 +504,7 @@ impl Checkpoint {
             at += read;
             let record = serde_json::from_slice::<Record>(&line)
                 .ok()
-                .filter(|r| whole && r.sound());
+                .filter(|r| whole && r.sound(tie));
             let Some(r) = record else {
                 // A torn last record: the crash came mid-write. It is cut off and recounted.
                 if at_end {
@@ -491,7 +528,7 @@ impl Checkpoint {
             match done.entry(r.subproblem) {
                 Entry::Occupied(e) if *e.get() == r.tally() => found.dropped.push(number),
                 Entry::Occupied(e) => {
-                    let first = first_line_of(file, r.subproblem).unwrap_or(0);
+                    let first = first_line_of(file, tie, r.subproblem).unwrap_or(0);
                     return Err(invalid(conflict(first, number, *e.get(), &r)));
                 }
                 Entry::Vacant(e) => {
@@ -653,7 +690,7 @@ impl Sink {
     /// Serializes the record of a finished subproblem, to be written by the next
     /// [`Sink::sync`].
     fn add(&mut self, subproblem: usize, t: Tally) {
-        write_record(&mut self.bytes, &mut self.text, subproblem, t);
+        write_record(&mut self.bytes, &mut self.text, &self.tie, subproblem, t);
         self.records += 1;
     }
 
@@ -766,27 +803,47 @@ mod tests {
         let (mut out, mut text) = (Vec::new(), Vec::new());
         let big = u128::from(u64::MAX);
         let counts = [0, 1, 9, 10, 65_521, 14_772_512, big, big + 1, u128::MAX];
+        let shard = Shard {
+            index: 3,
+            count: 16,
+        };
+        let tie = Tie::new(0x0bad_f00d, Some(shard));
+        // Another plan's, another shard's, a whole run's: each its own checksum.
+        let others = [
+            Tie::new(0x0bad_f00e, Some(shard)),
+            Tie::new(0x0bad_f00d, Some(Shard { index: 4, ..shard })),
+            Tie::new(0x0bad_f00d, None),
+        ];
         for (i, &x) in counts.iter().enumerate() {
             let t = Tally {
                 solutions: x,
                 unique8: counts[counts.len() - 1 - i],
             };
             out.clear();
-            write_record(&mut out, &mut text, i * 1_000_003, t);
+            write_record(&mut out, &mut text, &tie, i * 1_000_003, t);
             let r: Record = serde_json::from_slice(&out).unwrap();
             assert!(
-                out.ends_with(b"}\n") && r.sound(),
+                out.ends_with(b"}\n") && r.sound(&tie),
                 "{}",
                 String::from_utf8_lossy(&out)
             );
             assert_eq!((r.subproblem, r.tally()), (i * 1_000_003, t));
             let [a, b, c, d] = r.residues.0;
-            let shown = format!("{} {x} {} {a} {b} {c} {d}", r.subproblem, t.unique8);
+            let shown = format!(
+                "0badf00d 3/16 {} {x} {} {a} {b} {c} {d}",
+                r.subproblem, t.unique8
+            );
             assert_eq!(
                 r.crc,
                 crc32fast::hash(shown.as_bytes()),
                 "the documented checksum"
             );
+            for other in &others {
+                assert!(
+                    !r.sound(other),
+                    "{shown}: a record of another plan or shard"
+                );
+            }
         }
     }
 

@@ -34,9 +34,10 @@ use serde::de::DeserializeOwned;
 
 use crate::types::Tally;
 
-/// File format version of checkpoints (2: records carry residues, the configuration names
-/// version and method). Shard results have their own, [`SHARD_VERSION`].
-pub const VERSION: u32 = 2;
+/// File format version of checkpoints (3: each record's checksum covers the plan's
+/// fingerprint and the shard; 2: records carry residues, the configuration names version and
+/// method). Shard results have their own, [`SHARD_VERSION`].
+pub const VERSION: u32 = 3;
 
 /// File format version of shard results (3: a BLAKE3 digest in place of the CRC-32, the
 /// host and run that made the file). Up to 2, shard results shared [`VERSION`].

@@ -255,8 +255,8 @@ fn open_checkpoint<'a>(
         return Ok((run, None));
     };
     let plan = run.plan();
-    let (c, done, skipped) =
-        Checkpoint::open(path, plan, long.shard).map_err(|e| Failure::Failed(e.into()))?;
+    let (c, done, skipped) = Checkpoint::open(path, plan, long.shard)
+        .map_err(|e| Failure::Failed(anyhow::Error::new(e).context("--checkpoint")))?;
     if let Some(skipped) = skipped {
         let _ = writeln!(
             io::stderr(),

@@ -2421,6 +2421,45 @@ fn merge_takes_folders_lists_and_partial_sets() {
     assert!(err.contains("missing shards 5-7 100 299"), "{err}");
 }
 
+/// `--list` names paths as bytes: a shard result named `a\xff.json` (no UTF-8) merges from a
+/// list as from its folder. The list is read within bounds: `/dev/zero`, a line longer than
+/// a path and a NUL byte are refused at once (exit 2), naming the limit or the line.
+#[test]
+fn a_list_is_read_as_bytes_and_within_bounds() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch("list-bytes");
+    let files = shards(&dir, "12", 2, &[]);
+    let odd = dir.join(std::ffi::OsStr::from_bytes(b"a\xff.json"));
+    std::fs::rename(&files[1], &odd).unwrap();
+    let by_folder = counts(&nqueens(&["merge", "--format", "json", path(&dir)]));
+    let list = dir.join("list.txt");
+    let mut bytes = files[0].as_bytes().to_vec();
+    bytes.push(b'\n');
+    bytes.extend_from_slice(odd.as_os_str().as_bytes());
+    bytes.extend_from_slice(b"\r\n\n");
+    std::fs::write(&list, &bytes).unwrap();
+    let by_list = nqueens(&["merge", "--format", "json", "--list", path(&list)]);
+    assert_eq!(counts(&by_list), by_folder);
+    let usage = |(code, err): (Option<i32>, String), needle: &str| {
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains(needle), "{needle:?} not in: {err}");
+    };
+    usage(
+        within(5, &["merge", "--list", "/dev/zero"]),
+        "--list /dev/zero: line 1 is longer than 4096 bytes, longer than a path: not a list of paths",
+    );
+    std::fs::write(&list, format!("{}\n{}\n", files[0], "x".repeat(5000))).unwrap();
+    usage(
+        within(5, &["merge", "--list", path(&list)]),
+        "line 2 is longer than 4096 bytes",
+    );
+    std::fs::write(&list, format!("{}\nb\0.json\n", files[0])).unwrap();
+    usage(
+        within(5, &["merge", "--list", path(&list)]),
+        "line 2 holds a NUL byte, which no path holds",
+    );
+}
+
 /// A shard result of the format before digests (version 2: a CRC-32 `checksum`, no host or
 /// run) is refused naming its version, as is a newer one; each result names its host and a
 /// run of its own; fields out of range are refused, their digest recomputed or not.
@@ -2573,7 +2612,9 @@ fn a_quorum_of_two_runs_merges_exact_and_names_every_part_forged() {
     assert_eq!(total["unique"], 11977939);
     let err = String::from_utf8_lossy(&exact.stderr);
     assert!(
-        err.contains("all 7108 parts of the plan counted alike by 2 runs or more (8 runs, on host"),
+        err.contains(
+            "all 7108 parts of the plan counted alike in 2 sources or more (8 runs from 2 sources "
+        ),
         "{err}"
     );
     // Two parts forged in one file of B: each named, with both files and both counts.
@@ -2604,7 +2645,8 @@ fn a_quorum_of_two_runs_merges_exact_and_names_every_part_forged() {
     refused_with(
         &quorum(&[&a, &a]),
         &[
-            "7108 of the plan's 7108 parts lack a quorum of 2 runs: parts 0-7107; 3 files were copies",
+            "7108 of the plan's 7108 parts lack a quorum of 2 sources: parts 0-7107; the first are held only by ",
+            "; 3 files were copies of others of their runs, counted once",
         ],
     );
     // Partial: A and two of B's five shards.
@@ -2617,10 +2659,89 @@ fn a_quorum_of_two_runs_merges_exact_and_names_every_part_forged() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(&format!(
-            "quorum 2: {agreed} of the plan's 7108 parts counted alike"
+            "quorum 2: {agreed} of the plan's 7108 parts counted alike in 2 sources or more"
         )),
         "{err}"
     );
+}
+
+/// One source's runs are one vote, however many there are: with shard 3 missing from an
+/// honest host A, host B's folder holding two runs of shard 3 (forged alike, fresh run ids)
+/// fills no quorum of 2, whether B is given as a folder, as its files one by one, as a folder
+/// and a folder inside it, or as a list; the refusal names shard 3 and B. Complete, A and B
+/// merge exactly, the output saying how many sources there were.
+#[test]
+fn runs_of_one_source_fill_no_quorum_however_many_they_are() {
+    let dir = scratch("one-source");
+    let (a, b) = (dir.join("hostA"), dir.join("hostB"));
+    let sub = b.join("sub");
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&sub).unwrap();
+    let ours = shards(&a, "12", 4, &[]);
+    let theirs = shards(&b, "12", 4, &[]);
+    let quorum =
+        |args: &[&str]| nqueens(&[&["merge", "--format", "json", "--quorum", "2"], args].concat());
+    let (source_a, source_b) = (
+        std::fs::canonicalize(&a).unwrap(),
+        std::fs::canonicalize(&b).unwrap(),
+    );
+    let exact = quorum(&[path(&a), path(&b)]);
+    assert_eq!(counts(&exact), counts(&merge(&ours)));
+    let err = String::from_utf8_lossy(&exact.stderr);
+    let said = format!(
+        "(8 runs from 2 sources {}, {}; on host",
+        source_a.display(),
+        source_b.display()
+    );
+    assert!(err.contains(&said), "{err}");
+    let row = counts(&quorum(&["--partial", path(&a), path(&b)]));
+    assert_eq!((&row["runs"], &row["sources"]), (&8.into(), &2.into()));
+    // A loses shard 3; B gets two more runs of it, one beside its files and one below, and
+    // all three of B's are forged alike, their digests recomputed.
+    std::fs::remove_file(&ours[3]).unwrap();
+    let again = [b.join("again-3.json"), sub.join("n12-3-of-4.json")];
+    for file in &again {
+        succeeded(nqueens(&[
+            "count",
+            "12",
+            "--shard",
+            "3/4",
+            "--output",
+            path(file),
+        ]));
+    }
+    for file in [&theirs[3], path(&again[0]), path(&again[1])] {
+        forge(file, true, |r| r.subproblems[0].1 += 8);
+    }
+    let list = dir.join("b.txt");
+    let listed = [&theirs[..], &[path(&again[1]).to_string()]].concat();
+    std::fs::write(&list, listed.join("\n")).unwrap();
+    let beside = dir.join("beside.txt");
+    std::fs::write(&beside, path(&again[1])).unwrap();
+    let (a, b, sub) = (path(&a), path(&b), path(&sub));
+    let one_by_one: Vec<&str> = theirs
+        .iter()
+        .map(String::as_str)
+        .chain([path(&again[0])])
+        .collect();
+    let list_source = std::fs::canonicalize(&list).unwrap();
+    for (args, source) in [
+        (vec![a, b], &source_b),
+        ([&[a], &one_by_one[..]].concat(), &source_b),
+        (vec![a, b, sub], &source_b),
+        ([&[a, sub], &one_by_one[..]].concat(), &source_b),
+        (vec![a, "--list", path(&list)], &list_source),
+        (vec![a, b, "--list", path(&beside)], &source_b),
+    ] {
+        let named = format!("(shard 3/4, of source {})", source.display());
+        refused_with(
+            &quorum(&args),
+            &[
+                "64 of the plan's 253 parts lack a quorum of 2 sources: parts ",
+                &named,
+            ],
+        );
+    }
 }
 
 /// Two files that name one run but differ: one was changed (a forger who copied a genuine

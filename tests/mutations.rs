@@ -13,8 +13,8 @@ mod trials;
 fn no_mutation_or_forgery_is_merged_to_a_wrong_total() {
     let mut tallies = trials::Tallies::default();
     let mut failed = Vec::new();
-    // 210 trials: every kind 14 times.
-    trials::run(210, 71, |t, trial| {
+    // 224 trials: every kind 14 times.
+    trials::run(224, 71, |t, trial| {
         tallies.add(trial);
         if let Some(why) = trial.failure() {
             failed.push(format!(
@@ -36,8 +36,8 @@ fn no_mutation_or_forgery_is_merged_to_a_wrong_total() {
 fn no_mutated_checkpoint_is_resumed_to_a_wrong_total() {
     let mut tallies = checkpoints::Tallies::default();
     let mut failed = Vec::new();
-    // 240 trials: every kind 20 times.
-    checkpoints::run(240, 71, |t, trial| {
+    // 260 trials: every kind 20 times.
+    checkpoints::run(260, 71, |t, trial| {
         tallies.add(trial);
         if let Some(why) = trial.failure() {
             failed.push(format!(

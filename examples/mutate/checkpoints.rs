@@ -7,7 +7,8 @@
 //! A **mutation** changes the file's bytes as an accident or a careless edit would (a bit
 //! flipped, a digit changed or written as another script's digit, the file cut short, a line
 //! written twice, removed, or swapped with another, a field's value swapped with another
-//! line's or within its line, a line laid out otherwise). What must hold: the resume either
+//! line's or within its line, a line laid out otherwise, a sound record of another plan's
+//! checkpoint put in). What must hold: the resume either
 //! refuses the file or gives the true total, never another; a line given only more
 //! whitespace resumes exactly. A **forgery** (a record's counts changed and its residues and
 //! checksum recomputed, written through the library) is tallied apart and may give a wrong
@@ -19,7 +20,7 @@
 use std::path::PathBuf;
 
 use nqueens_engine::run::checkpoint::Checkpoint;
-use nqueens_engine::{Engine, Plan, Run, Tally};
+use nqueens_engine::{Engine, Plan, Run, Symmetry, Tally};
 
 use crate::trials::{self, Rng, Verdict};
 
@@ -37,11 +38,12 @@ pub enum Kind {
     SwapFields,
     Reformat,
     Whitespace,
+    ForeignRecord,
     ForgeRecord,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::BitFlip,
         Kind::Digit,
         Kind::UnicodeDigit,
@@ -53,6 +55,7 @@ impl Kind {
         Kind::SwapFields,
         Kind::Reformat,
         Kind::Whitespace,
+        Kind::ForeignRecord,
         Kind::ForgeRecord,
     ];
 
@@ -69,6 +72,7 @@ impl Kind {
             Kind::SwapFields => "swap-fields",
             Kind::Reformat => "reformat",
             Kind::Whitespace => "whitespace",
+            Kind::ForeignRecord => "foreign-record",
             Kind::ForgeRecord => "forge-record",
         }
     }
@@ -134,6 +138,9 @@ pub struct Lab {
     genuine: Vec<u8>,
     /// Where each trial's file is resumed.
     path: PathBuf,
+    /// Sound records of other plans' checkpoints (the board one smaller, and the board in
+    /// no symmetry), each a line.
+    foreign: Vec<Vec<u8>>,
 }
 
 impl Lab {
@@ -149,7 +156,17 @@ impl Lab {
             .filter(|&(i, _)| i % 3 != 0)
             .collect();
         let genuine = write(&dir.path().join("genuine.ckpt"), &plan, &recorded);
+        let mut foreign = Vec::new();
+        for (n, symmetry) in [(trials::N - 1, Symmetry::Full), (trials::N, Symmetry::None)] {
+            let other = Plan::new(n, symmetry, trials::DEPTH).expect("the board is in range");
+            let each = Run::new(&other).keep_each().execute(&engine).each;
+            let path = dir.path().join(format!("n{n}-{}.ckpt", symmetry.name()));
+            let bytes = write(&path, &other, &each);
+            let lines = bytes.split_inclusive(|&b| b == b'\n').skip(1);
+            foreign.extend(lines.map(<[u8]>::to_vec));
+        }
         Lab {
+            foreign,
             path: dir.path().join("resumed.ckpt"),
             truth: outcome.tally,
             engine,
@@ -265,6 +282,13 @@ impl Lab {
                         x + 1,
                         String::from_utf8_lossy(space)
                     )
+                }
+                Kind::ForeignRecord => {
+                    let record = &self.foreign[rng.below(self.foreign.len())];
+                    let x = 1 + rng.below(lines.len());
+                    lines.insert(x, record.clone());
+                    let text = String::from_utf8_lossy(record);
+                    format!("line {}: another plan's {}", x + 1, text.trim_end())
                 }
                 _ => return self.forge(rng),
             },

@@ -6,7 +6,9 @@
 //! A **mutation** changes a file's bytes as an accident or a careless edit would (a bit
 //! flipped, a digit changed, the file cut short, two fields' values swapped, its line written
 //! twice, its JSON laid out otherwise, a file copied or lost). A **forgery** changes what a
-//! file says and recomputes every checksum the format has (sums, residues, the digest). What
+//! file says and recomputes every checksum the format has (sums, residues, the digest); one
+//! kind adds a second run forged alike to run A's folder and leaves out run B's files of the
+//! part forged, so that only one source holds it, twice. What
 //! must hold: no merge gives a wrong total after a mutation; with a full audit, or under a
 //! quorum with a genuine copy, none does after a forgery either, and the quorum names every
 //! part whose counts were forged. A plain merge without audit may take a forgery: nothing in
@@ -18,7 +20,7 @@
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
-use nqueens_engine::run::quorum;
+use nqueens_engine::run::quorum::{self, Source};
 use nqueens_engine::run::shard::{self, MergeError, Pick, Shard, ShardResult};
 use nqueens_engine::types::Residues;
 use nqueens_engine::{Engine, Kernel, Options, Outcome, Plan, Run, Symmetry, Tally};
@@ -49,10 +51,11 @@ pub enum Kind {
     ForgeFields,
     ForgeShard,
     ForgeConfig,
+    ForgeOneSource,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 15] = [
+    pub const ALL: [Kind; 16] = [
         Kind::BitFlip,
         Kind::Digit,
         Kind::Truncate,
@@ -68,6 +71,7 @@ impl Kind {
         Kind::ForgeFields,
         Kind::ForgeShard,
         Kind::ForgeConfig,
+        Kind::ForgeOneSource,
     ];
 
     pub fn name(self) -> &'static str {
@@ -87,6 +91,7 @@ impl Kind {
             Kind::ForgeFields => "forge-fields",
             Kind::ForgeShard => "forge-shard",
             Kind::ForgeConfig => "forge-config",
+            Kind::ForgeOneSource => "forge-one-source",
         }
     }
 
@@ -127,6 +132,10 @@ impl Trial {
     /// where none was).
     pub fn named(&self) -> bool {
         match &self.quorum {
+            // Run B lacks the part: A's two runs of it, one source, are no quorum.
+            Verdict::Refused(why) if self.kind == Kind::ForgeOneSource => {
+                !self.changed.is_empty() && why.contains("lack a quorum of 2 sources")
+            }
             Verdict::Refused(why) if !self.changed.is_empty() => self
                 .changed
                 .iter()
@@ -261,12 +270,31 @@ impl Lab {
     /// Does one trial of `kind`, picked from `rng`, merges, and puts the set back.
     pub fn trial(&self, kind: Kind, rng: &mut Rng) -> Trial {
         let (detail, changed) = self.change(kind, rng);
-        let mut files = self.files_of_a();
+        let files = self.files_of_a();
         let (merged, audited) = self.merge_alone(&files);
-        files.extend(self.b.iter().cloned());
+        // Run B without the files that hold a part forged in one source's two runs.
+        let b = if kind == Kind::ForgeOneSource {
+            let holds = |f: &PathBuf| {
+                let r = read(&std::fs::read(f).expect("run B reads"));
+                r.each().any(|(i, _)| changed.contains(&i))
+            };
+            self.b.iter().filter(|f| !holds(f)).cloned().collect()
+        } else {
+            self.b.clone()
+        };
+        let sources = vec![
+            Source {
+                name: "a".into(),
+                files,
+            },
+            Source {
+                name: "b".into(),
+                files: b,
+            },
+        ];
         let quorum = self.verdict(
             self.engine
-                .install(|| quorum::merge(files, 2, false, None))
+                .install(|| quorum::merge(sources, 2, false, None))
                 .map(|q| q.sum.outcome.tally),
         );
         self.restore();
@@ -391,6 +419,15 @@ impl Lab {
             Kind::ForgeShard => {
                 r.shard.index = (r.shard.index + 1 + rng.below(A_SHARDS - 1)) % A_SHARDS;
                 (format!("shard index {}", r.shard.index), Vec::new())
+            }
+            Kind::ForgeOneSource => {
+                // A second run of the file in run A's folder (a fresh run id), forged alike.
+                let forged = forge_count(&mut r, rng);
+                let mut twin = r.clone();
+                twin.run = format!("{:016x}{:016x}", rng.next(), rng.next());
+                let at = self.a[i].with_file_name("twin.json");
+                std::fs::write(at, text(&resealed(twin))).expect("a file forged");
+                forged
             }
             _ => (forge_config(&mut r, rng), Vec::new()),
         };

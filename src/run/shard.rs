@@ -69,17 +69,33 @@ pub fn subproblems_of(costs: &[u64], shard: Shard) -> Vec<usize> {
 /// The parts are kept in a heap by `(load, part)`, so dealing `P` subproblems into `K`
 /// parts takes `O(P log P)` to order them and `O(P log K)` to deal them.
 pub fn deal(costs: &[u64], count: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..costs.len()).collect();
-    order.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
-    let mut parts: BinaryHeap<Reverse<(u128, usize)>> =
-        (0..count).map(|p| Reverse((0, p))).collect();
+    let order = cost_order(costs);
+    deal_in_order(costs, &order, count)
+        .into_iter()
+        .map(|s| s as usize)
+        .collect()
+}
+
+/// The subproblems costliest first (ties in increasing order): the order [`deal`] deals
+/// them in, for [`deal_in_order`].
+pub(crate) fn cost_order(costs: &[u64]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..costs.len() as u32).collect();
+    order.sort_by(|&a, &b| costs[b as usize].cmp(&costs[a as usize]).then(a.cmp(&b)));
+    order
+}
+
+/// [`deal`], the subproblems' order given (`cost_order(costs)`): a dealing of many shard
+/// counts sorts once.
+pub(crate) fn deal_in_order(costs: &[u64], order: &[u32], count: usize) -> Vec<u32> {
+    let mut parts: BinaryHeap<Reverse<(u128, u32)>> =
+        (0..count as u32).map(|p| Reverse((0, p))).collect();
     let mut owner = vec![0; costs.len()];
-    for i in order {
+    for &i in order {
         let Some(Reverse((load, part))) = parts.pop() else {
             break;
         };
-        owner[i] = part;
-        parts.push(Reverse((load + u128::from(costs[i]), part)));
+        owner[i as usize] = part;
+        parts.push(Reverse((load + u128::from(costs[i as usize]), part)));
     }
     owner
 }
@@ -521,9 +537,14 @@ pub enum MergeError {
     /// In a quorum, the copies of parts disagree.
     #[error("{}", disagreements_text(.0))]
     Disagree(Vec<Disagreement>),
-    /// In a quorum, parts were counted alike by fewer runs than the quorum.
+    /// In a quorum, parts were counted alike by runs of fewer sources than the quorum.
     #[error(
-        "{lacking} of the plan's {total} parts lack a quorum of {quorum} runs: parts {parts}{} (merge --partial --quorum {quorum} sums the parts that have one)",
+        "{lacking} of the plan's {total} parts lack a quorum of {quorum} sources: parts {parts}{}{} (merge --partial --quorum {quorum} sums the parts that have one)",
+        if held.is_empty() {
+            String::new()
+        } else {
+            format!("; the first are held only by {held}")
+        },
         match copies {
             0 => String::new(),
             1 => "; 1 file was a copy of another of its run, counted once".into(),
@@ -539,6 +560,8 @@ pub enum MergeError {
         total: usize,
         /// The parts that lack it, as ranges (the first twenty).
         parts: String,
+        /// The first files that hold parts lacking it, each with its shard and source.
+        held: String,
         /// The files left out as copies of files of their runs.
         copies: usize,
     },
@@ -778,6 +801,11 @@ impl Sampler {
 /// bound on what a merge holds, whatever the number of files.
 const BATCH: usize = 1024;
 
+/// The most bytes of shard results read at once (one file at least, whatever its size):
+/// with [`BATCH`], a bound on what a merge holds, whatever the files' sizes. A result's
+/// entries take about as much memory read as they take in the file.
+const BATCH_BYTES: u64 = 32 << 20;
+
 impl Merged {
     /// Whether every shard was merged (and so, checked, every subproblem).
     pub fn complete(&self) -> bool {
@@ -907,7 +935,14 @@ pub(crate) fn read_each<M>(
     // The first file's path, configuration and shard count: every other file must match.
     let mut first: Option<(PathBuf, Config, usize)> = None;
     loop {
-        let batch: Vec<PathBuf> = paths.by_ref().take(BATCH).collect();
+        // Files up to BATCH of them and BATCH_BYTES in all (one at least); a file that
+        // cannot be looked at is read, to be refused with its error.
+        let mut bytes = 0;
+        let mut batch: Vec<PathBuf> = Vec::new();
+        while let Some(path) = paths.next_if(|_| batch.len() < BATCH && bytes < BATCH_BYTES) {
+            bytes += std::fs::metadata(&path).map_or(0, |m| m.len());
+            batch.push(path);
+        }
         if batch.is_empty() {
             break;
         }
@@ -976,10 +1011,8 @@ pub(crate) fn dealt_elsewhere(path: &Path, r: &ShardResult, i: usize, dealt: u32
 
 /// The shard each subproblem of `plan` is dealt to, of `count` ([`deal`]).
 pub(crate) fn deal_of(plan: &Plan, count: usize) -> Vec<u32> {
-    deal(plan.costs(), count)
-        .into_iter()
-        .map(|s| s as u32)
-        .collect()
+    let costs = plan.costs();
+    deal_in_order(costs, &cost_order(costs), count)
 }
 
 /// A merge under way: what has been merged, the shard the plan deals each subproblem to,

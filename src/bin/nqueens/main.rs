@@ -18,6 +18,7 @@ mod output;
 mod periodic;
 mod progress;
 mod signals;
+mod sources;
 
 use cli::Cli;
 use commands::Failure;

@@ -2,7 +2,6 @@
 //! printed.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 
 use nqueens_engine::run::quorum::{self, Agreed};
 use nqueens_engine::run::shard::{self, MergeError, Pick, Sum};
@@ -12,6 +11,7 @@ use crate::cli::MergeArgs;
 use crate::commands::Failure;
 use crate::hooks;
 use crate::output::{Agreement, Coverage, Printer, Sums};
+use crate::sources;
 
 fn failed(e: MergeError) -> Failure {
     Failure::Failed(e.into())
@@ -24,7 +24,8 @@ pub fn merge(args: MergeArgs) -> Result<(), Failure> {
         threads: args.threads,
         ..Options::default()
     })?;
-    let files = shard_files(&args.files, &args.list, args.partial)?;
+    let mut sources =
+        sources::sources(&args.files, &args.list, args.partial, args.quorum.is_some())?;
     // The audit's sample is picked as the files are read: its seed comes first.
     let pick = args.audit.map(|percent| Pick {
         percent,
@@ -36,10 +37,11 @@ pub fn merge(args: MergeArgs) -> Result<(), Failure> {
     });
     if let Some(k) = args.quorum {
         let agreed = engine
-            .install(|| quorum::merge(files, k, args.partial, pick))
+            .install(|| quorum::merge(sources, k, args.partial, pick))
             .map_err(failed)?;
         return print_agreed(&args, audited(&agreed.sum, engine, pick)?, &agreed);
     }
+    let files = sources.pop().map(|s| s.files).unwrap_or_default();
     let merged = engine
         .install(|| shard::merge(files, args.partial, pick))
         .map_err(failed)?;
@@ -120,13 +122,25 @@ fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(),
     }
     let sum = &agreed.sum;
     let (parts, complete) = (sum.plan.len(), agreed.complete());
-    let merged = format!("{}, on {}", runs(agreed.runs), hosts_text(&agreed.hosts, 8));
+    let names: Vec<String> = agreed
+        .sources
+        .iter()
+        .map(|s| s.display().to_string())
+        .collect();
+    let merged = format!(
+        "{} from {} {}; on {}",
+        runs(agreed.runs),
+        agreed.sources.len(),
+        named("source", &names, 4),
+        named("host", &agreed.hosts, 8)
+    );
     let mut out = Printer::new(io::stdout().lock(), args.format);
     if args.partial {
         let row = Agreement {
             sums: Sums::of(sum, complete),
             quorum: agreed.quorum,
             runs: agreed.runs,
+            sources: agreed.sources.len(),
             parts,
             parts_agreed: agreed.parts_agreed(),
             cost_agreed: engine.install(|| agreed.cost_agreed()),
@@ -134,10 +148,10 @@ fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(),
         };
         let _ = writeln!(
             err,
-            "quorum {}: {} of the plan's {parts} parts counted alike by {} or more ({:.2}% of the estimated work; {merged}){}",
+            "quorum {}: {} of the plan's {parts} parts counted alike in {} sources or more ({:.2}% of the estimated work; {merged}){}",
             agreed.quorum,
             row.parts_agreed,
-            runs(agreed.quorum),
+            agreed.quorum,
             100.0 * row.cost_agreed,
             if complete {
                 String::new()
@@ -149,9 +163,8 @@ fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(),
     } else {
         let _ = writeln!(
             err,
-            "quorum {}: all {parts} parts of the plan counted alike by {} or more ({merged})",
-            agreed.quorum,
-            runs(agreed.quorum)
+            "quorum {}: all {parts} parts of the plan counted alike in {} sources or more ({merged})",
+            agreed.quorum, agreed.quorum
         );
         out.print(&sum.outcome.counts(&sum.plan, one_kernel(sum)))?;
     }
@@ -164,60 +177,16 @@ fn runs(k: usize) -> String {
     format!("{k} run{}", if k == 1 { "" } else { "s" })
 }
 
-/// The first `most` of `hosts`, comma-separated, then how many more.
-fn hosts_text(hosts: &[String], most: usize) -> String {
+/// `word` and the first `most` of `items`, comma-separated, then how many more: `hosts a,
+/// b and 3 more`.
+fn named(word: &str, items: &[String], most: usize) -> String {
     let mut text = format!(
-        "host{} {}",
-        if hosts.len() == 1 { "" } else { "s" },
-        hosts[..hosts.len().min(most)].join(", ")
+        "{word}{} {}",
+        if items.len() == 1 { "" } else { "s" },
+        items[..items.len().min(most)].join(", ")
     );
-    if hosts.len() > most {
-        text.push_str(&format!(" and {} more", hosts.len() - most));
+    if items.len() > most {
+        text.push_str(&format!(" and {} more", items.len() - most));
     }
     text
-}
-
-/// The shard results `merge` is given: each file, every `*.json` file of each folder, and
-/// each path listed in the `--list` files (`-`: standard input), in that order. None is bad
-/// usage, but for a `partial` merge, whose shards may all still be counting: the work is
-/// not done (exit 1).
-fn shard_files(
-    paths: &[PathBuf],
-    lists: &[PathBuf],
-    partial: bool,
-) -> Result<Vec<PathBuf>, Failure> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            files.extend(shard::shard_files_in(path)?);
-        } else {
-            files.push(path.clone());
-        }
-    }
-    for list in lists {
-        let text = if list.as_os_str() == "-" {
-            io::read_to_string(io::stdin().lock())
-                .map_err(|e| Failure::Failed(anyhow::anyhow!("--list -: {e}")))?
-        } else {
-            std::fs::read_to_string(list)
-                .map_err(|e| Failure::Usage(anyhow::anyhow!("--list {}: {e}", list.display())))?
-        };
-        files.extend(
-            text.lines()
-                .map(str::trim_end)
-                .filter(|l| !l.is_empty())
-                .map(PathBuf::from),
-        );
-    }
-    if files.is_empty() && partial {
-        return Err(Failure::Failed(anyhow::anyhow!(
-            "merge --partial: no shard results found yet (the folders and lists hold none): no shard has finished"
-        )));
-    }
-    if files.is_empty() {
-        return Err(Failure::Usage(anyhow::anyhow!(
-            "merge: no shard results given (the folders and lists hold none)"
-        )));
-    }
-    Ok(files)
 }

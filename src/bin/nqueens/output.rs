@@ -288,17 +288,19 @@ impl Record for Coverage {
     }
 }
 
-/// What `merge --quorum K --partial` found: the sums of the parts that K runs counted alike,
+/// What `merge --quorum K --partial` found: the sums of the parts that runs of K sources counted alike,
 /// and how much of the plan they cover.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Agreement {
     /// The board and the sums of the parts that have their quorum.
     #[serde(flatten)]
     pub sums: Sums,
-    /// The runs that must agree on a part.
+    /// The sources whose runs must agree on a part.
     pub quorum: usize,
     /// The runs merged.
     pub runs: usize,
+    /// The sources (folders, lists) they came from.
+    pub sources: usize,
     /// Subproblems in the plan.
     pub parts: usize,
     /// Subproblems that have their quorum.
@@ -311,7 +313,7 @@ pub struct Agreement {
 
 /// [`Agreement`]'s columns and widths.
 const AGREEMENT: (&[&str], &[usize]) = after_sums!(
-    "quorum": 6, "runs": 5, "parts": 8, "parts_agreed": 12, "cost_agreed": 11, "lacking": 7
+    "quorum": 6, "runs": 5, "sources": 7, "parts": 8, "parts_agreed": 12, "cost_agreed": 11, "lacking": 7
 );
 
 impl Record for Agreement {
@@ -326,6 +328,7 @@ impl Record for Agreement {
         cells.extend([
             Some(self.quorum.to_string()),
             Some(self.runs.to_string()),
+            Some(self.sources.to_string()),
             Some(self.parts.to_string()),
             Some(self.parts_agreed.to_string()),
             Some(format!("{:.6}", self.cost_agreed)),

@@ -19,24 +19,14 @@ use super::word::{Isa, TAG, TAG_SHIFT, Word, lacking_words, resize_exact};
 /// it are made, and without their classes (a weighed key's side with the middle row's
 /// queen: the others weigh 0); else each carries its bottom piece's ([`TAG`], where it
 /// has one).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn build(
     h: usize,
     (north, south): (&Pieces, &Pieces),
     (spans, boards): (&[Span], u64),
-    (forbid, above): (Lines, Option<u64>),
-    mirrored: bool,
-    (low, width): (usize, usize),
+    shape: &Shape,
     isa: Isa,
     out: &mut Vec<Word>,
 ) {
-    let shape = Shape {
-        forbid,
-        above,
-        low,
-        mask: (1u64 << width) - 1,
-        turn: if mirrored { 32 } else { 0 },
-    };
     let halves = Halves::of(h, north, south, spans);
     let below = spans.iter().map(|s| halves.below(s).len()).max();
     let need = boards as usize + below.unwrap_or(0) + 8;
@@ -45,11 +35,11 @@ pub(super) fn build(
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
-        Isa::Avx512 => unsafe { halves.build512(&shape, out) },
+        Isa::Avx512 => unsafe { halves.build512(shape, out) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::of` picked AVX2 only where the CPU has it.
-        Isa::Avx2 => unsafe { halves.build256(&shape, out) },
-        Isa::Scalar => halves.build_with(&shape, out, pairs),
+        Isa::Avx2 => unsafe { halves.build256(shape, out) },
+        Isa::Scalar => halves.build_with(shape, out, pairs),
     }
 }
 
@@ -408,9 +398,10 @@ const MISSING: usize = if cfg!(test) { 16 } else { 2048 };
 /// a middle queen leaves first.
 const FEW_TOPS: usize = 4;
 
-/// How half-boards are written: the squares the middle queen forbids, the diagonals kept
-/// (`low`, `mask`) and the turn that swaps the word's halves for a mirror image.
-struct Shape {
+/// Which half-boards [`build`] makes and how it writes them: the squares the middle queen
+/// forbids, the diagonals kept (`low`, `mask`) and the turn that swaps the word's halves for
+/// a mirror image.
+pub(super) struct Shape {
     forbid: Lines,
     /// The class the bottom pieces kept are above, where the side keeps some classes.
     above: Option<u64>,
@@ -420,6 +411,23 @@ struct Shape {
 }
 
 impl Shape {
+    /// Left half-boards (or, `mirrored`, right ones) that do not meet `forbid`, only those
+    /// whose bottom piece's class is above `above` where it is one, written as the
+    /// diagonals `low..low + width` of each direction.
+    pub(super) fn new(
+        (forbid, above): (Lines, Option<u64>),
+        mirrored: bool,
+        (low, width): (usize, usize),
+    ) -> Shape {
+        Shape {
+            forbid,
+            above,
+            low,
+            mask: (1u64 << width) - 1,
+            turn: if mirrored { 32 } else { 0 },
+        }
+    }
+
     /// What the vector forms of [`pairs`] broadcast for top piece `p`: the lines a bottom
     /// piece must miss (`p`'s and the middle queen's, each direction), `p`'s own, and the
     /// mask of the diagonals kept.

@@ -30,7 +30,7 @@ pub(super) const ROOM_MOST: usize = 16;
 /// keeps beyond the shared ones, what its buffers keep past their need: [`hold`]) are
 /// not counted here; [`Matcher::room`] bounds it by what the thread's buffers leave. Where
 /// the sides fill the chunks (n = 26), the room is its least, and the levels past it
-/// partition the probe in place ([`split`]).
+/// partition the probe in place ([`Level::split`]).
 fn room(bytes: usize, table: usize, probe: usize, least: usize) -> usize {
     let spare = (bytes / 16).saturating_sub(3 * table + 2 * probe);
     spare.clamp(least * probe, ROOM_MOST * probe) + 64
@@ -96,6 +96,8 @@ pub(super) struct Within<'a> {
     pub bytes: usize,
     /// Set to abandon the matching.
     pub stop: &'a AtomicBool,
+    /// The instructions it runs in.
+    pub isa: Isa,
     /// Probe sides of room for the filtered levels that the caller's chunks leave, whatever
     /// the budget's half says ([`LEVELS`] on an odd board, none on an even one).
     pub least: usize,
@@ -191,7 +193,7 @@ impl Matcher {
     /// partitioned in place (the words without it first in each group's span). Each side
     /// of the split loses that diagonal; once the table side has at most [`LEAF`] words,
     /// its pairs are counted with bitset tables over the diagonals still in play. Where
-    /// the model finds it cheaper ([`turned`]), a level swaps the sides: each probe
+    /// the model finds it cheaper ([`swap_pays`]), a level swaps the sides: each probe
     /// group becomes the table, the table's words its probe. Both sides may be reordered,
     /// each probe group within its own words, the table within its own.
     pub(super) fn disjoint(
@@ -201,14 +203,13 @@ impl Matcher {
         ends: &[usize],
         out: &mut [u64],
         within: Within,
-        isa: Isa,
     ) {
         debug_assert!(ends.len() <= MAX_GROUPS && ends.last() == Some(&probe.len()));
         TALLY
             .every
             .fetch_add((table.len() * probe.len()) as u64, Ordering::Relaxed);
         let order = if table.len() > LEAF {
-            contested(table, probe, isa)
+            contested(table, probe, within.isa)
         } else {
             Order::default()
         };
@@ -227,24 +228,24 @@ impl Matcher {
         for (span, range) in spans.iter_mut().zip(groups(ends)) {
             *span = range;
         }
-        let mut leaf = Leaf {
+        let mut descent = Descent {
             budget: within.bytes,
             stop: within.stop,
-            isa,
+            isa: within.isa,
             aside: aside(&mut self.aside, table.len().max(probe.len())),
             bitsets: &mut self.bitsets,
         };
-        split(
+        let top = Level {
             table,
             probe,
-            &spans[..ends.len()],
-            (!0, !0),
-            &order.bits[..order.len],
+            spans: &spans[..ends.len()],
+            in_play: InPlay::ALL,
+            order: &order.bits[..order.len],
             out,
-            &mut self.levels[..room],
-            &mut leaf,
-            None,
-        );
+            room: &mut self.levels[..room],
+            probed: None,
+        };
+        top.split(&mut descent);
     }
 
     /// [`Matcher::either`] for an even board's sides, `left` grouped where the room for
@@ -266,7 +267,6 @@ impl Matcher {
         right: &mut [Word],
         out: &mut [u64],
         within: Within,
-        isa: Isa,
     ) {
         let (t, p) = if table_first(left.len(), right.len()) {
             (left.len(), right.len())
@@ -274,10 +274,10 @@ impl Matcher {
             (right.len(), left.len())
         };
         if self.room(within, t, p) >= 2 * p {
-            return self.either(left, right, out, within, isa);
+            return self.either(left, right, out, within);
         }
-        let (sizes, pivot) = pivots(left, right);
-        self.grouped(left, right, (sizes, pivot), out, within, isa);
+        let pivots = pivots(left, right);
+        self.grouped(left, right, &pivots, out, within);
     }
 
     /// [`Matcher::pivoted`]'s matching: `left`'s words in [`pivot_pair`]'s groups (`sizes`
@@ -287,11 +287,14 @@ impl Matcher {
         &mut self,
         left: &mut [Word],
         right: &mut [Word],
-        (sizes, pivot): ([usize; PAIRS], [bool; PAIRS]),
+        pivots: &Pivots,
         out: &mut [u64],
         within: Within,
-        isa: Isa,
     ) {
+        let Pivots {
+            sizes,
+            alone: pivot,
+        } = pivots;
         debug_assert!(
             !pivot[PAIRS - 1],
             "the words with no pair meet every right word"
@@ -321,11 +324,11 @@ impl Matcher {
             let (group, others) = std::mem::take(&mut rest).split_at_mut(sizes[g]);
             rest = others;
             let bits = 1u64 << g | 1u64 << (32 + g - 1);
-            let kept = partition(right, bits, isa, &mut self.aside[..]);
-            self.either(group, &mut right[..kept], out, within, isa);
+            let kept = partition(right, bits, within.isa, &mut self.aside[..]);
+            self.either(group, &mut right[..kept], out, within);
         }
         if !rest.is_empty() {
-            self.either(rest, right, out, within, isa);
+            self.either(rest, right, out, within);
         }
     }
 
@@ -337,7 +340,6 @@ impl Matcher {
         b: &mut [Word],
         out: &mut [u64],
         within: Within,
-        isa: Isa,
     ) {
         let (table, probe) = if table_first(a.len(), b.len()) {
             (a, b)
@@ -345,7 +347,7 @@ impl Matcher {
             (b, a)
         };
         let ends = [probe.len()];
-        self.disjoint(table, probe, &ends, out, within, isa);
+        self.disjoint(table, probe, &ends, out, within);
     }
 }
 
@@ -382,9 +384,9 @@ fn table_first(a: usize, b: usize) -> bool {
 /// than the table's (at n = 26 a key's table of 10^7 words can face 3 x 10^5 probe words
 /// at the top), and splitting the table on down to leaves of a handful of probe words
 /// costs more in fills and partitions than the leaves match (measured:
-/// results/README.md). A group is turned only with the others: the fills of the table's
+/// results/README.md). A group swaps only with the others: the fills of the table's
 /// leaves are saved only if none is left against it.
-fn turned(table: usize, spans: &[Span]) -> bool {
+fn swap_pays(table: usize, spans: &[Span]) -> bool {
     let t = table as f64;
     let probes: usize = spans.iter().map(Span::len).sum();
     let each: f64 = spans
@@ -395,7 +397,7 @@ fn turned(table: usize, spans: &[Span]) -> bool {
     each < work(t, probes as f64)
 }
 
-/// The model [`table_first`] and [`turned`] use: the work of matching a table of `t` words
+/// The model [`table_first`] and [`swap_pays`] use: the work of matching a table of `t` words
 /// with `p` probe words, in probe words matched at a leaf.
 fn work(t: f64, p: f64) -> f64 {
     let leaves = (t / LEAF as f64).max(1.0);
@@ -435,7 +437,7 @@ fn pivot_pair(w: Word) -> usize {
 /// [`Matcher::pivoted`] matches on its own: those where the model's work for the group
 /// against the right words without its two bits (their share estimated from a sample of
 /// `right`) is less than the group's share of matching every word.
-fn pivots(left: &[Word], right: &[Word]) -> ([usize; PAIRS], [bool; PAIRS]) {
+fn pivots(left: &[Word], right: &[Word]) -> Pivots {
     let mut sizes = [0usize; PAIRS];
     for &w in left {
         sizes[pivot_pair(w)] += 1;
@@ -457,7 +459,17 @@ fn pivots(left: &[Word], right: &[Word]) -> ([usize; PAIRS], [bool; PAIRS]) {
         let r_g = r * (sampled - meets[g]) as f64 / sampled.max(1) as f64;
         g < PAIRS - 1 && sizes[g] > 0 && either_work(r_g, size) < whole * size / l
     });
-    (sizes, pivot)
+    Pivots {
+        sizes,
+        alone: pivot,
+    }
+}
+
+/// [`Matcher::pivoted`]'s groups of left words ([`pivot_pair`]'s): how many words each
+/// has, and whether it is matched on its own.
+struct Pivots {
+    sizes: [usize; PAIRS],
+    alone: [bool; PAIRS],
 }
 
 /// What filling one leaf's tables costs, in probe words matched: about `2 * 256 * K`
@@ -498,13 +510,13 @@ fn contested(table: &[Word], probe: &[Word], isa: Isa) -> Order {
     order
 }
 
-/// Words of each side [`contested`] and [`picked`] sample (every `len / SAMPLE`-th): fewer
+/// Words of each side [`contested`] and [`pick_diagonal`] sample (every `len / SAMPLE`-th): fewer
 /// pick worse diagonals, more cost more than their better picks save (measured:
 /// results/README.md).
 const SAMPLE: usize = 128;
 
 /// The least work ([`work`]: probe words matched at a leaf) of a split level at which it
-/// picks its own diagonal ([`picked`]) rather than take the next of its matching's order. The
+/// picks its own diagonal ([`pick_diagonal`]) rather than take the next of its matching's order. The
 /// order is made from the whole sides, but a level's table words all lack, or all have, each
 /// diagonal split on above it, and its probe words were filtered by those its table words
 /// have, so other diagonals are the contested ones there. A level's work, not its probe
@@ -516,7 +528,7 @@ const REPICK: f64 = 4096.0;
 /// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`, in `isa`'s
 /// instructions: a vector of sampled words at a time where the CPU has one (`pack::tally256`,
 /// `pack::tally512`): a split level of n = 27 samples about 512 words of its sides
-/// ([`picked`]), enough that a vector of them at a time pays.
+/// ([`pick_diagonal`]), enough that a vector of them at a time pays.
 fn tally<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64], isa: Isa) {
     #[cfg(target_arch = "x86_64")]
     match isa {
@@ -542,11 +554,11 @@ fn sampled<E: Held>(v: &[E], isa: Isa) -> [u64; 64] {
     counts
 }
 
-/// A split level's sample of its probe groups ([`picked`]'s): how many sampled words have
+/// A split level's sample of its probe groups ([`pick_diagonal`]'s): how many sampled words have
 /// each bit, the groups' words, and the words each sampled one stands for. The level's table
 /// words without its diagonal meet the same probe words (reordered at most), so their level
 /// takes this sample rather than draw its own: along a chain of such levels the probe is
-/// sampled once. [`picked`] samples the level's table words the same way, as one group.
+/// sampled once. [`pick_diagonal`] samples the level's table words the same way, as one group.
 struct Probed {
     counts: [u64; 64],
     words: f64,
@@ -583,8 +595,8 @@ impl Probed {
 /// both sides' counts, as [`contested`] has it); lower, it values a split that cuts the
 /// table evenly, which shortens the levels below and leaves fewer pairs to the leaves
 /// (measured: results/README.md). Also returns the diagonals both samples have (for
-/// [`looked`]).
-fn picked<E: Held>(table: &[E], probed: &Probed, order: &[u64], isa: Isa) -> (Order, u64) {
+/// [`Level::used_diagonals`]).
+fn pick_diagonal<E: Held>(table: &[E], probed: &Probed, order: &[u64], isa: Isa) -> (Order, u64) {
     let sample = Probed::of(table, std::slice::from_ref(&(0..table.len())), isa);
     let (t, tl, table_share) = (&sample.counts, sample.words, sample.share);
     let (p, pl, probe_share) = (&probed.counts, probed.words, probed.share);
@@ -609,299 +621,378 @@ fn picked<E: Held>(table: &[E], probed: &Probed, order: &[u64], isa: Isa) -> (Or
     (own, both.fold(0, |bits, d| bits | 1 << d))
 }
 
-/// One split level of [`Matcher::disjoint`]: `live` holds the diagonals still in play,
-/// `seen` a superset of those both sides' words use (`!0` until a level [`looked`]; where
-/// the two together fit 32 bits the level goes on with short words, [`shortened`]),
-/// `order` those left to split on (the first, or where the model's work for the level is at
-/// least [`REPICK`] the one [`picked`] finds, the probe sampled once along a chain of
-/// levels: `known`, a [`Probed`]); probe group `g`'s words are `probe[spans[g]]`. The table
-/// words without the diagonal are matched with every probe word; those with it with the
-/// probe words without it, filtered into the front of `levels` (after the side without the
-/// diagonal is done, so that its levels use the same room; the rest is the levels below).
-/// Where the room runs out, the probe words are partitioned in place instead, the words
-/// without the diagonal first in each group's span, and the table words with it go first:
-/// the other side's levels reorder the spans as they like, which that would not survive.
-/// So the filtered levels of a matching never take more than the room its caller gave
-/// them, and every level drops its diagonal's pairs. A level that [`turned`] finds cheaper
-/// with the sides swapped splits each probe group as a table against every table word (its
-/// one group), with the same diagonals left: a pair is counted in exactly one of them.
-/// It never turns twice running from the other side (the model's inequality is strict),
-/// so a chain of turns is at most two levels long.
-#[allow(clippy::too_many_arguments)]
-fn split<E: Held>(
-    table: &mut [E],
-    probe: &mut [E],
-    spans: &[Span],
-    (live, seen): (u64, u64),
-    order: &[u64],
-    out: &mut [u64],
-    levels: &mut [E],
-    leaf: &mut Leaf<E>,
-    known: Option<&Probed>,
-) {
-    if table.is_empty() || spans.iter().all(Range::is_empty) || leaf.stop.load(Ordering::Relaxed) {
-        return;
-    }
-    let play = (live, seen);
-    if table.len() > LEAF && shortened(table, probe, spans, play, order, out, levels, leaf) {
-        return;
-    }
-    if table.len() > LEAF && turned(table.len(), spans) {
-        return split_turned(table, probe, spans, play, order, out, levels, leaf);
-    }
-    let probes: usize = spans.iter().map(Span::len).sum();
-    // The model (a `powf`) asked only of levels above a leaf with diagonals to pick from.
-    let picks =
-        table.len() > LEAF && order.len() > 1 && work(table.len() as f64, probes as f64) >= REPICK;
-    if picks {
-        return split_picked(table, probe, spans, play, order, out, levels, leaf, known);
-    }
-    split_on(table, probe, spans, play, order, out, levels, leaf, known);
+/// The diagonals a split level's words may still meet on: `live`, those not yet split on,
+/// and `seen`, a superset of those both sides' words use (every bit until a level counts
+/// them, [`Level::used_diagonals`]). Where `live & seen` fits 32 bits, the levels below may
+/// go on with short words ([`Level::go_short`]).
+#[derive(Clone, Copy)]
+struct InPlay {
+    live: u64,
+    seen: u64,
 }
 
-/// A [`split`] level with its sides swapped ([`turned`]): each probe group the table from here, the
-/// table's words its one probe group.
-#[allow(clippy::too_many_arguments)]
-fn split_turned<E: Held>(
-    table: &mut [E],
-    probe: &mut [E],
-    spans: &[Span],
-    play: (u64, u64),
-    order: &[u64],
-    out: &mut [u64],
-    levels: &mut [E],
-    leaf: &mut Leaf<E>,
-) {
-    let all = 0..table.len();
-    let whole = std::slice::from_ref(&all);
-    for (g, span) in spans.iter().enumerate().filter(|(_, s)| !s.is_empty()) {
-        let group = &mut probe[span.clone()];
-        split(
-            group,
+impl InPlay {
+    /// Every diagonal, at the top of a split.
+    const ALL: InPlay = InPlay { live: !0, seen: !0 };
+
+    /// The diagonals both sides may still meet on.
+    fn both(self) -> u64 {
+        self.live & self.seen
+    }
+}
+
+/// What every level of a split shares besides its words: the memory a leaf's tables may
+/// take, the flag that stops the split, the instructions it runs in, the buffer a partition
+/// uses (room for the larger side and a vector more; where the words go short, the short
+/// table's and its partitions') and the sets and tables a leaf is counted with.
+struct Descent<'a, E> {
+    budget: usize,
+    stop: &'a AtomicBool,
+    isa: Isa,
+    aside: &'a mut [E],
+    bitsets: &'a mut Bitsets,
+}
+
+/// One level of a split ([`Matcher::disjoint`]): `table` against the probe groups whose
+/// words are `probe[spans[g]]`, each adding its count to `out[g]`.
+///
+/// ```text
+/// level(table, probe groups):
+///     stop, if the table or every group is empty, or the count is abandoned
+///     go on short, if the diagonals in play fit 32 bits         (go_short)
+///     swap the sides, if the model finds that cheaper            (swap_pays)
+///     put its own best diagonal first, if the level is large     (pick_diagonal)
+///     with d the first diagonal of the order, or at a leaf:
+///         count the pairs with bitsets                           (leaf.rs)
+///         t0, t1 = the table words without d, with d
+///         level(t0, every probe word)
+///         level(t1, the probe words without d)   filtered into the room, or
+///                                                partitioned in place, t1 first
+/// ```
+///
+/// Every pair is counted in exactly one leaf: a level drops the pairs that meet on its
+/// diagonal, and a swapped level keeps the same diagonals in play.
+struct Level<'s, E> {
+    /// The table's words: reordered by the partitions.
+    table: &'s mut [E],
+    /// The words the probe groups' spans index: reordered within each span.
+    probe: &'s mut [E],
+    /// Each probe group's words in `probe`.
+    spans: &'s [Span],
+    /// The diagonals the two sides may still meet on.
+    in_play: InPlay,
+    /// The diagonals left to split on, most contested first.
+    order: &'s [u64],
+    /// Each probe group's count.
+    out: &'s mut [u64],
+    /// The room left for the levels below to filter their probe words into.
+    room: &'s mut [E],
+    /// The probe's sample, where a level above drew it for the same probe words.
+    probed: Option<&'s Probed>,
+}
+
+impl<E: Held> Level<'_, E> {
+    /// Counts the level's pairs: the level's decisions in the order the pseudo-code above
+    /// has them.
+    ///
+    /// A level that [`swap_pays`] for splits each probe group as a table against every
+    /// table word (its one group), with the same diagonals left. It never swaps twice
+    /// running from the other side (the model's inequality is strict), so a chain of swaps
+    /// is at most two levels long. A level whose model work is at least [`REPICK`] puts
+    /// the diagonal [`pick_diagonal`] finds first ([`Level::with_own_diagonal`]).
+    fn split(mut self, descent: &mut Descent<E>) {
+        let empty = self.spans.iter().all(Range::is_empty);
+        if self.table.is_empty() || empty || descent.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let large = self.table.len() > LEAF;
+        if large && self.go_short(descent) {
+            return;
+        }
+        if large && swap_pays(self.table.len(), self.spans) {
+            return self.swapped(descent);
+        }
+        // The model (a `powf`) asked only of levels above a leaf with diagonals to pick from.
+        let probes = self.probes() as f64;
+        if large && self.order.len() > 1 && work(self.table.len() as f64, probes) >= REPICK {
+            return self.with_own_diagonal(descent);
+        }
+        self.on_first(descent);
+    }
+
+    /// The probe groups' words.
+    fn probes(&self) -> usize {
+        self.spans.iter().map(Span::len).sum()
+    }
+
+    /// The level with its sides swapped ([`swap_pays`]): each probe group becomes the table
+    /// from here on, and the table's words become its one probe group.
+    fn swapped(self, descent: &mut Descent<E>) {
+        let all = 0..self.table.len();
+        let whole = std::slice::from_ref(&all);
+        for (g, span) in self.spans.iter().enumerate() {
+            if span.is_empty() {
+                continue;
+            }
+            let level = Level {
+                table: &mut self.probe[span.clone()],
+                probe: &mut *self.table,
+                spans: whole,
+                in_play: self.in_play,
+                order: self.order,
+                out: &mut self.out[g..=g],
+                room: &mut *self.room,
+                probed: None,
+            };
+            level.split(descent);
+        }
+    }
+
+    /// The level with the diagonal [`pick_diagonal`] finds in its samples put first: the
+    /// table's sample, and the probe's (`probed`, drawn by a level above for the same
+    /// probe words, else drawn here). Where its words might fit 32 bits it counts the
+    /// diagonals they use ([`Level::used_diagonals`]) and goes on short where they do.
+    fn with_own_diagonal(self, descent: &mut Descent<E>) {
+        let isa = descent.isa;
+        let drawn;
+        let sample = match self.probed {
+            Some(sample) => sample,
+            None => {
+                drawn = Probed::of(self.probe, self.spans, isa);
+                &drawn
+            }
+        };
+        let (own, sampled) = pick_diagonal(self.table, sample, self.order, isa);
+        let seen = self.used_diagonals(sampled, isa);
+        let counted = seen != self.in_play.seen;
+        let mut level = Level {
+            in_play: InPlay {
+                seen,
+                ..self.in_play
+            },
+            order: &own.bits[..own.len],
+            probed: Some(sample),
+            ..self
+        };
+        if counted && level.go_short(descent) {
+            return;
+        }
+        level.on_first(descent);
+    }
+
+    /// The level split on the first diagonal of its order: the table's words without it
+    /// matched with every probe word, those with it with the probe words without it
+    /// (filtered into the room, after the side without the diagonal is done so that its
+    /// levels use the same room; or partitioned in place where the room has run out, the
+    /// side with the diagonal first: the other side's levels reorder the spans as they
+    /// like, which that would not survive). Where the table fits a leaf or no diagonal is
+    /// left, the leaf's bitsets count the pairs. The probe's sample goes on to the side
+    /// without the diagonal, which meets the same probe words.
+    fn on_first(self, descent: &mut Descent<E>) {
+        let Level {
             table,
-            whole,
-            play,
+            probe,
+            spans,
+            in_play,
             order,
-            &mut out[g..=g],
-            levels,
-            leaf,
-            None,
-        );
-    }
-}
-
-/// A [`split`] level that picks its own diagonal ([`picked`]) from its samples: the
-/// table's, and the probe's (`known`, that of the level it is the side of without the
-/// diagonal, the same probe words; else drawn here). It looks for the diagonals its words
-/// use where they might fit 32 bits ([`looked`]), and goes on short where they do.
-#[allow(clippy::too_many_arguments)]
-fn split_picked<E: Held>(
-    table: &mut [E],
-    probe: &mut [E],
-    spans: &[Span],
-    (live, seen): (u64, u64),
-    order: &[u64],
-    out: &mut [u64],
-    levels: &mut [E],
-    leaf: &mut Leaf<E>,
-    known: Option<&Probed>,
-) {
-    let drawn;
-    let sample = match known {
-        Some(sample) => sample,
-        None => {
-            drawn = Probed::of(probe, spans, leaf.isa);
-            &drawn
+            out,
+            room,
+            probed,
+        } = self;
+        let probes: usize = spans.iter().map(Span::len).sum();
+        let Some((&bit, order)) = order.split_first().filter(|_| table.len() > LEAF) else {
+            tally_leaf(table.len() * probes);
+            let within = (descent.budget, descent.isa);
+            let sides = (&*table, &*probe, spans);
+            descent.bitsets.disjoint(sides, in_play.live, within, out);
+            return;
+        };
+        let without = partition(table, bit, descent.isa, descent.aside);
+        let (t0, t1) = table.split_at_mut(without);
+        let in_play = InPlay {
+            live: in_play.live & !bit,
+            ..in_play
+        };
+        let mut kept: [Span; MAX_GROUPS] = Default::default();
+        if t1.is_empty() {
+            // No table word has `bit` (deep in a split, a diagonal of the order may be gone
+            // from the table's words): no probe words to filter or partition for them.
+            let (table, room) = (t0, room);
+            let level = Level {
+                table,
+                probe,
+                spans,
+                in_play,
+                order,
+                out,
+                room,
+                probed,
+            };
+            return level.split(descent);
         }
-    };
-    let (own, sampled) = picked(table, sample, order, leaf.isa);
-    let looked = looked(table, probe, spans, (live, seen), sampled, leaf.isa);
-    let play = (live, looked);
-    let order = &own.bits[..own.len];
-    if looked != seen && shortened(table, probe, spans, play, order, out, levels, leaf) {
-        return;
-    }
-    split_on(
-        table,
-        probe,
-        spans,
-        play,
-        order,
-        out,
-        levels,
-        leaf,
-        Some(sample),
-    );
-}
-
-/// A [`split`] level on the first diagonal of `order`: the table's words without it
-/// matched with every probe word, those with it with the probe words without it (filtered
-/// into `levels`, or partitioned in place where its room has run out); or, where the
-/// table fits a leaf or no diagonal is left, the leaf's bitsets. `probed` is the probe's
-/// sample, where the level has one, for the side without the diagonal.
-#[allow(clippy::too_many_arguments)]
-fn split_on<E: Held>(
-    table: &mut [E],
-    probe: &mut [E],
-    spans: &[Span],
-    (live, seen): (u64, u64),
-    order: &[u64],
-    out: &mut [u64],
-    levels: &mut [E],
-    leaf: &mut Leaf<E>,
-    probed: Option<&Probed>,
-) {
-    let probes: usize = spans.iter().map(Span::len).sum();
-    let Some((&bit, order)) = order.split_first().filter(|_| table.len() > LEAF) else {
-        let within = (leaf.budget, leaf.isa);
-        tally_leaf(table.len() * probes);
-        leaf.bitsets
-            .disjoint((table, &*probe, spans), live, within, out);
-        return;
-    };
-    let without = partition(table, bit, leaf.isa, leaf.aside);
-    let (t0, t1) = table.split_at_mut(without);
-    let play = (live & !bit, seen);
-    let mut kept: [Span; MAX_GROUPS] = Default::default();
-    if t1.is_empty() {
-        // No table word has `bit` (deep in a split, a diagonal of the order may be gone
-        // from the table's words): no probe words to filter or partition for them.
-        return split(t0, probe, spans, play, order, out, levels, leaf, probed);
-    }
-    if levels.len() < probes + 16 {
-        // No room left to filter: the probe words without `bit` first in each span.
+        if room.len() < probes + 16 {
+            // No room left to filter: the probe words without `bit` first in each span.
+            for (k, span) in kept.iter_mut().zip(spans) {
+                let lacking = partition(&mut probe[span.clone()], bit, descent.isa, descent.aside);
+                *k = span.start..span.start + lacking;
+            }
+            let with = Level {
+                table: t1,
+                probe: &mut *probe,
+                spans: &kept[..spans.len()],
+                in_play,
+                order,
+                out: &mut *out,
+                room: &mut *room,
+                probed: None,
+            };
+            with.split(descent);
+            let table = t0;
+            let level = Level {
+                table,
+                probe,
+                spans,
+                in_play,
+                order,
+                out,
+                room,
+                probed,
+            };
+            return level.split(descent);
+        }
+        let level = Level {
+            table: t0,
+            probe: &mut *probe,
+            spans,
+            in_play,
+            order,
+            out: &mut *out,
+            room: &mut *room,
+            probed,
+        };
+        level.split(descent);
+        // The probe words without `bit`, group by group, in front of the levels below.
+        let mut len = 0;
         for (k, span) in kept.iter_mut().zip(spans) {
-            let lacking = partition(&mut probe[span.clone()], bit, leaf.isa, leaf.aside);
-            *k = span.start..span.start + lacking;
+            let from = len;
+            len += filter(&probe[span.clone()], bit, &mut room[len..], descent.isa);
+            *k = from..len;
         }
-        let kept = &kept[..spans.len()];
-        split(t1, probe, kept, play, order, out, levels, leaf, None);
-        split(t0, probe, spans, play, order, out, levels, leaf, probed);
-        return;
+        let (filtered, below) = room.split_at_mut(len);
+        let with = Level {
+            table: t1,
+            probe: filtered,
+            spans: &kept[..spans.len()],
+            in_play,
+            order,
+            out,
+            room: below,
+            probed: None,
+        };
+        with.split(descent);
     }
-    split(t0, probe, spans, play, order, out, levels, leaf, probed);
-    // The probe words without `bit`, group by group, in front of the levels below.
-    let mut len = 0;
-    for (k, span) in kept.iter_mut().zip(spans) {
-        let from = len;
-        len += filter(&probe[span.clone()], bit, &mut levels[len..], leaf.isa);
-        *k = from..len;
+
+    /// The level's `seen` made exact where its words are full, more than 32 of its live
+    /// diagonals may be used, and the samples' (`sampled`: the bits both sides' samples
+    /// have) are few enough that they might fit 32 ([`LOOK`]): one pass over both sides'
+    /// words, ORed. Its levels below then go on short ([`Level::go_short`]) once that set,
+    /// less the diagonals split on since, fits.
+    fn used_diagonals(&self, sampled: u64, isa: Isa) -> u64 {
+        let InPlay { live, seen } = self.in_play;
+        if !may_shorten::<E>(self.table.len(), isa)
+            || (seen & live).count_ones() <= 32
+            || (sampled & live).count_ones() > LOOK
+        {
+            return seen;
+        }
+        let probed = self
+            .spans
+            .iter()
+            .fold(0, |u, s| u | short::ored(&self.probe[s.clone()]));
+        seen & live & short::ored(self.table) & probed
     }
-    let (filtered, below) = levels.split_at_mut(len);
-    let kept = &kept[..spans.len()];
-    split(t1, filtered, kept, play, order, out, below, leaf, None);
+
+    /// Goes on with the level's words short, and says so, where they are full, the
+    /// diagonals in play that both sides may use fit 32 bits, the CPU has vector loops
+    /// (and BMI2's `pext`), and the buffers have room: each probe group's words gathered
+    /// ([`short::gather`]) into the front of the room, the table's into the front of the
+    /// partitions' buffer, and the order's diagonals where gathering puts them. The full
+    /// words stay as they are (the levels above may use them again).
+    fn go_short(&mut self, descent: &mut Descent<E>) -> bool {
+        let mask = self.in_play.both();
+        if mask.count_ones() > 32 || !may_shorten::<E>(self.table.len(), descent.isa) {
+            return false;
+        }
+        let (Some(table), Some(probe), Some(room), Some(aside)) = (
+            E::full(self.table),
+            E::full(self.probe),
+            E::full(self.room),
+            E::full(descent.aside),
+        ) else {
+            return false;
+        };
+        let probes: usize = self.spans.iter().map(Span::len).sum();
+        let (room, aside) = (short::halves(room), short::halves(aside));
+        if room.len() < 2 * probes + 64 || aside.len() < table.len() + table.len().max(probes) + 64
+        {
+            return false;
+        }
+        let (short_probe, below) = room.split_at_mut(probes);
+        let mut kept: [Span; MAX_GROUPS] = Default::default();
+        let mut at = 0;
+        for (k, span) in kept.iter_mut().zip(self.spans) {
+            *k = at..at + span.len();
+            short::gather(&probe[span.clone()], mask, &mut short_probe[k.clone()]);
+            at = k.end;
+        }
+        let (short_table, aside) = aside.split_at_mut(table.len());
+        short::gather(table, mask, short_table);
+        let mut gathered = Order::default();
+        for &bit in self.order.iter().filter(|&&bit| bit & mask != 0) {
+            gathered.bits[gathered.len] = short::gathered(bit, mask);
+            gathered.len += 1;
+        }
+        TALLY.short.fetch_add(1, Ordering::Relaxed);
+        let mut short_descent = Descent {
+            budget: descent.budget,
+            stop: descent.stop,
+            isa: descent.isa,
+            aside,
+            bitsets: &mut *descent.bitsets,
+        };
+        let level = Level {
+            table: short_table,
+            probe: short_probe,
+            spans: &kept[..self.spans.len()],
+            in_play: InPlay {
+                live: (1 << mask.count_ones()) - 1,
+                seen: !0,
+            },
+            order: &gathered.bits[..gathered.len],
+            out: &mut *self.out,
+            room: below,
+            probed: None,
+        };
+        level.split(&mut short_descent);
+        true
+    }
 }
 
-/// The fewest table words a level takes short ([`shortened`]): below it the levels left
-/// are too few to pay for gathering its words.
+/// The fewest table words a level takes short ([`Level::go_short`]): below it the levels
+/// left are too few to pay for gathering its words.
 const SHORT_LEAST: usize = if cfg!(test) { LEAF } else { 4096 };
 
-/// Whether a level of `table` words of `E` may go on short ([`shortened`], [`looked`]):
-/// its words are full, at least [`SHORT_LEAST`], and the CPU has vector loops (and BMI2).
+/// Whether a level of `table` words of `E` may go on short ([`Level::go_short`],
+/// [`Level::used_diagonals`]): its words are full, at least [`SHORT_LEAST`], and the CPU
+/// has vector loops (and BMI2).
 fn may_shorten<E: Held>(table: usize, isa: Isa) -> bool {
     !E::SHORT && !matches!(isa, Isa::Scalar) && table >= SHORT_LEAST
 }
 
-/// The most diagonals in play that the samples of a level of full words may show for it to
-/// look for every word's ([`looked`]): they miss the rarer ones, so a level whose samples
-/// show this many often has a few more.
+/// The most diagonals in play that the samples of a level of full words may show for it
+/// to count every word's ([`Level::used_diagonals`]): the samples miss the rarer ones, so a
+/// level whose samples show this many often has a few more.
 const LOOK: u32 = 32;
-
-/// `seen`, a superset of the diagonals the level's words use on both sides, made exact where
-/// its words are full, more than 32 of its diagonals in play (`live`) may be used, and the
-/// samples' (`sampled`: the bits both sides' samples have) are few enough that they might
-/// fit 32 ([`LOOK`]): one pass over both sides' words, ORed. Its levels below then take their
-/// words short ([`shortened`]) once the superset, less the diagonals split on since, fits.
-fn looked<E: Held>(
-    table: &[E],
-    probe: &[E],
-    spans: &[Span],
-    (live, seen): (u64, u64),
-    sampled: u64,
-    isa: Isa,
-) -> u64 {
-    if !may_shorten::<E>(table.len(), isa)
-        || (seen & live).count_ones() <= 32
-        || (sampled & live).count_ones() > LOOK
-    {
-        return seen;
-    }
-    let probed = spans
-        .iter()
-        .fold(0, |u, s| u | short::ored(&probe[s.clone()]));
-    seen & live & short::ored(table) & probed
-}
-
-/// Goes on with the level's words short, and says so, where they are full, the diagonals in
-/// play that both sides may use (`live & seen`) fit 32 bits, the CPU has vector loops
-/// (and BMI2's `pext`), and the buffers have room: each probe group's words gathered
-/// ([`short::gather`]) into the front of the room for the filtered levels, the table's into
-/// the front of the partitions' buffer, and the order's diagonals where gathering puts
-/// them. The full words are left as they were (the levels above may use them again).
-#[allow(clippy::too_many_arguments)]
-fn shortened<E: Held>(
-    table: &mut [E],
-    probe: &mut [E],
-    spans: &[Span],
-    (live, seen): (u64, u64),
-    order: &[u64],
-    out: &mut [u64],
-    levels: &mut [E],
-    leaf: &mut Leaf<E>,
-) -> bool {
-    let mask = live & seen;
-    if mask.count_ones() > 32 || !may_shorten::<E>(table.len(), leaf.isa) {
-        return false;
-    }
-    let (Some(table), Some(probe), Some(levels), Some(aside)) = (
-        E::full(table),
-        E::full(probe),
-        E::full(levels),
-        E::full(leaf.aside),
-    ) else {
-        return false;
-    };
-    let probes: usize = spans.iter().map(Span::len).sum();
-    let (levels, aside) = (short::halves(levels), short::halves(aside));
-    if levels.len() < 2 * probes + 64 || aside.len() < table.len() + table.len().max(probes) + 64 {
-        return false;
-    }
-    let (short_probe, below) = levels.split_at_mut(probes);
-    let mut kept: [Span; MAX_GROUPS] = Default::default();
-    let mut at = 0;
-    for (k, span) in kept.iter_mut().zip(spans) {
-        *k = at..at + span.len();
-        short::gather(&probe[span.clone()], mask, &mut short_probe[k.clone()]);
-        at = k.end;
-    }
-    let (short_table, aside) = aside.split_at_mut(table.len());
-    short::gather(table, mask, short_table);
-    let mut gathered = Order::default();
-    for &bit in order.iter().filter(|&&bit| bit & mask != 0) {
-        gathered.bits[gathered.len] = short::gathered(bit, mask);
-        gathered.len += 1;
-    }
-    TALLY.short.fetch_add(1, Ordering::Relaxed);
-    let mut short_leaf = Leaf {
-        budget: leaf.budget,
-        stop: leaf.stop,
-        isa: leaf.isa,
-        aside,
-        bitsets: &mut *leaf.bitsets,
-    };
-    split(
-        short_table,
-        short_probe,
-        &kept[..spans.len()],
-        ((1 << mask.count_ones()) - 1, !0),
-        &gathered.bits[..gathered.len],
-        out,
-        below,
-        &mut short_leaf,
-        None,
-    );
-    true
-}
 
 /// Puts the words of `table` without `bit` first and returns how many there are; `aside`
 /// is a buffer the vector loops may use. The table's words and, where the room has run out,
@@ -945,19 +1036,6 @@ fn filter<E: Held>(from: &[E], bit: u64, to: &mut [E], isa: Isa) -> usize {
     }
     let _ = isa;
     filter_words(from, bit, to)
-}
-
-/// What the split and its leaves need besides their words: the memory a leaf's tables may
-/// take, the flag that stops the split, the instructions they run in, the buffer a
-/// partition uses (room for the larger side and a vector more; where the words are
-/// shortened, the short table's and its partitions') and the ones a leaf's tables are built
-/// in.
-struct Leaf<'a, E> {
-    budget: usize,
-    stop: &'a AtomicBool,
-    isa: Isa,
-    aside: &'a mut [E],
-    bitsets: &'a mut Bitsets,
 }
 
 /// Counts what [`Bitsets::disjoint`]'s leaf tests: the pairs, and one leaf.
@@ -1060,7 +1138,7 @@ pub(super) mod tests {
     /// Tables the split cannot bring down to a leaf (the probe side meets them on a few
     /// diagonals only) are sliced, in entries of 16 to 32 words: each loop counts them as
     /// testing every pair does. The probe side is large enough that the levels do not swap
-    /// the sides (`turned`) before the leaves: with 300 probe words no leaf is sliced.
+    /// the sides (`swap_pays`) before the leaves: with 300 probe words no leaf is sliced.
     #[test]
     fn sliced_tables_count_what_every_pair_counts() {
         let mut state = 0x2545_f491_4f6c_dd1d;
@@ -1092,7 +1170,7 @@ pub(super) mod tests {
         for (lefts, rights) in [(3000, 9000), (9000, 2000), (LEAF, LEAF)] {
             let (left, right) = (sides(lefts), sides(rights));
             let every = every_pair(&right, &left, std::slice::from_ref(&(0..left.len())))[0];
-            let (sizes, _) = pivots(&left, &right);
+            let sizes = pivots(&left, &right).sizes;
             assert!(sizes[..PAIRS - 1].iter().filter(|&&s| s > 0).count() > 4);
             let all: [bool; PAIRS] = std::array::from_fn(|g| g < PAIRS - 1);
             let some: [bool; PAIRS] = std::array::from_fn(|g| g < PAIRS - 1 && g % 3 == 1);
@@ -1106,22 +1184,24 @@ pub(super) mod tests {
                     let within = Within {
                         bytes: budget,
                         stop: super::super::NEVER,
+                        isa: Isa::of(kernel),
                         least: 0,
                         held: 0,
                     };
-                    let isa = Isa::of(kernel);
                     Matcher::default().grouped(
                         &mut l,
                         &mut r,
-                        (sizes, pivot),
+                        &Pivots {
+                            sizes,
+                            alone: pivot,
+                        },
                         &mut out,
                         within,
-                        isa,
                     );
                     assert_eq!(out[0], every, "{lefts}x{rights} {kernel:?} budget {budget}");
                     let mut out = [0];
                     let (mut l, mut r) = (left.clone(), right.clone());
-                    Matcher::default().pivoted(&mut l, &mut r, &mut out, within, isa);
+                    Matcher::default().pivoted(&mut l, &mut r, &mut out, within);
                     assert_eq!(out[0], every, "{lefts}x{rights} {kernel:?} pivoted");
                 }
             }
@@ -1193,7 +1273,7 @@ pub(super) mod tests {
             .collect();
         let spans = [0..300, 300..800];
         let order = [1 << 9, 1 << 5, 1 << 1];
-        let (own, _) = picked(
+        let (own, _) = pick_diagonal(
             &table,
             &Probed::of(&probe, &spans, Isa::Scalar),
             &order,
@@ -1212,14 +1292,14 @@ pub(super) mod tests {
             .collect();
         let whole: Vec<Span> = groups(&[1000]).collect();
         let probed = Probed::of(&probe, &whole, Isa::Scalar);
-        let (own, sampled) = picked(&table, &probed, &[1 << 3, 1 << 2], Isa::Scalar);
+        let (own, sampled) = pick_diagonal(&table, &probed, &[1 << 3, 1 << 2], Isa::Scalar);
         assert_eq!(own.bits[..own.len], [1 << 2, 1 << 3]);
         // The diagonals both sides' samples have.
         assert_eq!(sampled, 1 << 2 | 1 << 3);
         // Bits 1 and 5 alike in both sides: the tie keeps the order's.
         let same: Vec<Word> = (0..600).map(|_| 1 << 1 | 1 << 5).collect();
         let whole: Vec<Span> = groups(&[600]).collect();
-        let (own, _) = picked(
+        let (own, _) = pick_diagonal(
             &same,
             &Probed::of(&same, &whole, Isa::Scalar),
             &[1 << 5, 1 << 1],
@@ -1227,7 +1307,7 @@ pub(super) mod tests {
         );
         assert_eq!(own.bits[..own.len], [1 << 5, 1 << 1]);
         assert_eq!(
-            picked(
+            pick_diagonal(
                 &table,
                 &Probed::of(&probe, &spans, Isa::Scalar),
                 &[],
@@ -1255,7 +1335,7 @@ pub(super) mod tests {
             // (the cases above pick at their top levels too).
             (2500, 5600, 9, 44),
             // A few probe words against many: with one group the sides swap at the top
-            // (`turned`).
+            // (`swap_pays`).
             (6000, 60, 9, 44),
         ] {
             let table = words(tables, bits, width, &mut state);
@@ -1328,10 +1408,10 @@ pub(super) mod tests {
                     Within {
                         bytes: budget,
                         stop: super::super::NEVER,
+                        isa: Isa::of(kernel),
                         least: 0,
                         held: 0,
                     },
-                    Isa::of(kernel),
                 );
                 assert_eq!(
                     out, every,
@@ -1347,13 +1427,13 @@ pub(super) mod tests {
     #[test]
     fn a_level_swaps_the_sides_where_the_model_finds_it_cheaper() {
         let one = |len: usize| groups(&[len]).collect::<Vec<Span>>();
-        assert!(turned(6000, &one(60)));
-        assert!(turned(6000, &[0..0, 0..60]));
-        assert!(!turned(6000, &one(6000)));
-        assert!(!turned(600, &one(60)));
+        assert!(swap_pays(6000, &one(60)));
+        assert!(swap_pays(6000, &[0..0, 0..60]));
+        assert!(!swap_pays(6000, &one(6000)));
+        assert!(!swap_pays(600, &one(60)));
         // Two groups each against every table word cost more than one split of the table,
         // unless each is far larger than it.
-        assert!(!turned(6000, &[0..30, 30..60]));
-        assert!(turned(2000, &[0..20_000, 20_000..40_000]));
+        assert!(!swap_pays(6000, &[0..30, 30..60]));
+        assert!(swap_pays(2000, &[0..20_000, 20_000..40_000]));
     }
 }

@@ -82,7 +82,7 @@ pub use symmetric::fixed_by_symmetries;
 pub use symmetric::fixed_by_symmetries_until;
 pub use word::NEVER;
 
-use halves::Sizes;
+use halves::{Shape, Sizes};
 use leaf::MAX_GROUPS;
 use matching::{LEAF, Matcher, Within};
 
@@ -234,29 +234,16 @@ impl Join {
         }
     }
 
-    /// Fills `out` with chunk `c` of `side`'s half-boards (left ones, or right ones
-    /// `mirrored`) that do not meet `forbid`, only those above a class where `above` is one
-    /// (see [`halves::build`]).
-    #[allow(clippy::too_many_arguments)]
-    fn build_chunk(
-        &self,
-        side: &Side,
-        c: usize,
-        (forbid, above): (Lines, Option<u64>),
-        mirrored: bool,
-        shared: (usize, usize),
-        isa: Isa,
-        out: &mut Vec<Word>,
-    ) {
+    /// Fills `out` with chunk `c` of `side`'s half-boards, those `shape` makes and as it
+    /// writes them (see [`halves::build`]).
+    fn build_chunk(&self, side: &Side, c: usize, shape: &Shape, isa: Isa, out: &mut Vec<Word>) {
         let pieces = (&*side.north, &*side.south);
         let chunk = &side.chunks[c];
         halves::build(
             self.h,
             pieces,
             (&chunk.spans, chunk.boards),
-            (forbid, above),
-            mirrored,
-            shared,
+            shape,
             isa,
             out,
         );
@@ -335,14 +322,14 @@ impl Join {
     ) -> u128 {
         let entries: Vec<(Option<u8>, u8)> = key.entries(self.n as u32, self.symmetry).collect();
         SCRATCH.with_borrow_mut(|s| {
-            let (left_pieces, right_pieces) = self.key_pieces(key, &entries, budget, stop, s);
+            let pieces = self.key_pieces(key, &entries, budget, stop, s);
             let odd = self.n % 2 == 1;
             let free = budget.saturating_sub(s.pieces.own() + budget / UNCOUNTED);
             // An odd board's left sizes are held while it is counted (an even board's
             // sides' are taken from its chunks' share below, once known): a few percent of
             // a small thread's share.
             let free = if odd {
-                free.saturating_sub(Sizes::most_bytes(&left_pieces.0))
+                free.saturating_sub(Sizes::most_bytes(&pieces.left.0))
             } else {
                 free
             };
@@ -353,9 +340,10 @@ impl Join {
             );
             let limits = self.limits(free, most, kernel, stop);
             if odd {
-                return self.count_odd(key, &entries, left_pieces, right_pieces, &limits, s);
+                return self.count_odd(key, &entries, pieces, &limits, s);
             }
-            let right_pieces = right_pieces.into_iter().next();
+            let KeyPieces { left, rights } = pieces;
+            let (left_pieces, right_pieces) = (left, rights.into_iter().next());
             let right_pieces = right_pieces.expect("an even board's key has one right side");
             let weighed = self.count_even(key, left_pieces, right_pieces, &limits, s);
             u128::from(entries[0].1) * weighed
@@ -372,7 +360,7 @@ impl Join {
         budget: usize,
         stop: &AtomicBool,
         s: &mut Scratch,
-    ) -> (SidePieces, Vec<SidePieces>) {
+    ) -> KeyPieces {
         let Scratch {
             left,
             right,
@@ -401,7 +389,10 @@ impl Join {
             .map(|&(m, _)| self.pieces(cache, self.right_rows(key.rows, m), stop, &mut room))
             .collect();
         cache.trim(budget / IDLE_PIECES);
-        (left_pieces, right_pieces)
+        KeyPieces {
+            left: left_pieces,
+            rights: right_pieces,
+        }
     }
 
     /// What a key's count may take once its pieces are found (`free` bytes, chunks of at
@@ -429,6 +420,7 @@ impl Join {
             within: Within {
                 bytes: free,
                 stop,
+                isa: Isa::of(kernel),
                 least: if odd { matching::LEVELS } else { 0 },
                 held: 0,
             },
@@ -511,45 +503,58 @@ impl Join {
             hold(group, r_need, free);
         }
         let whole = lefts.chunks.len() == 1;
+        let (as_left, as_right) = (
+            Shape::new(none, false, limits.wide),
+            Shape::new(none, true, limits.shared),
+        );
         if whole {
-            self.build_chunk(lefts, 0, none, false, limits.wide, isa, left);
+            self.build_chunk(lefts, 0, &as_left, isa, left);
         }
         let mut found = [0u64];
         for r in 0..rights.chunks.len() {
-            self.build_chunk(rights, r, none, true, limits.shared, isa, group);
+            self.build_chunk(rights, r, &as_right, isa, group);
             for l in 0..lefts.chunks.len() {
                 if !whole {
-                    self.build_chunk(lefts, l, none, false, limits.wide, isa, left);
+                    self.build_chunk(lefts, l, &as_left, isa, left);
                 }
                 let held = held([left, right, group, kept]);
                 let within = Within { held, ..within };
                 matcher.fit((left.len(), group.len()), within);
-                matcher.pivoted(left, group, &mut found, within, isa);
+                matcher.pivoted(left, group, &mut found, within);
             }
         }
         found[0]
     }
 
     /// The solutions of an odd board's key, each entry (middle row) weighed by its orbit's
-    /// size: the left side (the pieces `left_pieces`) built whole where it fits one chunk,
-    /// and matched with each middle row's right side (`right_pieces`, one an entry) in one
+    /// size: the left side (the pieces `pieces.left`) built whole where it fits one chunk,
+    /// and matched with each middle row's right side (`pieces.rights`, one an entry) in one
     /// table for them all ([`Join::one_table`]) where it is small, else one middle row at a
     /// time ([`Join::each_middle_row`]).
     fn count_odd(
         &self,
         key: Key,
         entries: &[(Option<u8>, u8)],
-        left_pieces: SidePieces,
-        right_pieces: Vec<SidePieces>,
+        pieces: KeyPieces,
         limits: &Limits,
         s: &mut Scratch,
     ) -> u128 {
+        let KeyPieces {
+            left: left_pieces,
+            rights: right_pieces,
+        } = pieces;
         let none = (Lines::default(), None);
         let sized = self.sized(left_pieces, none.0, limits.most, limits.isa);
         let lefts = sized.cut(limits.most, None);
         let whole = lefts.chunks.len() == 1;
         if whole {
-            self.build_chunk(&lefts, 0, none, false, limits.wide, limits.isa, &mut s.left);
+            self.build_chunk(
+                &lefts,
+                0,
+                &Shape::new(none, false, limits.wide),
+                limits.isa,
+                &mut s.left,
+            );
         }
         let rows = self.middle_rows(entries, right_pieces, &sized, whole, limits);
         // Where the join weighs its solutions, the side with the middle row's queen has
@@ -662,7 +667,13 @@ impl Join {
             let forbid = Lines::of(self.n, *m as usize, self.h);
             let class = self.class_of(*m);
             let keep = (forbid, class);
-            self.build_chunk(side, 0, keep, true, limits.shared, limits.isa, group);
+            self.build_chunk(
+                side,
+                0,
+                &Shape::new(keep, true, limits.shared),
+                limits.isa,
+                group,
+            );
             // The right half-board's bits in the wide layout, with the middle queen's.
             let mid = 1u64 << m | 1 << (m + 32);
             let widen = |&w: &Word| (w & mask) << 1 | ((w >> 32) & mask) << 33 | mid;
@@ -677,7 +688,7 @@ impl Join {
         };
         let mut found = [0u64; MAX_GROUPS];
         matcher.fit_table((left.len(), right.len()), within);
-        matcher.disjoint(left, right, ends, &mut found, within, limits.isa);
+        matcher.disjoint(left, right, ends, &mut found, within);
         let mut weighed = [0u64; MAX_GROUPS];
         for (&(e, weight), found) in groups.iter().zip(found) {
             weighed[e] += weight * found;
@@ -765,17 +776,23 @@ impl Join {
             if *table {
                 matcher.fit_table((b.len(), a.len()), within);
                 let ends = [a.len()];
-                matcher.disjoint(b, a, &ends, &mut found, within, isa);
+                matcher.disjoint(b, a, &ends, &mut found, within);
             } else {
                 matcher.fit((a.len(), b.len()), within);
-                matcher.either(a, b, &mut found, within, isa);
+                matcher.either(a, b, &mut found, within);
             }
             found[0]
         };
         let right_classes = class.filter(|_| !left_classes);
         let mut weighed = 0;
         for r in 0..side.chunks.len() {
-            self.build_chunk(side, r, (forbid, right_classes), true, shared, isa, group);
+            self.build_chunk(
+                side,
+                r,
+                &Shape::new((forbid, right_classes), true, shared),
+                isa,
+                group,
+            );
             let Some(own) = own else {
                 // The whole left side, built once: the half-boards the queen leaves.
                 if r == 0 {
@@ -787,7 +804,7 @@ impl Join {
             for l in 0..own.chunks.len() {
                 if r == 0 || !once {
                     let keep = (forbid, left_class);
-                    self.build_chunk(own, l, keep, false, shared, isa, kept);
+                    self.build_chunk(own, l, &Shape::new(keep, false, shared), isa, kept);
                 }
                 weighed += weight * pairs(matcher, kept, group);
             }
@@ -838,6 +855,13 @@ impl Limits<'_> {
 
 /// A side's pieces: its top quadrant's and its bottom one's.
 type SidePieces = (Arc<Pieces>, Arc<Pieces>);
+
+/// A key's pieces: its left side's, and each entry's right side's (a middle row each on an
+/// odd board).
+struct KeyPieces {
+    left: SidePieces,
+    rights: Vec<SidePieces>,
+}
 
 /// Sets `kept` to the left half-boards of `left` that a middle queen on `mid` leaves and,
 /// where `above` is given (a weighed key's), whose class ([`word::TAG`]) is above it,
@@ -1278,22 +1302,15 @@ mod tests {
                     };
                     let all = side(&mut cache, u64::MAX);
                     assert_eq!(all.chunks.len(), 1);
-                    cut.build_chunk(&all, 0, (forbid, None), false, cut.shared(), isa, &mut out);
+                    let shape = Shape::new((forbid, None), false, cut.shared());
+                    cut.build_chunk(&all, 0, &shape, isa, &mut out);
                     let mut whole = out.clone();
                     whole.sort_unstable();
                     for most in [1, 40, 300] {
                         let side = side(&mut cache, most);
                         let mut built = Vec::new();
                         for c in 0..side.chunks.len() {
-                            cut.build_chunk(
-                                &side,
-                                c,
-                                (forbid, None),
-                                false,
-                                cut.shared(),
-                                isa,
-                                &mut out,
-                            );
+                            cut.build_chunk(&side, c, &shape, isa, &mut out);
                             let chunk = &side.chunks[c];
                             let pieces = chunk.spans.iter().map(|s| s.to - s.from).sum::<u32>();
                             assert!(out.len() as u64 <= most || pieces == 1, "{k:?} {most}");

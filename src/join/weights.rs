@@ -182,7 +182,14 @@ pub fn search(n: u32, rows: u32, middle: Option<u8>) -> u128 {
         sides: [rows, all & !rows & !mid, mid],
         total: 0,
     };
-    walk.column(0, 0, 0, 0, [0, 0], h);
+    let empty = Taken {
+        rows: 0,
+        down: 0,
+        up: 0,
+        ups: [0, 0],
+        middle: h,
+    };
+    walk.column(0, empty);
     walk.total
 }
 
@@ -234,12 +241,30 @@ struct Walk {
     total: u128,
 }
 
+/// What the oracle's queens placed so far take: `rows`, the diagonals `down` (row - col)
+/// and `up` (row + col); `ups[s]` the columns of side `s` whose queen is a top one (a right
+/// column `n - 1 - j` as bit `j`, as its mirrored half-board has it) and `middle` the
+/// column of the middle row's queen (odd boards).
+#[derive(Clone, Copy)]
+struct Taken {
+    rows: u32,
+    down: u64,
+    up: u64,
+    ups: [u32; 2],
+    middle: usize,
+}
+
 impl Walk {
-    /// Places the queen of column `col`, `rows` taken and the diagonals `down` (row - col)
-    /// and `up` (row + col) taken; `ups[s]` the columns of side `s` whose queen is a top one
-    /// (a right column `n - 1 - j` as bit `j`, as its mirrored half-board has it) and
-    /// `middle` the column of the middle row's queen (odd boards).
-    fn column(&mut self, col: usize, rows: u32, down: u64, up: u64, ups: [u32; 2], middle: usize) {
+    /// Places the queen of column `col` where the queens of the columns before it leave
+    /// room (`taken`).
+    fn column(&mut self, col: usize, taken: Taken) {
+        let Taken {
+            rows,
+            down,
+            up,
+            ups,
+            middle,
+        } = taken;
         let (n, h) = (self.n, self.h);
         if col == n {
             let w = if n % 2 == 0 {
@@ -270,7 +295,14 @@ impl Walk {
                 ups[side] |= 1 << if side == 0 { col } else { n - 1 - col };
             }
             let middle = if n % 2 == 1 && r == h { col } else { middle };
-            self.column(col + 1, rows | 1 << r, down | d, up | u, ups, middle);
+            let taken = Taken {
+                rows: rows | 1 << r,
+                down: down | d,
+                up: up | u,
+                ups,
+                middle,
+            };
+            self.column(col + 1, taken);
         }
     }
 }

@@ -147,7 +147,7 @@ pub fn estimate(
         .and_then(|d| start.checked_add(d));
     let over = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
-    let (samples, abandoned, strata, costs) = std::thread::scope(|scope| {
+    let sampled = std::thread::scope(|scope| {
         // The clock: sets `over` at the deadline (or once sampling has ended).
         let clock = scope.spawn(|| {
             while !finished.load(Ordering::Relaxed) {
@@ -177,20 +177,20 @@ pub fn estimate(
         parts: plan.len(),
     })?;
     let threads = engine.threads();
-    predict(
-        plan,
-        costs,
-        &strata,
-        samples,
-        abandoned,
-        threads,
-        settings.seconds,
-    )
+    predict(plan, sampled, threads, settings.seconds)
 }
 
-/// What [`sample`] returns: the samples, the parts abandoned at the bound, the strata and
-/// the parts' costs (the plan's own).
-type Sampled<'a> = (Vec<Sample>, Vec<Sample>, Vec<Vec<usize>>, &'a [u64]);
+/// What [`sample`] returns.
+struct Sampled<'a> {
+    /// The parts that finished within the bound, sorted by stratum.
+    samples: Vec<Sample>,
+    /// The parts abandoned at the bound.
+    abandoned: Vec<Sample>,
+    /// The strata: each one's parts.
+    strata: Vec<Vec<usize>>,
+    /// The parts' costs (the plan's own).
+    costs: &'a [u64],
+}
 
 /// The sampling of [`estimate`]: the samples (sorted by stratum) that finished before
 /// `over` was set, the parts abandoned then (each with the seconds it had run), the strata
@@ -269,7 +269,12 @@ fn sample<'a>(
     samples.sort_by_key(|s| (s.stratum, s.part));
     let mut abandoned = abandoned.into_inner().unwrap_or_else(|e| e.into_inner());
     abandoned.sort_by_key(|s| (s.stratum, s.part));
-    Some((samples, abandoned, strata, costs))
+    Some(Sampled {
+        samples,
+        abandoned,
+        strata,
+        costs,
+    })
 }
 
 /// Whether `plan` is a full-mode join, whose last part (the symmetric solutions) is a
@@ -417,15 +422,14 @@ fn lean(abandoned: usize, kept: usize, variance: f64, squares: f64, threads: usi
 /// The whole plan's cost from the samples (sorted by stratum) and the parts abandoned at
 /// the bound, on the sampling's threads; `seconds` is the bound the sampling had, for the
 /// message where too few parts finished within it.
-fn predict(
-    plan: &Plan,
-    costs: &[u64],
-    strata: &[Vec<usize>],
-    samples: Vec<Sample>,
-    mut abandoned: Vec<Sample>,
-    threads: usize,
-    seconds: f64,
-) -> Result<Estimate, Error> {
+fn predict(plan: &Plan, sampled: Sampled, threads: usize, seconds: f64) -> Result<Estimate, Error> {
+    let Sampled {
+        samples,
+        mut abandoned,
+        strata,
+        costs,
+    } = sampled;
+    let strata = &strata[..];
     let enumerated = enumerated_in(&samples);
     let once = pieces_once(plan, &enumerated);
     let fixed = usize::from(symmetric_part(plan));

@@ -298,14 +298,13 @@ fn forced_frame() -> Option<Frame> {
 /// `before_last` with a queen on `bits[lane]` and the last row's square `nexts[lane]` open.
 /// The queens above are the lowest squares of the lane's frames (`stack[level * width +
 /// lane]`, where `width` is the number of lanes, `lane_start.len()`) from level `top` down;
-/// column 0 is bit `o`; `lane_start[lane]` is the start each lane is below. Shared by both
-/// loops.
+/// column 0 is bit `o`; `lane_start[lane]` is the start each lane is below (the three are
+/// `lanes`, each a value per lane). Shared by both loops.
 #[cfg(target_arch = "x86_64")]
 fn record_hits(
     hit: u32,
     stack: &[i32],
-    [bits, nexts]: [&[u32]; 2],
-    lane_start: &[u32],
+    [bits, nexts, lane_start]: [&[u32]; 3],
     [top, before_last]: [usize; 2],
     o: u32,
     hits: &mut Vec<Hit>,

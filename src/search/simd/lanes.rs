@@ -303,7 +303,13 @@ impl<V: Vector> Walk<V> {
             V::store::<KEEP_RD, KEEP_LD>(stacks, here, k.spare, push, [n.open, n.rd, n.ld]);
 
             let parent = self.parent::<KEEP_RD, KEEP_LD>(frame, psh);
-            self.advance(bit, push, child, pop, parent, k.one);
+            let moves = Moves {
+                push,
+                child,
+                pop,
+                parent,
+            };
+            self.advance(bit, moves, k.one);
             self.busy = V::but(self.busy, done);
             done
         }
@@ -367,22 +373,20 @@ impl<V: Vector> Walk<V> {
         }
     }
 
-    /// The new state: lanes in `push` go down to `child`, lanes in `pop` go up to `parent`,
-    /// the others try the square after `bit`, their lowest open one.
+    /// The new state: the lanes `moves` pushes go down to its child, those it pops go up
+    /// to its parent, the others try the square after `bit`, their lowest open one.
     ///
     /// # Safety
     ///
     /// The CPU has `V`'s ISA.
     #[inline(always)]
-    unsafe fn advance(
-        &mut self,
-        bit: V,
-        push: V::Mask,
-        child: Node<V>,
-        pop: V::Mask,
-        parent: Node<V>,
-        one: V,
-    ) {
+    unsafe fn advance(&mut self, bit: V, moves: Moves<V>, one: V) {
+        let Moves {
+            push,
+            child,
+            pop,
+            parent,
+        } = moves;
         // SAFETY: the CPU has `V`'s ISA (the caller's).
         unsafe {
             let above = self.level.sub(one);
@@ -394,6 +398,15 @@ impl<V: Vector> Walk<V> {
             self.level = self.level.count_in(push).select(pop, above);
         }
     }
+}
+
+/// Where a step of the loop moves the lanes: those in `push` down to `child`, those in
+/// `pop` up to `parent`.
+struct Moves<V: Vector> {
+    push: V::Mask,
+    child: Node<V>,
+    pop: V::Mask,
+    parent: Node<V>,
 }
 
 /// The frames of the lanes in `pop` at `up`: the open squares, and the down-left and
@@ -445,8 +458,11 @@ unsafe fn record<V: Vector>(
         let levels = [k.top, k.s.levels - 2];
         // SAFETY: the CPU has `V`'s ISA (the caller's).
         let (bits, nexts) = unsafe { (bit.lanes(), next.lanes()) };
-        let lanes = [&bits[..V::LANES], &nexts[..V::LANES]];
-        let from = &lane_start[..V::LANES];
-        record_hits(hit, open_stack, lanes, from, levels, k.o, hits);
+        let lanes = [
+            &bits[..V::LANES],
+            &nexts[..V::LANES],
+            &lane_start[..V::LANES],
+        ];
+        record_hits(hit, open_stack, lanes, levels, k.o, hits);
     }
 }

@@ -9,6 +9,11 @@ use nqueens_engine::Tally;
 use nqueens_engine::run::shard::ShardResult;
 use nqueens_engine::types::Residues;
 
+#[path = "../examples/mutate/files.rs"]
+mod file_trials;
+#[path = "../examples/mutate/trials.rs"]
+mod trials;
+
 fn nqueens(args: &[&str]) -> Output {
     Command::cargo_bin("nqueens")
         .unwrap()
@@ -929,8 +934,9 @@ fn out_of_memory_ends_with_a_line_naming_the_allocation() {
     }
 }
 
-/// Runs nqueens with `args` (`$TMPDIR` set to `tmp`) and the test hook that makes it wait at
-/// `stage`, does `change` there, lets it go on, and returns its output.
+/// Runs nqueens with `args` (`$TMPDIR` set to `tmp`, `$XDG_CACHE_HOME` to `tmp/cache`) and
+/// the test hook that makes it wait at `stage`, does `change` there, lets it go on, and
+/// returns its output.
 fn changed_at(stage: &str, args: &[&str], tmp: &Path, change: impl FnOnce()) -> Output {
     use std::io::{Read, Write};
     let mut command = launched(&[]);
@@ -938,6 +944,7 @@ fn changed_at(stage: &str, args: &[&str], tmp: &Path, change: impl FnOnce()) -> 
         .args(args)
         .env("NQUEENS_TEST_WAIT_AT", stage)
         .env("TMPDIR", tmp)
+        .env("XDG_CACHE_HOME", tmp.join("cache"))
         .stdin(std::process::Stdio::piped());
     let (mut child, mut err) = started_until(command, &format!("waiting at {stage}"));
     change();
@@ -977,6 +984,7 @@ fn a_counted_shard_its_output_cannot_take_is_kept_for_the_same_command_to_write(
                 .unwrap()
                 .args(args(i))
                 .env("TMPDIR", &tmp)
+                .env("XDG_CACHE_HOME", tmp.join("cache"))
                 .output()
                 .unwrap(),
         );
@@ -1008,7 +1016,7 @@ fn a_counted_shard_its_output_cannot_take_is_kept_for_the_same_command_to_write(
         "{err}"
     );
     assert!(!Path::new(&rescue).exists());
-    // Its folder gone: the counts are kept in $TMPDIR.
+    // Its folder gone: the counts are kept in this user's own folder, made 0700.
     let held = std::fs::read(&files[0]).unwrap();
     let run: Vec<String> = args(1).to_vec();
     let run: Vec<&str> = run.iter().map(String::as_str).collect();
@@ -1017,15 +1025,19 @@ fn a_counted_shard_its_output_cannot_take_is_kept_for_the_same_command_to_write(
     });
     let err = String::from_utf8_lossy(&failed.stderr);
     assert_eq!(failed.status.code(), Some(1), "{err}");
-    let kept: Vec<PathBuf> = std::fs::read_dir(&tmp)
+    let own = tmp.join("cache/nqueens/rescue");
+    let kept: Vec<PathBuf> = std::fs::read_dir(&own)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(kept.len(), 1, "{kept:?}");
     assert!(err.contains(&way_on(path(&kept[0]), &files[1])), "{err}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+    assert_eq!((mode(&own), mode(&kept[0])), (0o700, 0o600));
     std::fs::create_dir(&out).unwrap();
     assert!(again(1).contains("nothing counted again"));
-    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(&own).unwrap().count(), 0);
     std::fs::write(&files[0], held).unwrap();
     let both = [path(&files[0]).to_string(), path(&files[1]).to_string()];
     assert_eq!(counts(&merge(&both))["solutions"], 14200);
@@ -1689,17 +1701,20 @@ fn sigterm_while_planning_or_writing_the_output_leaves_no_temporary_file() {
     assert_eq!(temporaries_in(&dir), Vec::<String>::new());
     assert!(!out.exists());
     // While the output is written: every subproblem counted and checkpointed, the result
-    // synced under its temporary name.
+    // synced under its temporary name, which the signal puts in place, whole.
     let (child, err) = paused_at("output", &args);
     assert_eq!(temporaries_in(&dir).len(), 1);
     let (code, err) = terminate(child, err);
     assert_eq!(code, Some(143), "{err}");
     assert!(
-        err.contains("interrupted by SIGTERM") && err.contains(path(&ckpt)),
+        err.contains(&format!(
+            "interrupted by SIGTERM once the count was done and its result synced: written whole to {}",
+            path(&out)
+        )),
         "{err}"
     );
     assert_eq!(temporaries_in(&dir), Vec::<String>::new());
-    assert!(!out.exists(), "no output, rather than half of one");
+    std::fs::remove_file(&out).unwrap();
     // The same command again resumes from the checkpoint and writes the shard.
     let again = nqueens(&args);
     assert!(
@@ -2766,4 +2781,383 @@ fn two_files_of_one_run_that_differ_are_refused() {
     );
     let named = format!("{} and {} both name run {run}", files[0], theirs[0]);
     refused_with(&out, &[&named, "but differ"]);
+}
+
+// Files no one else can plant or replace: rescue files, file size limits, a signal at the
+// rename, and the names of nqueens's own temporary files.
+
+/// nqueens with `args`, its old temporary folder (`$TMPDIR`) and this user's cache folder
+/// (`$XDG_CACHE_HOME`) set.
+fn with_folders(args: &[&str], tmp: &Path, cache: &Path) -> Output {
+    Command::cargo_bin("nqueens")
+        .unwrap()
+        .args(args)
+        .env("TMPDIR", tmp)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .unwrap()
+}
+
+fn chmod(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Whether this process runs as root, who can give a file to another user.
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The files another user could plant as a rescue file of this user's: a forged file
+/// (consistent in itself) of another owner where this process can make one (root), else of
+/// the wrong mode; and a symbolic link to `victim`.
+fn planted(forged: &Path, at: &Path, victim: &Path, case: usize) {
+    let _ = std::fs::remove_file(at);
+    match case {
+        0 => {
+            std::fs::copy(forged, at).unwrap();
+            chmod(at, 0o600);
+            if is_root() {
+                std::os::unix::fs::chown(at, Some(65534), Some(65534)).unwrap();
+            } else {
+                chmod(at, 0o644);
+            }
+        }
+        _ => std::os::unix::fs::symlink(victim, at).unwrap(),
+    }
+}
+
+#[test]
+fn a_rescue_file_planted_by_another_user_or_as_a_link_is_never_taken_or_written_through() {
+    let dir = scratch("planted");
+    let (shared, private, tmp) = (dir.join("shared"), dir.join("private"), dir.join("tmp"));
+    // This user's own folder, as `changed_at` sets it.
+    let cache = tmp.join("cache");
+    for (folder, mode) in [(&shared, 0o1777), (&private, 0o700), (&tmp, 0o1777)] {
+        std::fs::create_dir(folder).unwrap();
+        chmod(folder, mode);
+    }
+    // The forgery: a genuine shard 0/2 with one part raised, its checksums recomputed.
+    let other = shard_of_12("1/2", &dir.join("s1.json"));
+    let forged = dir.join("forged.json");
+    shard_of_12("0/2", &forged);
+    forge(path(&forged), true, |r| r.subproblems[0].1 += 8);
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    let exact = |out: &Path| {
+        let files = [path(out).to_string(), other.clone()];
+        assert_eq!(counts(&merge(&files))["solutions"], 14200);
+    };
+    for (folder, case) in [(&shared, 0), (&shared, 1), (&private, 0), (&private, 1)] {
+        let out = folder.join("s0.json");
+        let _ = std::fs::remove_file(&out);
+        let args = ["count", "12", "--shard", "0/2", "--output", path(&out)];
+        // Beside the output, and where rescue files used to be kept: `$TMPDIR`, which every
+        // user can write.
+        let crc = crc32fast::hash(path(&out).as_bytes());
+        let old = tmp.join(format!("nqueens-{crc:08x}-s0.json.rescue"));
+        let beside = folder.join("s0.json.rescue");
+        for at in [&beside, &old] {
+            planted(&forged, at, &victim, case);
+        }
+        let run = with_folders(&args, &tmp, &cache);
+        let err = String::from_utf8_lossy(&run.stderr).into_owned();
+        assert!(run.status.success(), "{case} in {folder:?}: {err}");
+        assert!(!err.contains("nothing counted again"), "{err}");
+        exact(&out);
+        // Beside an output in a folder others can write, nothing is taken; in a folder of
+        // this user's alone, a file this user did not make is named and left alone.
+        if *folder == private {
+            assert!(
+                err.contains(&format!(
+                    "warning: rescue file {} is not this run's",
+                    path(&beside)
+                )),
+                "{err}"
+            );
+        }
+        for at in [&beside, &old] {
+            assert!(std::fs::symlink_metadata(at).is_ok(), "left alone: {at:?}");
+        }
+        // An output that cannot take the counts: they are kept, never through the link.
+        std::fs::remove_file(&out).unwrap();
+        let failed = changed_at("output", &args, &tmp, || std::fs::create_dir(&out).unwrap());
+        let err = String::from_utf8_lossy(&failed.stderr).into_owned();
+        assert_eq!(failed.status.code(), Some(1), "{err}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        let kept = if *folder == private {
+            beside.clone()
+        } else {
+            cache
+                .join("nqueens/rescue")
+                .join(format!("{crc:08x}-s0.json.rescue"))
+        };
+        assert!(
+            err.contains(&format!("the shard's counts are kept in {}", path(&kept))),
+            "{err}"
+        );
+        std::fs::remove_dir(&out).unwrap();
+        let again = changed_at("planning", &args, &tmp, || {});
+        let err = String::from_utf8_lossy(&again.stderr).into_owned();
+        assert!(again.status.success(), "{err}");
+        assert!(err.contains("nothing counted again"), "{err}");
+        exact(&out);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    }
+}
+
+/// `bash -c 'ulimit -f KIB; exec nqueens ARGS'`, SIGXFSZ not trapped, this user's cache
+/// folder set to `cache`: its output, stdout piped.
+fn limited(kib: u32, args: &[&str], cache: &Path) -> Output {
+    Std::new("bash")
+        .arg("-c")
+        .arg(format!("ulimit -f {kib}; exec \"$@\""))
+        .arg("bash")
+        .arg(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn under_a_file_size_limit_the_count_goes_on_and_a_shard_loses_nothing() {
+    let dir = scratch("size-limit");
+    let cache = dir.join("cache");
+    // A checkpoint past 100 KiB: its writes fail with EFBIG, and the count goes on.
+    let ckpt = dir.join("c.ckpt");
+    let args = [
+        "count",
+        "17",
+        "--format",
+        "json",
+        "--checkpoint",
+        path(&ckpt),
+    ];
+    let out = limited(100, &args, &cache);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(counts(&out)["solutions"], 95815104, "{err}");
+    assert!(
+        err.contains(&format!("warning: cannot write checkpoint {}", path(&ckpt)))
+            && err.contains("counting goes on"),
+        "{err}"
+    );
+    // A shard's result past 50 KiB: neither its output nor a rescue file can take it, and it
+    // goes to standard output, whole.
+    let out0 = dir.join("s0.json");
+    let args = ["count", "17", "--shard", "0/2", "--output", path(&out0)];
+    let out = limited(50, &args, &cache);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the shard's result is written to standard output instead, whole: save it as {}",
+            path(&out0)
+        )),
+        "{err}"
+    );
+    assert!(!out0.exists());
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    std::fs::write(&out0, &out.stdout).unwrap();
+    let out1 = dir.join("s1.json");
+    succeeded(nqueens(&[
+        "count",
+        "17",
+        "--shard",
+        "1/2",
+        "--output",
+        path(&out1),
+    ]));
+    let files = [path(&out0).to_string(), path(&out1).to_string()];
+    assert_eq!(counts(&merge(&files))["solutions"], 95815104);
+}
+
+/// Starts `args` with the test hook that pauses it at `stage` and this user's cache folder
+/// set to `cache`, and waits for the pause.
+fn paused_with_cache(
+    stage: &str,
+    args: &[&str],
+    cache: &Path,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
+    let mut command = launched(&[]);
+    command
+        .args(args)
+        .env("NQUEENS_TEST_PAUSE_AT", stage)
+        .env("XDG_CACHE_HOME", cache);
+    started_until(command, &format!("paused at {stage}"))
+}
+
+#[test]
+fn sigterm_after_the_result_is_synced_publishes_it_whole() {
+    let dir = scratch("sigterm-whole");
+    let cache = dir.join("cache");
+    let first = shard_of_12("0/2", &dir.join("s0.json"));
+    let out = dir.join("s1.json");
+    let args = ["count", "12", "--shard", "1/2", "--output", path(&out)];
+    // No checkpoint: the synced result is all there is, and it is put in place.
+    let (child, err) = paused_with_cache("output", &args, &cache);
+    let (code, err) = terminate(child, err);
+    assert_eq!(code, Some(143), "{err}");
+    assert!(
+        err.contains(&format!(
+            "interrupted by SIGTERM once the count was done and its result synced: written whole to {}; nothing needs counting again",
+            path(&out)
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("nothing was saved"), "{err}");
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    let both = [first.clone(), path(&out).to_string()];
+    assert_eq!(counts(&merge(&both))["solutions"], 14200);
+    // An output that will not take it then (made a folder): the result is rescued, and the
+    // same command writes it without counting again.
+    std::fs::remove_file(&out).unwrap();
+    let (child, err) = paused_with_cache("output", &args, &cache);
+    std::fs::create_dir(&out).unwrap();
+    let (code, err) = terminate(child, err);
+    assert_eq!(code, Some(143), "{err}");
+    let kept = format!("{}.rescue", path(&out));
+    assert!(err.contains(&format!("so it is kept in {kept}")), "{err}");
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    std::fs::remove_dir(&out).unwrap();
+    let again = with_folders(&args, &dir, &cache);
+    let err = String::from_utf8_lossy(&again.stderr).into_owned();
+    assert!(again.status.success(), "{err}");
+    assert!(err.contains("nothing counted again"), "{err}");
+    assert_eq!(counts(&merge(&both))["solutions"], 14200);
+}
+
+#[test]
+fn a_live_writers_temporary_file_cannot_be_an_output_nor_is_another_file_there_removed() {
+    let dir = scratch("temporary-names");
+    let cache = dir.join("cache");
+    let out = dir.join("s.json");
+    let args = ["count", "12", "--shard", "0/2", "--output", path(&out)];
+    // A writer paused with its whole result in its temporary file, unlocked for a moment as
+    // far as a reader of shard results can tell: another run may not take that name.
+    let (writer, err) = paused_with_cache("output", &args, &cache);
+    let held = temporaries_in(&dir);
+    assert_eq!(held.len(), 1);
+    let tmp = dir.join(&held[0]);
+    let t = dir.join("t.json");
+    for (flag, name) in [
+        ("--output", path(&tmp).to_string()),
+        (
+            "--output",
+            path(&dir.join(".s.json.rewrite.tmp")).to_string(),
+        ),
+        (
+            "--checkpoint",
+            path(&dir.join(".c.ckpt.otherhost.63.tmp")).to_string(),
+        ),
+    ] {
+        let mut run = vec!["count", "12", "--shard", "0/2"];
+        if flag == "--checkpoint" {
+            run.extend(["--output", path(&t)]);
+        }
+        run.extend([flag, &name]);
+        let err = refused_before_planning(&run);
+        assert!(
+            err.contains(&format!(
+                "{flag} {name}: a name of nqueens's own temporary files"
+            )),
+            "{err}"
+        );
+    }
+    let (code, err) = terminate(writer, err);
+    assert_eq!(code, Some(143), "{err}");
+    assert_eq!(temporaries_in(&dir), Vec::<String>::new());
+    let files = [path(&out).to_string(), shard_of_12("1/2", &t)];
+    assert_eq!(counts(&merge(&files))["solutions"], 14200);
+    // A file put in place of a paused writer's temporary file (by a rename) is not the
+    // writer's to remove.
+    std::fs::remove_file(&out).unwrap();
+    let (writer, err) = paused_with_cache("planning", &args, &cache);
+    let held = temporaries_in(&dir);
+    let mine = dir.join("mine");
+    std::fs::write(&mine, "mine").unwrap();
+    std::fs::rename(&mine, dir.join(&held[0])).unwrap();
+    let (code, err) = terminate(writer, err);
+    assert_eq!(code, Some(143), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join(&held[0])).unwrap(), "mine");
+}
+
+/// A sample of `scripts/mutate.sh`'s file trials (`examples/mutate/files.rs`): rescue files
+/// planted by another user or as links, and `ulimit -f` limits; `scripts/mutate.sh N SEED
+/// files` runs many more.
+#[test]
+fn no_planted_rescue_file_or_file_size_limit_gives_a_wrong_total_or_loses_counts() {
+    let mut tallies = file_trials::Tallies::default();
+    let mut failed = Vec::new();
+    // 24 trials: each kind 12 times.
+    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    file_trials::run(&bin, 24, 71, |t, trial| {
+        tallies.add(trial);
+        if let Some(why) = trial.failure() {
+            failed.push(format!(
+                "trial {t} ({} {}): {why}",
+                trial.kind.name(),
+                trial.detail
+            ));
+        }
+    });
+    assert!(
+        failed.is_empty(),
+        "{}\n{}",
+        failed.join("\n"),
+        tallies.csv()
+    );
+}
+
+#[test]
+fn links_planted_at_an_output_or_a_checkpoints_rewrite_are_never_written_through() {
+    let dir = scratch("planted-links");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    let is_link = |p: &Path| {
+        std::fs::symlink_metadata(p)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    };
+    // A link put at the output's name while the run counts: the rename replaces it.
+    let out = dir.join("s.json");
+    let args = ["count", "12", "--shard", "0/2", "--output", path(&out)];
+    let run = changed_at("output", &args, &dir, || {
+        std::os::unix::fs::symlink(&victim, &out).unwrap()
+    });
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(!is_link(&out));
+    let files = [
+        path(&out).to_string(),
+        shard_of_12("1/2", &dir.join("t.json")),
+    ];
+    assert_eq!(counts(&merge(&files))["solutions"], 14200);
+    // A link at the name a checkpoint is rewritten under (a damaged record makes the resume
+    // rewrite it): made new, never written through.
+    let (_scratch, ckpt, args, whole) = crashed_checkpoint("planted-rewrite");
+    let text = std::fs::read_to_string(&ckpt).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let damaged = lines[2].replacen("\"crc\":", "\"crc\":1", 1);
+    lines[2] = &damaged;
+    std::fs::write(&ckpt, lines.join("\n") + "\n").unwrap();
+    let rewrite = ckpt.with_file_name(".c.ckpt.rewrite.tmp");
+    std::os::unix::fs::symlink(&victim, &rewrite).unwrap();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let resumed = nqueens(&args);
+    let err = String::from_utf8_lossy(&resumed.stderr).into_owned();
+    assert!(err.contains("the file is rewritten without it"), "{err}");
+    assert_eq!(counts(&resumed), whole);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(!is_link(&ckpt) && !rewrite.exists());
 }

@@ -147,6 +147,11 @@ pub fn file_to_write(flag: &'static str, path: &Path) -> Result<PathBuf, FileErr
             "names a directory, not a file: give a file name".into(),
         ));
     }
+    if path.file_name().is_some_and(is_temporary_name) {
+        return Err(unusable(
+            "a name of nqueens's own temporary files (.NAME.HOST.SLOT.tmp, .NAME.rewrite.tmp), which a live run may be writing: give another name".into(),
+        ));
+    }
     let found = match std::fs::symlink_metadata(path) {
         Ok(found) => found,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -197,6 +202,28 @@ pub fn file_to_write(flag: &'static str, path: &Path) -> Result<PathBuf, FileErr
         "{link}{}, not a regular file: give the path of a file",
         kind_of(t)
     )))
+}
+
+/// Whether `name` is of the form of nqueens's own temporary files: `.NAME.HOST.SLOT.tmp`
+/// ([`Output`]'s, on any host), `.NAME.rewrite.tmp` ([`replace_locked`]'s) or
+/// `.NAME.PID.tmp` ([`PrivateDir::write`]'s): a dot, then a last field of digits or
+/// `rewrite` before `.tmp`. Such a file may be a live writer's, which replacing would break.
+pub fn is_temporary_name(name: &std::ffi::OsStr) -> bool {
+    let name = name.as_encoded_bytes();
+    let Some(inner) = name
+        .strip_prefix(b".")
+        .and_then(|n| n.strip_suffix(b".tmp"))
+    else {
+        return false;
+    };
+    match inner.iter().rposition(|&b| b == b'.') {
+        Some(dot) => {
+            let last = &inner[dot + 1..];
+            dot > 0
+                && (last == b"rewrite" || (!last.is_empty() && last.iter().all(u8::is_ascii_digit)))
+        }
+        None => false,
+    }
 }
 
 /// What a file of type `t` is, in words ("a FIFO").
@@ -356,24 +383,97 @@ pub fn sync_parent_of(path: &Path, file: &File) -> io::Result<()> {
     dir.sync_all()
 }
 
+/// A temporary file of an [`Output`] of this process: its path, its identity (device and
+/// inode: only that file is ever removed under its name, never another renamed there), and,
+/// once its result is written whole and synced, where that result goes.
+struct Temporary {
+    tmp: PathBuf,
+    id: (u64, u64),
+    whole: Option<PathBuf>,
+}
+
 /// The temporary files of this process not yet renamed or removed. Its lock is held while
 /// one is made or renamed, and kept by [`remove_temporaries`] until the process ends.
-static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static TEMPORARIES: Mutex<Vec<Temporary>> = Mutex::new(Vec::new());
 
-fn temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+fn temporaries() -> std::sync::MutexGuard<'static, Vec<Temporary>> {
     TEMPORARIES.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Removes every temporary file of an [`Output`] of this process, and keeps any other from
+/// Removes `tmp` where it is still the file `id`: a file another process renamed to its name
+/// is left alone.
+fn remove_own(tmp: &Path, id: (u64, u64)) {
+    if std::fs::symlink_metadata(tmp).is_ok_and(|m| (m.dev(), m.ino()) == id) {
+        let _ = std::fs::remove_file(tmp);
+    }
+}
+
+/// What [`remove_temporaries`] did with a result that was written whole and synced.
+#[derive(Debug)]
+pub enum Ended {
+    /// Renamed into place: the destination holds the whole result.
+    Published(PathBuf),
+    /// Left whole in its temporary file, `tmp`, as the destination `dest` would not take it.
+    Kept {
+        /// The temporary file, which holds the whole result.
+        tmp: PathBuf,
+        /// Where the result was to go.
+        dest: PathBuf,
+        /// Why it could not.
+        why: String,
+    },
+}
+
+/// Ends every temporary file of an [`Output`] of this process, and keeps any other from
 /// being made or renamed until the process ends: for a signal handler about to exit. A
 /// rename under way finishes first (the destination is then whole), and none starts after.
-pub fn remove_temporaries() {
+/// A result written whole and synced is put in place, as [`Written::publish`] would
+/// ([`Ended::Published`]), or, where its destination no longer takes it, left in its
+/// temporary file ([`Ended::Kept`]); any other temporary file is removed.
+pub fn remove_temporaries() -> Vec<Ended> {
     let mut list = temporaries();
-    for tmp in list.drain(..) {
-        let _ = std::fs::remove_file(tmp);
+    let mut ended = Vec::new();
+    for t in list.drain(..) {
+        let Some(dest) = t.whole else {
+            remove_own(&t.tmp, t.id);
+            continue;
+        };
+        let placed = check_target(&dest).and_then(|()| {
+            std::fs::rename(&t.tmp, &dest).map_err(|e| e.to_string())?;
+            if let Ok(file) = File::open(&dest) {
+                let _ = sync_parent_of(&dest, &file);
+            }
+            Ok(())
+        });
+        ended.push(match placed {
+            Ok(()) => Ended::Published(dest),
+            Err(why) => Ended::Kept {
+                tmp: t.tmp,
+                dest,
+                why,
+            },
+        });
     }
     // Held until the process exits: no output is published halfway through its end.
     std::mem::forget(list);
+    ended
+}
+
+/// Whether a rename may put a result at `dest`: nothing there, a regular file or a symbolic
+/// link (the rename replaces the link, never what it names), not locked by a live run.
+fn check_target(dest: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(dest) {
+        Ok(m) if !m.is_file() && !m.file_type().is_symlink() => Err(format!(
+            "{} is {} now, not a regular file",
+            dest.display(),
+            kind_of(m.file_type())
+        )),
+        _ if held_by_a_run(dest) => Err(format!(
+            "{} is locked by a live nqueens run now",
+            dest.display()
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Where a result will go, whole or not at all (see the module's notes). Dropped before
@@ -382,11 +482,15 @@ pub struct Output {
     flag: &'static str,
     /// The destination as given (for messages).
     path: PathBuf,
-    /// Where the result is renamed to (a symbolic link followed).
+    /// Where the result is renamed to (a symbolic link given as the path followed).
     dest: PathBuf,
+    /// Whether the path given was a symbolic link (followed again at the rename).
+    linked: bool,
     /// The temporary file: locked by this process until it is renamed or removed.
     tmp: PathBuf,
     file: File,
+    /// The temporary file's device and inode.
+    id: (u64, u64),
 }
 
 /// The temporary files one host may have of one destination at once (live writers each
@@ -462,8 +566,7 @@ fn claim(tmp: &Path) -> io::Result<Option<File>> {
             Err(e) => return Err(e),
         };
         let mine = file.metadata()?;
-        // SAFETY: geteuid has no preconditions.
-        let me = unsafe { libc::geteuid() };
+        let me = euid();
         if !made && (!mine.is_file() || (mine.uid() != me && me != 0)) {
             return Ok(None);
         }
@@ -518,8 +621,18 @@ impl Output {
             let mut list = temporaries();
             match claim(&tmp) {
                 Ok(Some(file)) => {
-                    list.push(tmp.clone());
-                    taken = Some((tmp, file));
+                    let id = file.metadata().map(|m| (m.dev(), m.ino())).map_err(|e| {
+                        unusable(format!(
+                            "cannot write there: cannot look at its temporary file {}: {e}",
+                            tmp.display()
+                        ))
+                    })?;
+                    list.push(Temporary {
+                        tmp: tmp.clone(),
+                        id,
+                        whole: None,
+                    });
+                    taken = Some((tmp, file, id));
                     break;
                 }
                 Ok(None) => {}
@@ -531,19 +644,22 @@ impl Output {
                 }
             }
         }
-        let (tmp, file) = taken.ok_or_else(|| {
+        let (tmp, file, id) = taken.ok_or_else(|| {
             unusable(format!(
                 "cannot write there: its temporary files {} to {} are all held by live runs or are not files this user may replace",
                 tmp_of(0).display(),
                 tmp_of(SLOTS - 1).display()
             ))
         })?;
+        let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
         let out = Output {
             flag,
             path: path.to_path_buf(),
             dest,
+            linked,
             tmp,
             file,
+            id,
         };
         out.check_replaceable().map_err(unusable)?;
         Ok(out)
@@ -584,12 +700,49 @@ impl Output {
 
     /// Writes `bytes` to the temporary file and syncs them; [`Written::publish`] then puts
     /// them in place.
+    ///
+    /// From then on the result is whole: a signal handler's [`remove_temporaries`] puts it
+    /// in place rather than removing it.
     pub fn write(self, bytes: &[u8]) -> Result<Written, FileError> {
         (&self.file)
             .write_all(bytes)
             .and_then(|()| self.file.sync_all())
             .map_err(FileError::io("write", &self.tmp))?;
+        let target = self.target()?;
+        let mut list = temporaries();
+        if let Some(t) = list.iter_mut().find(|t| t.tmp == self.tmp) {
+            t.whole = Some(target);
+        }
+        drop(list);
         Ok(Written(self))
+    }
+
+    /// Where the result goes now: where the path given was a symbolic link, that link
+    /// followed again and checked as at the start; else the destination itself, which must
+    /// be nothing, a regular file or a symbolic link made since (which the rename replaces,
+    /// never following it). Refused where a live run holds it.
+    fn target(&self) -> Result<PathBuf, FileError> {
+        let real = if self.linked {
+            file_to_write(self.flag, &self.path)?
+        } else {
+            match std::fs::symlink_metadata(&self.dest) {
+                Ok(m) if !m.is_file() && !m.file_type().is_symlink() => {
+                    return Err(FileError::Unusable {
+                        flag: self.flag,
+                        path: self.path.clone(),
+                        why: format!(
+                            "{}, not a regular file: give the path of a file",
+                            kind_of(m.file_type())
+                        ),
+                    });
+                }
+                _ => self.dest.clone(),
+            }
+        };
+        if held_by_a_run(&real) {
+            return Err(FileError::InUse { path: real });
+        }
+        Ok(real)
     }
 }
 
@@ -600,8 +753,8 @@ impl Drop for Output {
         }
         // Removed while its lock is held (the file closes after this).
         let mut list = temporaries();
-        let _ = std::fs::remove_file(&self.tmp);
-        list.retain(|t| *t != self.tmp);
+        remove_own(&self.tmp, self.id);
+        list.retain(|t| t.tmp != self.tmp);
     }
 }
 
@@ -610,13 +763,12 @@ pub struct Written(Output);
 
 impl Written {
     /// Renames the temporary file over the destination and syncs the directory. The
-    /// destination is checked again first (it must still be a regular file or nothing).
+    /// destination is checked again first (it must still be a regular file, a symbolic
+    /// link, which is replaced and never followed unless the path given was one, or
+    /// nothing).
     pub fn publish(mut self) -> Result<(), FileError> {
         let out = &mut self.0;
-        let real = file_to_write(out.flag, &out.path)?;
-        if held_by_a_run(&real) {
-            return Err(FileError::InUse { path: real });
-        }
+        let real = out.target()?;
         {
             let mut list = temporaries();
             std::fs::rename(&out.tmp, &real).map_err(|error| FileError::Io {
@@ -624,10 +776,189 @@ impl Written {
                 path: real.clone(),
                 error,
             })?;
-            list.retain(|t| *t != out.tmp);
+            list.retain(|t| t.tmp != out.tmp);
             out.tmp = PathBuf::new();
         }
         sync_parent_of(&real, &out.file).map_err(FileError::io("sync the directory of", &real))
+    }
+}
+
+/// This process's effective user id.
+fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() }
+}
+
+/// The mode bits by which a group or others may write (`S_IWGRP | S_IWOTH`).
+const WRITABLE_BY_OTHERS: u32 = 0o022;
+
+/// A folder no other user can write, open: its files (rescue files) can be neither planted
+/// nor replaced by anyone but this user and root. Every file in it is made, opened, renamed
+/// and removed relative to the folder's descriptor, so a folder renamed or replaced after it
+/// was checked changes nothing.
+pub struct PrivateDir {
+    dir: File,
+    path: PathBuf,
+}
+
+impl PrivateDir {
+    /// Opens the folder at `path`, which must be a directory owned by this process's
+    /// effective user (or root) that neither its group nor others may write (by its mode).
+    /// Where `make` is set, a missing folder (and any missing folder above it) is made with
+    /// mode 0700 first.
+    pub fn open(path: &Path, make: bool) -> io::Result<PrivateDir> {
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        if make {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(path)?;
+        }
+        let dir = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+            .open(path)?;
+        let m = dir.metadata()?;
+        let me = euid();
+        if m.uid() != me && m.uid() != 0 {
+            return Err(io::Error::other(format!(
+                "{} is owned by another user (uid {}), who could put files there",
+                path.display(),
+                m.uid()
+            )));
+        }
+        if m.mode() & WRITABLE_BY_OTHERS != 0 {
+            return Err(io::Error::other(format!(
+                "{} may be written by other users (mode {:04o}), who could put files there",
+                path.display(),
+                m.mode() & 0o7777
+            )));
+        }
+        Ok(PrivateDir {
+            dir,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The folder's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// `name` as a C string, refused where it holds a `/` or a NUL (a name in the folder,
+    /// nothing else).
+    fn c_name(name: &std::ffi::OsStr) -> io::Result<std::ffi::CString> {
+        let bytes = name.as_encoded_bytes();
+        if bytes.is_empty() || bytes.contains(&b'/') {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a file name",
+            ));
+        }
+        std::ffi::CString::new(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+    }
+
+    /// Opens `name` in the folder: `flags` with `O_NOFOLLOW` and `O_CLOEXEC`, mode 0600.
+    fn open_at(&self, name: &std::ffi::OsStr, flags: i32) -> io::Result<File> {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let c = Self::c_name(name)?;
+        // SAFETY: the folder's descriptor is open and `c` is a NUL-terminated name; a
+        // descriptor returned is new and owned by the File made from it.
+        let fd = unsafe {
+            libc::openat(
+                self.dir.as_raw_fd(),
+                c.as_ptr(),
+                flags | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                0o600 as libc::c_uint,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just opened and nothing else owns it.
+        Ok(unsafe { File::from_raw_fd(fd) })
+    }
+
+    /// Writes `bytes` whole as `name` in the folder: into a new file `.NAME.PID.tmp`
+    /// (`O_EXCL | O_NOFOLLOW`, mode 0600), synced, then renamed over `name` (a file or a link
+    /// there is replaced, never written through) and the folder synced.
+    pub fn write(&self, name: &std::ffi::OsStr, bytes: &[u8]) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let mut tmp = std::ffi::OsString::from(".");
+        tmp.push(name);
+        tmp.push(format!(".{}.tmp", std::process::id()));
+        let create = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
+        let mut file = match self.open_at(&tmp, create) {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                // Left by a process of this id that is gone (this one writes one at a time).
+                self.remove(&tmp)?;
+                self.open_at(&tmp, create)?
+            }
+            opened => opened?,
+        };
+        let written = (|| {
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            let (from, to) = (Self::c_name(&tmp)?, Self::c_name(name)?);
+            let fd = self.dir.as_raw_fd();
+            // SAFETY: both names are NUL-terminated and relative to the open folder.
+            if unsafe { libc::renameat(fd, from.as_ptr(), fd, to.as_ptr()) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            self.dir.sync_all()
+        })();
+        if written.is_err() {
+            let _ = self.remove(&tmp);
+        }
+        written
+    }
+
+    /// Opens `name` in the folder to read, never through a link, and checks that it is this
+    /// user's own: a regular file owned by the effective user with mode 0600. `None` where
+    /// there is nothing of that name; an error that says why where it is not such a file.
+    pub fn open_own(&self, name: &std::ffi::OsStr) -> io::Result<Option<File>> {
+        let file = match self.open_at(name, libc::O_RDONLY | libc::O_NONBLOCK) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Err(io::Error::other("a symbolic link, which is never followed"));
+            }
+            Err(e) => return Err(e),
+        };
+        let m = file.metadata()?;
+        if !m.is_file() {
+            return Err(io::Error::other(format!(
+                "{}, not a regular file",
+                kind_of(m.file_type())
+            )));
+        }
+        if m.uid() != euid() {
+            return Err(io::Error::other(format!(
+                "owned by another user (uid {}), not made by this user (uid {})",
+                m.uid(),
+                euid()
+            )));
+        }
+        if m.mode() & 0o7777 != 0o600 {
+            return Err(io::Error::other(format!(
+                "mode {:04o}, not 0600 as nqueens makes it",
+                m.mode() & 0o7777
+            )));
+        }
+        Ok(Some(file))
+    }
+
+    /// Removes `name` from the folder (what is there, never what a link names).
+    pub fn remove(&self, name: &std::ffi::OsStr) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let c = Self::c_name(name)?;
+        // SAFETY: the name is NUL-terminated and relative to the open folder.
+        if unsafe { libc::unlinkat(self.dir.as_raw_fd(), c.as_ptr(), 0) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
     }
 }
 
@@ -636,12 +967,18 @@ impl Written {
 /// ([`sync_parent_of`]), which the caller does with the file's first content. `kind` names the
 /// file in messages ("checkpoint").
 pub fn open_locked(path: &Path, kind: &'static str) -> Result<(File, bool), FileError> {
+    use std::os::unix::fs::OpenOptionsExt;
     let existed = path.exists();
+    // A symbolic link there is followed only where this user (or root) made it: one another
+    // user put there, since the path was checked or before, is never written through.
+    let follow = std::fs::symlink_metadata(path)
+        .is_ok_and(|m| m.file_type().is_symlink() && (m.uid() == euid() || m.uid() == 0));
     // Append mode: every write lands at the end, whatever another handle did.
     let file = OpenOptions::new()
         .read(true)
         .append(true)
         .create(true)
+        .custom_flags(if follow { 0 } else { libc::O_NOFOLLOW })
         .open(path)
         .map_err(FileError::io(&format!("open {kind}"), path))?;
     match file.try_lock() {
@@ -677,15 +1014,19 @@ pub fn replace_locked(
     name.push(".rewrite.tmp");
     let tmp = real.with_file_name(name);
     let written = (|| {
+        // A temporary file left by a crash is nobody's: only the holder of the file's lock
+        // writes it. It is removed and made new (`O_EXCL`), so that a symbolic link put
+        // there is never written through.
+        match std::fs::remove_file(&tmp) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
-            .create(true)
+            .create_new(true)
             .open(&tmp)?;
-        // A temporary file left by a crash is nobody's: only the holder of the file's lock
-        // writes it.
         file.try_lock()?;
-        file.set_len(0)?;
         fill(&mut file)?;
         file.sync_all()?;
         std::fs::rename(&tmp, &real)?;
@@ -837,12 +1178,21 @@ pub fn read_json<T: DeserializeOwned>(
     kind: &'static str,
     limit: u64,
 ) -> Result<T, FileError> {
+    read_json_from(open_to_read(path, kind)?, path, kind, limit)
+}
+
+/// [`read_json`] of a file already open (`file`, named `path` in messages).
+pub fn read_json_from<T: DeserializeOwned>(
+    file: File,
+    path: &Path,
+    kind: &'static str,
+    limit: u64,
+) -> Result<T, FileError> {
     let too_large = || FileError::TooLarge {
         path: path.to_path_buf(),
         kind,
         limit,
     };
-    let file = open_to_read(path, kind)?;
     let meta = file.metadata().map_err(FileError::io("read", path))?;
     if meta.len() > limit {
         return Err(too_large());
@@ -913,6 +1263,31 @@ mod tests {
         };
         assert_eq!(add_within(one, one, 16), Some(one + one));
         assert_eq!(add_within(one, one, 15), None);
+    }
+
+    #[test]
+    fn the_names_of_temporary_files_are_told_from_others() {
+        let name = |n: &str| is_temporary_name(std::ffi::OsStr::new(n));
+        for ours in [
+            ".s.json.vm.0.tmp",
+            ".s.json.host.63.tmp",
+            ".c.ckpt.rewrite.tmp",
+        ] {
+            assert!(name(ours), "{ours}");
+        }
+        let made = temporary_name(std::ffi::OsStr::new("s.json"), host(), 7);
+        assert!(is_temporary_name(&made), "{made:?}");
+        for theirs in [
+            "s.json",
+            ".s.json",
+            ".tmp",
+            "..tmp",
+            ".0.tmp",
+            "s.json.0.tmp",
+            ".s.x.tmp",
+        ] {
+            assert!(!name(theirs), "{theirs}");
+        }
     }
 
     #[test]

@@ -35,8 +35,12 @@ pub mod quorum;
 pub mod shard;
 
 // What the command line needs of the long-run files: their errors, a result's output file,
-// the checks made on a path before a run, and the host a result names.
-pub use durable::{FileError, Output, Written, file_to_write, host, remove_temporaries, same_file};
+// the checks made on a path before a run, the host a result names, and the folders that
+// rescue files are kept in.
+pub use durable::{
+    Ended, FileError, Output, PrivateDir, Written, file_to_write, host, remove_temporaries,
+    same_file,
+};
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;

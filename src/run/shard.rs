@@ -261,10 +261,17 @@ impl ShardResult {
     }
 
     /// The file's bytes: the JSON object and a newline.
-    fn text(&self) -> serde_json::Result<Vec<u8>> {
+    pub fn text(&self) -> serde_json::Result<Vec<u8>> {
         let mut text = serde_json::to_vec(self)?;
         text.push(b'\n');
         Ok(text)
+    }
+
+    /// [`ShardResult::read`] of a file already open (`file`; `path` names it in messages),
+    /// such as one opened never through a link.
+    pub fn read_open(file: std::fs::File, path: &Path) -> Result<ShardResult, FileError> {
+        durable::read_json_from::<ShardResult>(file, path, "shard result", MAX_SHARD_BYTES)?
+            .checked(path)
     }
 
     /// Reads a shard result and checks it: at most [`MAX_SHARD_BYTES`], its checksum, that

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -374,9 +374,15 @@ fn write_shard(
             ),
             None => match files::keep(&result, &dest) {
                 Ok(file) => format!("the shard's counts are kept in {}: {again}", file.display()),
-                Err(why) => format!(
-                    "nor could its counts be kept ({why}): the same command counts them again"
-                ),
+                Err(why) => match to_stdout(&result) {
+                    Ok(()) => format!(
+                        "nor could its counts be kept ({why}): the shard's result is written to standard output instead, whole: save it as {} (where a file can take it) to merge it",
+                        dest.display()
+                    ),
+                    Err(e) => format!(
+                        "nor could its counts be kept ({why}), nor written to standard output ({e}): the same command counts them again"
+                    ),
+                },
             },
         };
         return Err(Failure::Failed(anyhow::anyhow!("{e}; {kept}")));
@@ -390,13 +396,24 @@ fn write_shard(
     Ok(())
 }
 
-/// Writes the result an earlier run of `shard` kept in a rescue file (`kept`: the file and
+/// Writes a shard's result, which neither its output nor a rescue file could take, to
+/// standard output, whole: the last place its counts can go (a file size limit, `ulimit -f`,
+/// limits files, not a pipe).
+fn to_stdout(result: &ShardResult) -> io::Result<()> {
+    let bytes = result.text().map_err(io::Error::other)?;
+    let mut out = io::stdout().lock();
+    out.write_all(&bytes)?;
+    out.flush()
+}
+
+/// Writes the result an earlier run of `shard` kept in a rescue file (`kept`: its place and
 /// the result) to `output`, and removes the file.
 fn write_rescued(
     shard: shard::Shard,
-    (file, result): (PathBuf, ShardResult),
+    (rescue, result): (files::Rescue, ShardResult),
     output: Output,
 ) -> Result<(), Failure> {
+    let file = rescue.path();
     let dest = output.path().to_path_buf();
     if let Err(e) = result.write(output).and_then(|written| written.publish()) {
         return Err(Failure::Failed(anyhow::anyhow!(
@@ -405,7 +422,7 @@ fn write_rescued(
             dest.display()
         )));
     }
-    let _ = std::fs::remove_file(&file);
+    rescue.remove();
     let _ = writeln!(
         io::stderr(),
         "shard {shard}: the counts an earlier run kept in {} written to {}; nothing counted again",

@@ -29,7 +29,8 @@ static ALLOCATOR: memory::Checked = memory::Checked;
 
 /// Runs before Rust's runtime starts (an `.init_array` entry, run by the loader before
 /// `main`): signals are held back for the command's handler ([`signals::hold`]) from the
-/// earliest moment a program can, and whether stdout is closed is seen before the runtime
+/// earliest moment a program can, a file size limit made an error rather than a signal
+/// ([`signals::ignore_file_size_limit`]), and whether stdout is closed is seen before the runtime
 /// puts `/dev/null` in its place ([`output::note_stdout`]).
 #[cfg(target_os = "linux")]
 #[used]
@@ -37,6 +38,7 @@ static ALLOCATOR: memory::Checked = memory::Checked;
 static EARLY: extern "C" fn() = {
     extern "C" fn early() {
         signals::hold();
+        signals::ignore_file_size_limit();
         output::note_stdout();
     }
     early
@@ -58,6 +60,7 @@ fn return_large_buffers() {
 fn main() -> ExitCode {
     // Where no `.init_array` ran (or again: it costs nothing), before anything else.
     signals::hold();
+    signals::ignore_file_size_limit();
     return_large_buffers();
     hooks::pause_at("start");
     progress::start_clock();

@@ -73,7 +73,7 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     ),
     (
         "129, 130, 143",
-        "Interrupted by SIGHUP, SIGINT (Ctrl-C) or SIGTERM. With --checkpoint the checkpoint is synced first: the same command resumes.",
+        "Interrupted by SIGHUP, SIGINT (Ctrl-C) or SIGTERM. With --checkpoint the checkpoint is synced first: the same command resumes. A shard's result already written whole is put in place first.",
     ),
 ];
 
@@ -85,6 +85,10 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "RAYON_NUM_THREADS",
         "Has no effect: every thread of a command comes from -j (its default: one per logical CPU, at most 1024).",
+    ),
+    (
+        "XDG_CACHE_HOME, HOME",
+        "A shard's rescue file, where its --output and the folder beside it cannot take it, is kept in $XDG_CACHE_HOME/nqueens/rescue (else $HOME/.cache/nqueens/rescue), a folder of mode 0700 that no other user may write.",
     ),
     (
         "NQUEENS_LANE_FRAME",
@@ -99,7 +103,7 @@ const FILES: &[(&str, &str)] = &[
     ),
     (
         "--output FILE",
-        "The result of one --shard, JSON: its parts' counts, their sums and residues, the host and run that counted them and a BLAKE3 digest, for merge. Written to a temporary file beside FILE, synced and renamed over it at the end.",
+        "The result of one --shard, JSON: its parts' counts, their sums and residues, the host and run that counted them and a BLAKE3 digest, for merge. Written to a temporary file beside FILE, synced and renamed over it at the end. Where FILE cannot take it, kept in FILE.rescue (only in a folder no other user may write) or in the rescue folder (ENVIRONMENT), else written to standard output.",
     ),
 ];
 

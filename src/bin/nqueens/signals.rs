@@ -1,7 +1,8 @@
 //! SIGINT, SIGTERM and SIGHUP during a count: caught from the start of the command, before
 //! any planning, so that every one ends the same way: the checkpoint (once open) synced,
-//! the unfinished `--output`'s temporary file removed, a line on stderr saying how to go
-//! on, and exit code 128 + the signal's number.
+//! the unfinished `--output`'s temporary file removed (a result already written whole and
+//! synced put in place instead), a line on stderr saying how to go on, and exit code 128 +
+//! the signal's number. SIGXFSZ is ignored: a file size limit is a write error.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -44,6 +45,15 @@ pub fn release() {
     let set = caught();
     // SAFETY: as in `hold`.
     unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut()) };
+}
+
+/// Ignores SIGXFSZ, which a write past a file size limit (`ulimit -f`) raises and which by
+/// default kills the process: such a write then fails with `EFBIG`, an error the files'
+/// writers handle as they handle a full disk (a checkpoint's warning while the count goes
+/// on, a shard's result kept elsewhere).
+pub fn ignore_file_size_limit() {
+    // SAFETY: sets the disposition of one signal to SIG_IGN; no handler runs.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 }
 
 /// What a signal has to save, as the count goes on.
@@ -174,7 +184,51 @@ fn stop(signal: i32, state: &Mutex<State>) -> ! {
             "interrupted by {name}: nothing was saved (no --checkpoint); run the same command again to count from the start"
         ),
     };
-    durable::remove_temporaries();
+    let done: Vec<String> = durable::remove_temporaries()
+        .into_iter()
+        .map(ended)
+        .collect();
+    let line = if done.is_empty() {
+        line
+    } else {
+        format!(
+            "interrupted by {name} once the count was done and its result synced: {}",
+            done.join("; ")
+        )
+    };
     let _ = writeln!(io::stderr().lock(), "{line}");
     std::process::exit(128 + signal);
+}
+
+/// Where a result written whole before the signal went, in words: its output, else a rescue
+/// file, else its temporary file, left in place.
+fn ended(end: durable::Ended) -> String {
+    match end {
+        durable::Ended::Published(dest) => format!(
+            "written whole to {}; nothing needs counting again",
+            dest.display()
+        ),
+        durable::Ended::Kept { tmp, dest, why } => {
+            let kept = std::fs::read(&tmp)
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| crate::files::keep_bytes(&bytes, &dest));
+            match kept {
+                Ok(file) => {
+                    let _ = std::fs::remove_file(&tmp);
+                    format!(
+                        "{} would not take it ({why}), so it is kept in {}: run the same command again to write {} from it without counting again",
+                        dest.display(),
+                        file.display(),
+                        dest.display()
+                    )
+                }
+                Err(e) => format!(
+                    "{} would not take it ({why}), nor could it be kept ({e}); it is left whole in {}: move it to {} before running again",
+                    dest.display(),
+                    tmp.display(),
+                    dest.display()
+                ),
+            }
+        }
+    }
 }

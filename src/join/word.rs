@@ -1,5 +1,5 @@
 //! The join's bottom layer, which imports nothing of the join: a half-board's [`Word`] and
-//! the class bits at its top ([`TAG`]); [`Held`], a word as the split holds it (64 bits, or
+//! the class bits at its top ([`TAG`]); [`SplitWord`], a word as the split holds it (64 bits, or
 //! 32 once the diagonals in play fit them); [`Pack`], the step that packs a vector's kept
 //! words, which `pack.rs` implements for each ISA's vectors ([`Wide`], [`Narrow`] and
 //! their short forms); [`Isa`], the instructions a key is counted in; the plain-word loops
@@ -58,7 +58,7 @@ pub(super) fn narrowed(w: Word, mask: u64) -> Word {
 
 /// A word of half-boards' diagonals as the split holds it: all 64 bits, or 32 of them
 /// gathered (`short::gather`).
-pub(super) trait Held:
+pub(super) trait SplitWord:
     Copy + Default + Eq + Debug + Send + Sync + BitAnd<Output = Self> + BitOr<Output = Self> + 'static
 {
     /// The vectors that pack these words with AVX2.
@@ -79,7 +79,7 @@ pub(super) trait Held:
     fn full(words: &mut [Self]) -> Option<&mut [u64]>;
 }
 
-impl Held for u64 {
+impl SplitWord for u64 {
     #[cfg(target_arch = "x86_64")]
     type Avx2 = Narrow;
     #[cfg(target_arch = "x86_64")]
@@ -99,7 +99,7 @@ impl Held for u64 {
     }
 }
 
-impl Held for u32 {
+impl SplitWord for u32 {
     #[cfg(target_arch = "x86_64")]
     type Avx2 = Narrow32;
     #[cfg(target_arch = "x86_64")]
@@ -133,7 +133,7 @@ pub(super) unsafe trait Pack {
     /// Words in a vector.
     const WORDS: usize;
     /// A word.
-    type E: Held;
+    type E: SplitWord;
     /// A vector of words.
     type V: Copy;
     /// A set of a vector's words, a bit each.
@@ -251,7 +251,7 @@ pub(super) fn take_out(counter: u64, k: usize, counts: &mut [u64; 64]) {
 /// sampling tally a word at a time (the plain loop, and the vector loops' last few
 /// samples). Eight byte-wide counters a word (bit `k` of each byte into counter `k`), each
 /// taken out before it could pass 255.
-pub(super) fn tally_words<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
+pub(super) fn tally_words<E: SplitWord>(v: &[E], step: usize, counts: &mut [u64; 64]) {
     let mut lanes = [0u64; 8];
     let empty = |lanes: &mut [u64; 8], counts: &mut [u64; 64]| {
         for (k, lane) in lanes.iter_mut().enumerate() {
@@ -273,7 +273,7 @@ pub(super) fn tally_words<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64])
 /// Writes the words of `from` without `bit` to the front of `to`, in order, and returns how
 /// many there are: the split's filter a word at a time (the plain loop, and the vector
 /// loops' last few words).
-pub(super) fn filter_words<E: Held>(from: &[E], bit: u64, to: &mut [E]) -> usize {
+pub(super) fn filter_words<E: SplitWord>(from: &[E], bit: u64, to: &mut [E]) -> usize {
     // Every word written, the kept ones advancing the end: no branch to mispredict.
     let to = &mut to[..from.len()];
     let (mut len, bit) = (0, E::of(bit));

@@ -24,7 +24,9 @@
 //! one level of the split and [`Descent`] what all its levels share.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+#[cfg(any(test, feature = "instruments"))]
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::leaf::{Bitsets, MAX_GROUPS, MOST_BYTES, Span};
 use super::short;
@@ -57,8 +59,10 @@ fn room(bytes: usize, table: usize, probe: usize, least: usize) -> usize {
     spare.clamp(least * probe, ROOM_MOST * probe) + 64
 }
 
-/// What the matching did, all threads together since the process started ([`tally`]):
-/// one atomic add per matching or leaf, each thousands of word steps.
+/// What the matching did, all threads together since the process started ([`matched`]):
+/// one atomic add per matching or leaf, each thousands of word steps. Only the tests and
+/// the instruments (`--features instruments`) read it, so only their builds keep it.
+#[cfg(any(test, feature = "instruments"))]
 struct Tally {
     every: AtomicU64,
     tested: AtomicU64,
@@ -66,6 +70,7 @@ struct Tally {
     short: AtomicU64,
 }
 
+#[cfg(any(test, feature = "instruments"))]
 static TALLY: Tally = Tally {
     every: AtomicU64::new(0),
     tested: AtomicU64::new(0),
@@ -226,9 +231,7 @@ impl Matcher {
         within: Within,
     ) {
         debug_assert!(ends.len() <= MAX_GROUPS && ends.last() == Some(&probe.len()));
-        TALLY
-            .every
-            .fetch_add((table.len() * probe.len()) as u64, Ordering::Relaxed);
+        record(Counter::Pairs, table.len() * probe.len());
         let order = if table.len() > LEAF {
             contested(table, probe, within.isa)
         } else {
@@ -827,7 +830,8 @@ impl<E: SplitWord> Level<'_, E> {
         } = self;
         let probes: usize = spans.iter().map(Span::len).sum();
         let Some((&bit, order)) = order.split_first().filter(|_| table.len() > LEAF) else {
-            tally_leaf(table.len() * probes);
+            record(Counter::Tested, table.len() * probes);
+            record(Counter::Leaves, 1);
             let within = (descent.budget, descent.isa);
             let sides = (&*table, &*probe, spans);
             descent.bitsets.disjoint(sides, in_play.live, within, out);
@@ -978,7 +982,7 @@ impl<E: SplitWord> Level<'_, E> {
             gathered.bits[gathered.len] = short::gathered(bit, mask);
             gathered.len += 1;
         }
-        TALLY.short.fetch_add(1, Ordering::Relaxed);
+        record(Counter::Short, 1);
         let mut short_descent = Descent {
             budget: descent.budget,
             stop: descent.stop,
@@ -1064,10 +1068,31 @@ fn filter<E: SplitWord>(from: &[E], bit: u64, to: &mut [E], isa: Isa) -> usize {
     filter_words(from, bit, to)
 }
 
-/// Counts what [`Bitsets::disjoint`]'s leaf tests: the pairs, and one leaf.
-fn tally_leaf(pairs: usize) {
-    TALLY.tested.fetch_add(pairs as u64, Ordering::Relaxed);
-    TALLY.leaves.fetch_add(1, Ordering::Relaxed);
+/// One of the matching's counters ([`Matched`]'s fields).
+#[derive(Clone, Copy)]
+enum Counter {
+    Pairs,
+    Tested,
+    Leaves,
+    Short,
+}
+
+/// Adds `by` to `counter` where the build keeps the counters (the tests' and the
+/// instruments'); else does nothing.
+#[inline(always)]
+fn record(counter: Counter, by: usize) {
+    #[cfg(any(test, feature = "instruments"))]
+    {
+        let to = match counter {
+            Counter::Pairs => &TALLY.every,
+            Counter::Tested => &TALLY.tested,
+            Counter::Leaves => &TALLY.leaves,
+            Counter::Short => &TALLY.short,
+        };
+        to.fetch_add(by as u64, Ordering::Relaxed);
+    }
+    #[cfg(not(any(test, feature = "instruments")))]
+    let _ = (counter, by);
 }
 
 #[cfg(test)]

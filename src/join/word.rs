@@ -12,22 +12,20 @@ use std::fmt::Debug;
 use std::ops::{BitAnd, BitOr};
 use std::sync::atomic::AtomicBool;
 
+use crossbeam_utils::CachePadded;
+
 use crate::types::Kernel;
 
 /// A count that is never abandoned: the flag `Join::count` and the whole-run counts pass
-/// where `Join::count_until` takes one that `estimate` sets at its deadline. It is read at
-/// every split level by every thread, so it has a cache line of its own: beside a variable
-/// the threads write (the matching's tallies), each write would take the line from every
-/// reader.
-pub static NEVER: &AtomicBool = &UNSET.0;
+/// where `Join::count_until` takes one that `estimate` sets at its deadline. Every thread
+/// reads it at every split level, so it is padded to cache lines of its own
+/// ([`CachePadded`]): a variable a thread writes on the same line (the instruments'
+/// counters in `matching.rs`, or any static the linker puts beside it) would take the
+/// line from every reader at each write.
+pub static NEVER: &CachePadded<AtomicBool> = &UNSET;
 
-/// The flag behind [`NEVER`], alone on its cache line (128 bytes: two lines are fetched
-/// together on some CPUs).
-static UNSET: Alone = Alone(AtomicBool::new(false));
-
-/// An atomic on a cache line of its own.
-#[repr(align(128))]
-struct Alone(AtomicBool);
+/// The flag behind [`NEVER`].
+static UNSET: CachePadded<AtomicBool> = CachePadded::new(AtomicBool::new(false));
 
 /// A half-board's word: bits `0..2h - 1` the shared down-right diagonals, bits `32..` the
 /// shared down-left ones.

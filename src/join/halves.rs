@@ -1,6 +1,17 @@
 //! Half-boards: a top piece and a bottom piece on a key's rows whose columns complete each
 //! other and whose diagonals do not meet, written as one word of the diagonals both halves
-//! reach (plain words, or eight or four bottom pieces a step with AVX-512 or AVX2).
+//! reach (plain words, or eight or four bottom pieces a step with AVX-512 or AVX2):
+//!
+//! ```text
+//! build(top pieces, bottom pieces, shape):
+//!     for each top piece p, by its column set:
+//!         for each bottom piece q on the other columns:
+//!             if p and q share no diagonal, and q misses the middle queen's lines:
+//!                 write the word of p | q, its diagonals shifted to the shared ones
+//! ```
+//!
+//! A side's sizes are counted the same way without writing a word ([`boards`]), so that
+//! a key's chunks are planned before any is built.
 
 use super::pieces::{Lines, Pieces};
 use super::word::{Isa, TAG, TAG_SHIFT, Word, lacking_words, resize_exact};

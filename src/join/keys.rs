@@ -1,6 +1,14 @@
 //! The join's parts: keys (the rows of the left half's queens, with the middle queen's on an
 //! odd board), one per orbit of the symmetries that map keys to keys; and a key counted by
 //! searching, the oracle the join is checked against part by part.
+//!
+//! ```text
+//! keys(n):
+//!     for each set E of h rows (with each middle row m left free, on an odd board):
+//!         keep (E, m) where it is the least of its images (by rows, then middle row)
+//!             under the symmetries the mode uses (the mirror, the upside-down image)
+//!         weigh it by the size of its orbit
+//! ```
 
 use rayon::prelude::*;
 

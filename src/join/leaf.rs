@@ -1,6 +1,19 @@
 //! A leaf of the matching: a table side of at most `matching::LEAF` (512)
 //! half-boards (or slices of a larger one the split could not bring down) against its probe
-//! words, counted with bitsets. The table's words are ranked over the diagonals in play that
+//! words, counted with bitsets:
+//!
+//! ```text
+//! leaf(table, probe groups):
+//!     U = OR(table) & OR(probe) & live; k = popcount(U)
+//!     if k == 0: every pair is disjoint; stop
+//!     if the pairs are few: test each pair with one AND; stop
+//!     set[r] = the table words of rank r (bit j: table word j), by transposing
+//!     for each run of at most 8 ranks: entry[v] = OR of the run's sets v selects
+//!     for each probe word p: met = popcount(OR of one entry per run of pext(p, U))
+//!     out[g] += |table| * |group g| - the met of its words
+//! ```
+//!
+//! The table's words are ranked over the diagonals in play that
 //! both sides use ([`unions`]; `pext`) and transposed into one set of half-boards per
 //! diagonal, and the diagonals are cut into runs of at most eight, as even as they go
 //! ([`spread`]), each run's unions of every subset of its sets precomputed (up to 256
@@ -19,7 +32,7 @@
 
 use std::ops::Range;
 
-use super::word::{Held, Isa, ranked};
+use super::word::{Isa, SplitWord, ranked};
 #[cfg(target_arch = "x86_64")]
 use super::word::{Narrow, Wide};
 
@@ -34,7 +47,7 @@ pub(super) type Span = Range<usize>;
 /// a time ([`spread`]), each run selecting one of its table's up to `2^CHUNK` entries (the
 /// unions of every subset of the run's sets).
 /// Eight: fewer ranks a run make smaller tables but more loads a probe word, which cost more
-/// (measured: results/README.md).
+/// (measured: results/zen4/2026-11-28-shared-ranks/, results/zen3/2026-11-26-half-entries/).
 const CHUNK: usize = 8;
 /// Entries of one chunk's table.
 const ENTRIES: usize = 1 << CHUNK;
@@ -73,7 +86,7 @@ impl Bitsets {
     /// Adds to `out[g]` the pairs of `table` and group `g` of `probe` (its words in
     /// `spans[g]`) that share no bit of `live` (the other bits are settled: no table word
     /// shares them with a probe word), with tables of at most `budget` bytes, in `isa`.
-    pub(super) fn disjoint<E: Held>(
+    pub(super) fn disjoint<E: SplitWord>(
         &mut self,
         (table, probe, spans): Leaf<E>,
         live: u64,
@@ -151,7 +164,7 @@ impl Bitsets {
 /// of the probe words, ANDed: a plain loop the compiler turns into vector ORs in the ISA
 /// each entry point enables (four vectors a step; without one, SSE2's), where an OR over
 /// arrays of eight words compiles to gathers with AVX-512.
-fn unions<E: Held>(leaf: Leaf<E>, isa: Isa) -> u64 {
+fn unions<E: SplitWord>(leaf: Leaf<E>, isa: Isa) -> u64 {
     match isa {
         // SAFETY: `Isa::of` picked these only where the CPU has their features.
         #[cfg(target_arch = "x86_64")]
@@ -165,20 +178,20 @@ fn unions<E: Held>(leaf: Leaf<E>, isa: Isa) -> u64 {
 /// [`unions`] in AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn unions512<E: Held>(leaf: Leaf<E>) -> u64 {
+fn unions512<E: SplitWord>(leaf: Leaf<E>) -> u64 {
     unions_in(leaf)
 }
 
 /// [`unions`] in AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn unions256<E: Held>(leaf: Leaf<E>) -> u64 {
+fn unions256<E: SplitWord>(leaf: Leaf<E>) -> u64 {
     unions_in(leaf)
 }
 
 /// [`unions`], inlined into each entry point.
 #[inline(always)]
-fn unions_in<E: Held>((table, probe, spans): Leaf<E>) -> u64 {
+fn unions_in<E: SplitWord>((table, probe, spans): Leaf<E>) -> u64 {
     let ored = super::short::ored::<E>;
     let probed = spans.iter().fold(0, |u, s| u | ored(&probe[s.clone()]));
     ored(table) & probed
@@ -306,7 +319,7 @@ type Leaf<'a, E> = (&'a [E], &'a [E], &'a [Span]);
 /// before it reaches them. At n = 27 a leaf's probe words are about 30,000 (240 KB, past L1)
 /// read once, among the tables' random loads: 16 steps (1 KB) ahead is far enough for them
 /// to arrive in time and near enough that they are still there when read (measured:
-/// results/README.md).
+/// results/xeon/2026-11-27-probe-prefetch/).
 const AHEAD: usize = 16;
 
 /// Asks for the probe words [`AHEAD`] steps past `step` to be brought into the caches: a hint
@@ -349,7 +362,11 @@ impl Tables<'_> {
     ///
     /// The CPU has `I`'s ISA.
     #[inline(always)]
-    unsafe fn met<I: Entry, E: Held>(&mut self, (slice, probe, spans): Leaf<E>, met: &mut [u64]) {
+    unsafe fn met<I: Entry, E: SplitWord>(
+        &mut self,
+        (slice, probe, spans): Leaf<E>,
+        met: &mut [u64],
+    ) {
         // SAFETY: the caller's.
         unsafe {
             self.fill::<I, E>(slice);
@@ -367,7 +384,7 @@ impl Tables<'_> {
     ///
     /// The CPU has `I`'s ISA.
     #[inline(always)]
-    unsafe fn fill<I: Entry, E: Held>(&mut self, slice: &[E]) {
+    unsafe fn fill<I: Entry, E: SplitWord>(&mut self, slice: &[E]) {
         let (words, ranks, union) = (self.words, self.union.count_ones() as usize, self.union);
         let sets = &mut *self.sets;
         sets.clear();
@@ -411,7 +428,7 @@ impl Tables<'_> {
     ///
     /// The CPU has `I`'s ISA.
     #[inline(always)]
-    unsafe fn matched<I: Entry, E: Held, const K: usize>(&self, probe: &[E]) -> u64 {
+    unsafe fn matched<I: Entry, E: SplitWord, const K: usize>(&self, probe: &[E]) -> u64 {
         // SAFETY: the caller's.
         unsafe {
             if I::WORDS == 4 {
@@ -432,7 +449,7 @@ impl Tables<'_> {
     ///
     /// The CPU has `I`'s ISA.
     #[inline(always)]
-    unsafe fn matched_in<I: Entry, E: Held, const K: usize, const W: usize>(
+    unsafe fn matched_in<I: Entry, E: SplitWord, const K: usize, const W: usize>(
         &self,
         probe: &[E],
     ) -> u64 {
@@ -499,21 +516,21 @@ impl Tables<'_> {
 impl Tables<'_> {
     /// [`Tables::met`] in AVX-512.
     #[target_feature(enable = "avx512f,avx512vpopcntdq,bmi2,popcnt")]
-    fn met512<E: Held>(&mut self, leaf: Leaf<E>, met: &mut [u64]) {
+    fn met512<E: SplitWord>(&mut self, leaf: Leaf<E>, met: &mut [u64]) {
         // SAFETY: the features `Wide` needs are enabled here.
         unsafe { self.met::<Wide, E>(leaf, met) }
     }
 
     /// [`Tables::met`] in AVX2.
     #[target_feature(enable = "avx2,bmi2,popcnt")]
-    fn met256<E: Held>(&mut self, leaf: Leaf<E>, met: &mut [u64]) {
+    fn met256<E: SplitWord>(&mut self, leaf: Leaf<E>, met: &mut [u64]) {
         // SAFETY: the features `Narrow` needs are enabled here.
         unsafe { self.met::<Narrow, E>(leaf, met) }
     }
 
     /// [`Tables::met`] in AVX2 for a slice of at most 256 half-boards: one vector an entry.
     #[target_feature(enable = "avx2,bmi2,popcnt")]
-    fn met256_half<E: Held>(&mut self, leaf: Leaf<E>, met: &mut [u64]) {
+    fn met256_half<E: SplitWord>(&mut self, leaf: Leaf<E>, met: &mut [u64]) {
         // SAFETY: the features `Half` needs are enabled here.
         unsafe { self.met::<Half, E>(leaf, met) }
     }
@@ -649,7 +666,7 @@ unsafe impl Entry for Wide {
 /// last few of a probe) are counted into `plain`.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
-pub(super) struct Seal {
+pub(super) struct CarrySaveSum {
     ones: std::arch::x86_64::__m256i,
     twos: std::arch::x86_64::__m256i,
     fours: std::arch::x86_64::__m256i,
@@ -664,7 +681,7 @@ pub(super) struct Seal {
 #[cfg(target_arch = "x86_64")]
 unsafe impl Entry for Narrow {
     type E = (std::arch::x86_64::__m256i, std::arch::x86_64::__m256i);
-    type Sum = Seal;
+    type Sum = CarrySaveSum;
 
     #[inline(always)]
     unsafe fn rank(word: u64, union: u64) -> u64 {
@@ -743,10 +760,10 @@ unsafe impl Entry for Narrow {
         unsafe { (Half::or(a.0, b.0), Half::or(a.1, b.1)) }
     }
     #[inline(always)]
-    unsafe fn zero() -> Seal {
+    unsafe fn zero() -> CarrySaveSum {
         // SAFETY: the trait's contract: the CPU has this ISA.
         let zero = unsafe { std::arch::x86_64::_mm256_setzero_si256() };
-        Seal {
+        CarrySaveSum {
             ones: zero,
             twos: zero,
             fours: zero,
@@ -756,21 +773,21 @@ unsafe impl Entry for Narrow {
         }
     }
     #[inline(always)]
-    unsafe fn add(sum: Seal, e: Self::E) -> Seal {
+    unsafe fn add(sum: CarrySaveSum, e: Self::E) -> CarrySaveSum {
         use std::arch::x86_64::*;
         // SAFETY: the caller's.
         unsafe {
             let counted = _mm256_add_epi64(lane_counts(e.0), lane_counts(e.1));
-            Seal {
+            CarrySaveSum {
                 plain: _mm256_add_epi64(sum.plain, counted),
                 ..sum
             }
         }
     }
     #[inline(always)]
-    unsafe fn add8(sum: Seal, e: [Self::E; 8]) -> Seal {
+    unsafe fn add8(sum: CarrySaveSum, e: [Self::E; 8]) -> CarrySaveSum {
         use std::arch::x86_64::*;
-        let Seal {
+        let CarrySaveSum {
             mut ones,
             mut twos,
             fours,
@@ -798,7 +815,7 @@ unsafe impl Entry for Narrow {
                 _mm256_add_epi64(sixteens, lane_counts(sixteen)),
             )
         };
-        Seal {
+        CarrySaveSum {
             ones,
             twos,
             fours,
@@ -808,7 +825,7 @@ unsafe impl Entry for Narrow {
         }
     }
     #[inline(always)]
-    unsafe fn total(sum: Seal) -> u64 {
+    unsafe fn total(sum: CarrySaveSum) -> u64 {
         use std::arch::x86_64::*;
         // SAFETY: the caller's.
         unsafe {
@@ -841,7 +858,7 @@ pub(super) struct Half;
 unsafe impl Entry for Half {
     const WORDS: usize = 4;
     type E = std::arch::x86_64::__m256i;
-    type Sum = Seal;
+    type Sum = CarrySaveSum;
 
     #[inline(always)]
     unsafe fn rank(word: u64, union: u64) -> u64 {
@@ -869,16 +886,16 @@ unsafe impl Entry for Half {
         unsafe { std::arch::x86_64::_mm256_or_si256(a, b) }
     }
     #[inline(always)]
-    unsafe fn zero() -> Seal {
+    unsafe fn zero() -> CarrySaveSum {
         // SAFETY: the trait's contract.
         unsafe { Narrow::zero() }
     }
     #[inline(always)]
-    unsafe fn add(sum: Seal, e: Self::E) -> Seal {
+    unsafe fn add(sum: CarrySaveSum, e: Self::E) -> CarrySaveSum {
         use std::arch::x86_64::*;
         // SAFETY: the caller's.
         unsafe {
-            Seal {
+            CarrySaveSum {
                 plain: _mm256_add_epi64(sum.plain, lane_counts(e)),
                 ..sum
             }
@@ -888,9 +905,9 @@ unsafe impl Entry for Half {
     /// eights is added to the running eights by a half adder, whose carry (the sixteens) is
     /// counted.
     #[inline(always)]
-    unsafe fn add8(sum: Seal, e: [Self::E; 8]) -> Seal {
+    unsafe fn add8(sum: CarrySaveSum, e: [Self::E; 8]) -> CarrySaveSum {
         use std::arch::x86_64::*;
-        let Seal {
+        let CarrySaveSum {
             ones,
             twos,
             fours,
@@ -908,7 +925,7 @@ unsafe impl Entry for Half {
             let (fours_b, twos) = csa(twos, twos_a, twos_b);
             let (eights_a, fours) = csa(fours, fours_a, fours_b);
             let sixteen = _mm256_and_si256(eights, eights_a);
-            Seal {
+            CarrySaveSum {
                 ones,
                 twos,
                 fours,
@@ -919,7 +936,7 @@ unsafe impl Entry for Half {
         }
     }
     #[inline(always)]
-    unsafe fn total(sum: Seal) -> u64 {
+    unsafe fn total(sum: CarrySaveSum) -> u64 {
         // SAFETY: the trait's contract.
         unsafe { Narrow::total(sum) }
     }

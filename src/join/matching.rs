@@ -1,13 +1,36 @@
-//! Matching: the pairs of a key's left and right half-boards whose words share a bit (a
-//! diagonal), counted with bitsets: for each eight diagonals in play, the unions of every
-//! subset of their sets of half-boards, ORed per probe word and counted.
+//! Matching: the pairs of a key's left and right half-boards whose words share no bit (no
+//! diagonal) are counted. One side is the *table*, the other the *probe* in one or more
+//! groups. The table is split on one diagonal at a time, most contested first, until its
+//! parts fit a leaf, whose pairs `leaf.rs` counts with bitsets:
+//!
+//! ```text
+//! disjoint(table, probe groups):
+//!     order = the diagonals both sides use, most contested first       (contested)
+//!     level(table, probe groups, order)                                 (Level::split)
+//!
+//! level(table, probe groups, order):
+//!     if the diagonals in play fit 32 bits: gather both sides, go on short
+//!     if swapping the sides costs less by the model: level(each group, table)
+//!     if the level is large: put the diagonal its own samples favour first
+//!     if the table fits a leaf or no diagonal is left: count it with bitsets; stop
+//!     d = the first diagonal of order
+//!     t0, t1 = the table words without d, with d                        (partition)
+//!     level(t0, probe groups, the rest of order)
+//!     level(t1, the probe words without d, the rest of order)           (filter)
+//! ```
+//!
+//! A pair is counted in exactly one leaf: the pairs that share `d` are dropped at the level
+//! that splits on `d`. [`Matcher`] holds a thread's buffers from key to key; [`Level`] is
+//! one level of the split and [`Descent`] what all its levels share.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+#[cfg(any(test, feature = "instruments"))]
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::leaf::{Bitsets, MAX_GROUPS, MOST_BYTES, Span};
 use super::short;
-use super::word::{Held, Isa, Word, filter_words, grows, hold, resize_exact, tally_words};
+use super::word::{Isa, SplitWord, Word, filter_words, grows, hold, resize_exact, tally_words};
 
 /// The most half-boards a table leaf holds: the split goes on below it, one diagonal at a
 /// time, until a side has at most this many (one slice of eight words, 512 bits).
@@ -19,7 +42,7 @@ pub(super) const LEVELS: usize = 2;
 
 /// The most room the split levels' filtered probe words take, in probe sides, where the
 /// thread's budget has it: less room leaves more levels to partition their probe in place,
-/// which costs time, while more only holds memory (measured: results/README.md).
+/// which costs time, while more only holds memory (measured: results/zen3/2026-11-25-chunks/).
 pub(super) const ROOM_MOST: usize = 16;
 
 /// Words of room for the filtered levels of a matching of `table` and `probe` words within
@@ -36,8 +59,10 @@ fn room(bytes: usize, table: usize, probe: usize, least: usize) -> usize {
     spare.clamp(least * probe, ROOM_MOST * probe) + 64
 }
 
-/// What the matching did, all threads together since the process started ([`tally`]):
-/// one atomic add per matching or leaf, each thousands of word steps.
+/// What the matching did, all threads together since the process started ([`matched`]):
+/// one atomic add per matching or leaf, each thousands of word steps. Only the tests and
+/// the instruments (`--features instruments`) read it, so only their builds keep it.
+#[cfg(any(test, feature = "instruments"))]
 struct Tally {
     every: AtomicU64,
     tested: AtomicU64,
@@ -45,6 +70,7 @@ struct Tally {
     short: AtomicU64,
 }
 
+#[cfg(any(test, feature = "instruments"))]
 static TALLY: Tally = Tally {
     every: AtomicU64::new(0),
     tested: AtomicU64::new(0),
@@ -83,7 +109,7 @@ pub fn matched() -> Matched {
 /// probe words, the words a split's partition moves aside, and a leaf's sets and tables.
 #[derive(Default)]
 pub(super) struct Matcher {
-    levels: Vec<Word>,
+    room: Vec<Word>,
     aside: Vec<Word>,
     bitsets: Bitsets,
 }
@@ -115,7 +141,7 @@ fn groups(ends: &[usize]) -> impl Iterator<Item = Span> + '_ {
 impl Matcher {
     /// Bytes its buffers hold.
     pub(super) fn bytes(&self) -> usize {
-        (self.levels.capacity() + self.aside.capacity()) * 8 + self.bitsets.bytes()
+        (self.room.capacity() + self.aside.capacity()) * 8 + self.bitsets.bytes()
     }
 
     /// Where they and the thread's other buffers (`within.held`) would hold more than
@@ -150,9 +176,9 @@ impl Matcher {
         // What the buffers hold, and what this matching grows them by: a buffer kept past its
         // need passes the budget only beside another's growth (the words a block before
         // moved aside, kept beside this block's room).
-        let grown = grows(&self.levels, most) + grows(&self.aside, aside);
+        let grown = grows(&self.room, most) + grows(&self.aside, aside);
         if within.held + self.bytes() + grown > within.bytes {
-            hold(&mut self.levels, most, within.bytes);
+            hold(&mut self.room, most, within.bytes);
             hold(&mut self.aside, aside, within.bytes);
         }
     }
@@ -183,7 +209,7 @@ impl Matcher {
     /// ends at `ends[g]`) that share no bit: the pairs that make a solution.
     ///
     /// Counting every pair would test thousands of pairs per solution, more as n grows
-    /// (measured: results/README.md). So the table side is
+    /// (measured: results/zen4/2026-11-23-join-pairs/). So the table side is
     /// split first, one diagonal at a time, the most contested first (in both sides'
     /// samples; a level the model finds at least [`REPICK`] work picks its own): its words
     /// without the diagonal meet every probe word there, those with it only the probe
@@ -205,9 +231,7 @@ impl Matcher {
         within: Within,
     ) {
         debug_assert!(ends.len() <= MAX_GROUPS && ends.last() == Some(&probe.len()));
-        TALLY
-            .every
-            .fetch_add((table.len() * probe.len()) as u64, Ordering::Relaxed);
+        record(Counter::Pairs, table.len() * probe.len());
         let order = if table.len() > LEAF {
             contested(table, probe, within.isa)
         } else {
@@ -221,8 +245,8 @@ impl Matcher {
         } else {
             0
         };
-        if self.levels.len() < room {
-            resize_exact(&mut self.levels, room);
+        if self.room.len() < room {
+            resize_exact(&mut self.room, room);
         }
         let mut spans: [Span; MAX_GROUPS] = Default::default();
         for (span, range) in spans.iter_mut().zip(groups(ends)) {
@@ -242,7 +266,7 @@ impl Matcher {
             in_play: InPlay::ALL,
             order: &order.bits[..order.len],
             out,
-            room: &mut self.levels[..room],
+            room: &mut self.room[..room],
             probed: None,
         };
         top.split(&mut descent);
@@ -258,7 +282,7 @@ impl Matcher {
     /// neither bit, partitioned first in `right`; the others (and words with no such pair)
     /// together with every right word. A group's words share two diagonals, so its split
     /// takes an order of its own (`contested`), and its probe side fits the room: the
-    /// groups cost less than the partitions they save (measured: results/README.md). Where
+    /// groups cost less than the partitions they save (measured: results/zen3/2026-11-26-even-groups/). Where
     /// the room holds the probe side twice (the keys of n = 24), the sides are matched
     /// whole. Only how a key is counted: every pair is matched in exactly one group.
     pub(super) fn pivoted(
@@ -372,7 +396,7 @@ fn aside(buffer: &mut Vec<Word>, words: usize) -> &mut [Word] {
 /// The larger side is usually the better table (fewer probe words, each matched in fewer
 /// leaves), unless the other is so small that fills would outweigh it: against the smaller
 /// side always the table, the model takes less time from n = 22 on, about as much below
-/// (measured: results/README.md). It decides only how a key is counted, never what.
+/// (measured: results/zen4/2026-11-23-table-side/). It decides only how a key is counted, never what.
 fn table_first(a: usize, b: usize) -> bool {
     work(a as f64, b as f64) <= work(b as f64, a as f64)
 }
@@ -384,7 +408,7 @@ fn table_first(a: usize, b: usize) -> bool {
 /// than the table's (at n = 26 a key's table of 10^7 words can face 3 x 10^5 probe words
 /// at the top), and splitting the table on down to leaves of a handful of probe words
 /// costs more in fills and partitions than the leaves match (measured:
-/// results/README.md). A group swaps only with the others: the fills of the table's
+/// results/xeon/2026-11-27-turned-levels/). A group swaps only with the others: the fills of the table's
 /// leaves are saved only if none is left against it.
 fn swap_pays(table: usize, spans: &[Span]) -> bool {
     let t = table as f64;
@@ -512,7 +536,7 @@ fn contested(table: &[Word], probe: &[Word], isa: Isa) -> Order {
 
 /// Words of each side [`contested`] and [`pick_diagonal`] sample (every `len / SAMPLE`-th): fewer
 /// pick worse diagonals, more cost more than their better picks save (measured:
-/// results/README.md).
+/// results/zen4/2026-11-28-picking-levels/).
 const SAMPLE: usize = 128;
 
 /// The least work ([`work`]: probe words matched at a leaf) of a split level at which it
@@ -522,14 +546,14 @@ const SAMPLE: usize = 128;
 /// have, so other diagonals are the contested ones there. A level's work, not its probe
 /// alone, is what a better diagonal saves: a large table against fewer probe words is worth
 /// a pick too. Below this bound the picks leave fewer pairs to the leaves, but their
-/// samples cost more than those pairs (measured: results/README.md).
+/// samples cost more than those pairs (measured: results/zen4/2026-11-28-picking-levels/).
 const REPICK: f64 = 4096.0;
 
 /// Adds to `counts[b]` how many of every `step`-th word of `v` have bit `b`, in `isa`'s
 /// instructions: a vector of sampled words at a time where the CPU has one (`pack::tally256`,
 /// `pack::tally512`): a split level of n = 27 samples about 512 words of its sides
 /// ([`pick_diagonal`]), enough that a vector of them at a time pays.
-fn tally<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64], isa: Isa) {
+fn tally<E: SplitWord>(v: &[E], step: usize, counts: &mut [u64; 64], isa: Isa) {
     #[cfg(target_arch = "x86_64")]
     match isa {
         // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
@@ -548,7 +572,7 @@ fn stride(len: usize) -> usize {
 }
 
 /// How many of about [`SAMPLE`] words of `v` (every [`stride`]-th) have each bit.
-fn sampled<E: Held>(v: &[E], isa: Isa) -> [u64; 64] {
+fn sampled<E: SplitWord>(v: &[E], isa: Isa) -> [u64; 64] {
     let mut counts = [0u64; 64];
     tally(v, stride(v.len()), &mut counts, isa);
     counts
@@ -567,7 +591,7 @@ struct Probed {
 
 impl Probed {
     /// A sample of the probe groups in `spans`, each in its share (one stride for all).
-    fn of<E: Held>(probe: &[E], spans: &[Span], isa: Isa) -> Probed {
+    fn of<E: SplitWord>(probe: &[E], spans: &[Span], isa: Isa) -> Probed {
         let mut counts = [0u64; 64];
         let probes: usize = spans.iter().map(Span::len).sum();
         let step = stride(probes);
@@ -594,9 +618,14 @@ impl Probed {
 /// exponent 1 this is the diagonal that drops the most pairs at this level (the product of
 /// both sides' counts, as [`contested`] has it); lower, it values a split that cuts the
 /// table evenly, which shortens the levels below and leaves fewer pairs to the leaves
-/// (measured: results/README.md). Also returns the diagonals both samples have (for
+/// (measured: results/xeon/2026-11-27-picking-model/). Also returns the diagonals both samples have (for
 /// [`Level::used_diagonals`]).
-fn pick_diagonal<E: Held>(table: &[E], probed: &Probed, order: &[u64], isa: Isa) -> (Order, u64) {
+fn pick_diagonal<E: SplitWord>(
+    table: &[E],
+    probed: &Probed,
+    order: &[u64],
+    isa: Isa,
+) -> (Order, u64) {
     let sample = Probed::of(table, std::slice::from_ref(&(0..table.len())), isa);
     let (t, tl, table_share) = (&sample.counts, sample.words, sample.share);
     let (p, pl, probe_share) = (&probed.counts, probed.words, probed.share);
@@ -691,7 +720,7 @@ struct Level<'s, E> {
     probed: Option<&'s Probed>,
 }
 
-impl<E: Held> Level<'_, E> {
+impl<E: SplitWord> Level<'_, E> {
     /// Counts the level's pairs: the level's decisions in the order the pseudo-code above
     /// has them.
     ///
@@ -801,7 +830,8 @@ impl<E: Held> Level<'_, E> {
         } = self;
         let probes: usize = spans.iter().map(Span::len).sum();
         let Some((&bit, order)) = order.split_first().filter(|_| table.len() > LEAF) else {
-            tally_leaf(table.len() * probes);
+            record(Counter::Tested, table.len() * probes);
+            record(Counter::Leaves, 1);
             let within = (descent.budget, descent.isa);
             let sides = (&*table, &*probe, spans);
             descent.bitsets.disjoint(sides, in_play.live, within, out);
@@ -952,7 +982,7 @@ impl<E: Held> Level<'_, E> {
             gathered.bits[gathered.len] = short::gathered(bit, mask);
             gathered.len += 1;
         }
-        TALLY.short.fetch_add(1, Ordering::Relaxed);
+        record(Counter::Short, 1);
         let mut short_descent = Descent {
             budget: descent.budget,
             stop: descent.stop,
@@ -985,7 +1015,7 @@ const SHORT_LEAST: usize = if cfg!(test) { LEAF } else { 4096 };
 /// Whether a level of `table` words of `E` may go on short ([`Level::go_short`],
 /// [`Level::used_diagonals`]): its words are full, at least [`SHORT_LEAST`], and the CPU
 /// has vector loops (and BMI2).
-fn may_shorten<E: Held>(table: usize, isa: Isa) -> bool {
+fn may_shorten<E: SplitWord>(table: usize, isa: Isa) -> bool {
     !E::SHORT && !matches!(isa, Isa::Scalar) && table >= SHORT_LEAST
 }
 
@@ -998,7 +1028,7 @@ const LOOK: u32 = 32;
 /// is a buffer the vector loops may use. The table's words and, where the room has run out,
 /// a probe group's: in the vector loops where the CPU has them (`pack::partition256`,
 /// `pack::partition512`), else a word at a time.
-fn partition<E: Held>(table: &mut [E], bit: u64, isa: Isa, aside: &mut [E]) -> usize {
+fn partition<E: SplitWord>(table: &mut [E], bit: u64, isa: Isa, aside: &mut [E]) -> usize {
     #[cfg(target_arch = "x86_64")]
     if let Isa::Avx512 = isa {
         // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
@@ -1023,7 +1053,7 @@ fn partition<E: Held>(table: &mut [E], bit: u64, isa: Isa, aside: &mut [E]) -> u
 
 /// Writes the words of `from` without `bit` to the front of `to` (room for every word and
 /// one vector more), in order, and returns how many there are.
-fn filter<E: Held>(from: &[E], bit: u64, to: &mut [E], isa: Isa) -> usize {
+fn filter<E: SplitWord>(from: &[E], bit: u64, to: &mut [E], isa: Isa) -> usize {
     #[cfg(target_arch = "x86_64")]
     if let Isa::Avx512 = isa {
         // SAFETY: `Isa::of` picked AVX-512 only where the CPU has it.
@@ -1038,10 +1068,31 @@ fn filter<E: Held>(from: &[E], bit: u64, to: &mut [E], isa: Isa) -> usize {
     filter_words(from, bit, to)
 }
 
-/// Counts what [`Bitsets::disjoint`]'s leaf tests: the pairs, and one leaf.
-fn tally_leaf(pairs: usize) {
-    TALLY.tested.fetch_add(pairs as u64, Ordering::Relaxed);
-    TALLY.leaves.fetch_add(1, Ordering::Relaxed);
+/// One of the matching's counters ([`Matched`]'s fields).
+#[derive(Clone, Copy)]
+enum Counter {
+    Pairs,
+    Tested,
+    Leaves,
+    Short,
+}
+
+/// Adds `by` to `counter` where the build keeps the counters (the tests' and the
+/// instruments'); else does nothing.
+#[inline(always)]
+fn record(counter: Counter, by: usize) {
+    #[cfg(any(test, feature = "instruments"))]
+    {
+        let to = match counter {
+            Counter::Pairs => &TALLY.every,
+            Counter::Tested => &TALLY.tested,
+            Counter::Leaves => &TALLY.leaves,
+            Counter::Short => &TALLY.short,
+        };
+        to.fetch_add(by as u64, Ordering::Relaxed);
+    }
+    #[cfg(not(any(test, feature = "instruments")))]
+    let _ = (counter, by);
 }
 
 #[cfg(test)]
@@ -1093,7 +1144,7 @@ pub(super) mod tests {
     }
 
     /// [`partitions_put_the_words_without_the_bit_first`] for words of `E` (`width` bits).
-    fn partitions_of<E: Held + Ord>(width: u32) {
+    fn partitions_of<E: SplitWord + Ord>(width: u32) {
         let mut state = 0x2545_f491_4f6c_dd1d;
         let lens = (0..300).chain([511, 512, 513, 1000, 4099]);
         for (i, len) in lens.enumerate() {

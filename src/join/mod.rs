@@ -7,7 +7,17 @@
 //! queen in each left column, on the rows of `E`, no two attacking, none attacking the
 //! middle queen) and a right half-board on the other rows make a solution exactly when no
 //! diagonal holds a queen of each: the key already gives every row and column one queen.
-//! So the count of a key is `L * R` minus the pairs that share a diagonal.
+//! So the count of a key is `L * R` minus the pairs that share a diagonal:
+//!
+//! ```text
+//! count(key):
+//!     pieces = each quadrant's placements on the key's rows            (pieces)
+//!     cut each side's half-boards into chunks within the thread's budget
+//!     for each chunk of one side, each chunk of the other:
+//!         build both chunks' words                                      (halves)
+//!         add the pairs whose words share no bit                        (matching)
+//!     weigh the sum by the key's orbit (and, from n = 21, the quarter turn's weights)
+//! ```
 //!
 //! Half-boards are built from *pieces*: the placements inside one quadrant (the top or
 //! bottom rows of a half), stored by the rows and the columns they use, enumerated once per
@@ -284,11 +294,11 @@ impl Join {
     /// once, each middle row's right half-boards (with the middle queen's bits) a group of
     /// probe words; otherwise each middle row is matched on its own, against the left
     /// half-boards its queen leaves, which takes less time than one table for every middle
-    /// row (measured: results/README.md). Both sides of a middle row are counted by the
+    /// row (measured: results/zen3/2026-11-26-odd-sides-per-row/). Both sides of a middle row are counted by the
     /// half-boards its queen leaves (about two in five); where the left side does not fit
     /// one chunk whole, each middle row builds those of its own, in the right half's layout
     /// and in chunks of their own: fewer chunks, in less time and memory, than the whole
-    /// left side's (measured: results/README.md).
+    /// left side's (measured: results/zen3/2026-11-26-odd-sides-per-row/).
     ///
     /// Abandoned as soon as `stop` is set: the matching's split stops going
     /// down, so the count returns early with too few solutions, and the caller must drop
@@ -333,7 +343,7 @@ impl Join {
             } else {
                 free
             };
-            let_go(
+            release_buffers_past(
                 free,
                 [&mut s.left, &mut s.right, &mut s.group, &mut s.kept],
                 &mut s.matcher,
@@ -380,7 +390,7 @@ impl Join {
             if cache.own() + bytes + buffers > counted {
                 cache.trim(counted.saturating_sub(buffers + bytes));
                 let rest = counted.saturating_sub(cache.own() + bytes);
-                let_go(rest, [left, right, group, kept], matcher);
+                release_buffers_past(rest, [left, right, group, kept], matcher);
             }
         };
         let left_pieces = self.pieces(cache, key.rows, stop, &mut room);
@@ -1018,7 +1028,7 @@ const MIN_BOARDS: usize = 1 << 16;
 /// The fewest half-boards a chunk holds where a key's own pieces leave less than
 /// [`MIN_BOARDS`] (a small share: [`THREAD_FLOOR`] does not count them): with
 /// `MIN_BOARDS` there the thread passes its share, and much smaller chunks take many times
-/// the time where the pieces pass it anyway (measured: results/README.md).
+/// the time where the pieces pass it anyway (measured: results/xeon/2026-11-27-small-share/).
 const FEWEST_BOARDS: usize = MIN_BOARDS / 4;
 
 /// A chunk's half-boards where `fit` fit what a key's pieces leave: all of them, at least
@@ -1033,7 +1043,7 @@ fn least_chunk(fit: usize) -> usize {
 /// half-boards and the least table. A thread given no more than this loses nothing that the
 /// pieces kept in its place would not give back: chunks this small take the time larger
 /// ones do, while pieces let go cost time to enumerate again (measured:
-/// results/README.md). The pieces a key holds on its own come out of it too: where they
+/// results/xeon/2026-11-27-small-share/). The pieces a key holds on its own come out of it too: where they
 /// leave less, its chunks are smaller (down to `FEWEST_BOARDS`).
 pub const THREAD_FLOOR: usize = MIN_BOARDS * BYTES_PER_BOARD + MIN_BYTES;
 
@@ -1057,7 +1067,7 @@ struct Scratch {
 /// Lets go of a thread's buffers, the keys before left them, where they hold more than
 /// `bytes` (what this key's budget leaves once its pieces are counted): they grow again to
 /// what this key's chunks, tables and room need.
-fn let_go(bytes: usize, words: [&mut Vec<Word>; 4], matcher: &mut Matcher) {
+fn release_buffers_past(bytes: usize, words: [&mut Vec<Word>; 4], matcher: &mut Matcher) {
     let [a, b, c, d] = &words;
     if thread_bytes([a, b, c, d], matcher) > bytes {
         for v in words {

@@ -19,7 +19,7 @@
 use std::arch::x86_64::*;
 
 use super::word::{
-    Held, Narrow, Narrow32, ONES, Pack, TAG_SHIFT, Wide, Wide32, filter_words, lacking_words,
+    Narrow, Narrow32, ONES, Pack, SplitWord, TAG_SHIFT, Wide, Wide32, filter_words, lacking_words,
     leaves, narrowed, take_out, tally_words,
 };
 
@@ -80,7 +80,7 @@ pub(super) unsafe trait Tally: Pack<E = u64> {
     /// # Safety
     ///
     /// Each is readable.
-    unsafe fn strided<W: Held>(from: *const W, step: usize) -> Self::V;
+    unsafe fn strided<W: SplitWord>(from: *const W, step: usize) -> Self::V;
     /// `sum` plus, in each byte of each word, bit `k` of that byte of `w`'s word.
     unsafe fn add_bit(sum: Self::V, w: Self::V, k: u32) -> Self::V;
     /// The sum of `v`'s words, wrapping.
@@ -156,7 +156,7 @@ unsafe impl Tally for Wide {
         }
     }
     #[inline(always)]
-    unsafe fn strided<W: Held>(from: *const W, step: usize) -> __m512i {
+    unsafe fn strided<W: SplitWord>(from: *const W, step: usize) -> __m512i {
         // SAFETY: the caller's.
         let at = |i: usize| unsafe { (*from.add(i * step)).wide() as i64 };
         unsafe { _mm512_set_epi64(at(7), at(6), at(5), at(4), at(3), at(2), at(1), at(0)) }
@@ -253,7 +253,7 @@ unsafe impl Tally for Narrow {
         }
     }
     #[inline(always)]
-    unsafe fn strided<W: Held>(from: *const W, step: usize) -> __m256i {
+    unsafe fn strided<W: SplitWord>(from: *const W, step: usize) -> __m256i {
         // SAFETY: the caller's.
         let at = |i: usize| unsafe { (*from.add(i * step)).wide() as i64 };
         unsafe { _mm256_set_epi64x(at(3), at(2), at(1), at(0)) }
@@ -377,14 +377,14 @@ unsafe impl Pack for Narrow32 {
 /// ...`) have bit `b`, eight sampled words a vector with AVX-512F ([`tally_in`]), short
 /// words widened.
 #[target_feature(enable = "avx512f")]
-pub(super) fn tally512<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
+pub(super) fn tally512<E: SplitWord>(v: &[E], step: usize, counts: &mut [u64; 64]) {
     // SAFETY: this function runs only where the CPU has AVX-512F (its feature).
     unsafe { tally_in::<Wide, E>(v, step, counts) }
 }
 
 /// [`tally512`] four sampled words a vector with AVX2.
 #[target_feature(enable = "avx2")]
-pub(super) fn tally256<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
+pub(super) fn tally256<E: SplitWord>(v: &[E], step: usize, counts: &mut [u64; 64]) {
     // SAFETY: this function runs only where the CPU has AVX2 (its feature).
     unsafe { tally_in::<Narrow, E>(v, step, counts) }
 }
@@ -398,7 +398,7 @@ pub(super) fn tally256<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
 ///
 /// The CPU has `P`'s ISA.
 #[inline(always)]
-unsafe fn tally_in<P: Tally, E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
+unsafe fn tally_in<P: Tally, E: SplitWord>(v: &[E], step: usize, counts: &mut [u64; 64]) {
     let vectors = v.len().div_ceil(step) / P::WORDS;
     let per = 255 / P::WORDS;
     // SAFETY: the CPU has `P`'s ISA (the caller's). Vector `i` reads samples `i WORDS` to
@@ -536,14 +536,14 @@ unsafe fn lacking_in<P: Pack<E = u64>>(words: &[u64], bits: u64) -> u64 {
 /// with AVX-512F ([`filter_in`]), and returns how many there are. `to` has room for every
 /// word of `from` and one vector more.
 #[target_feature(enable = "avx512f,popcnt")]
-pub(super) fn filter512<E: Held>(from: &[E], bit: u64, to: &mut [E]) -> usize {
+pub(super) fn filter512<E: SplitWord>(from: &[E], bit: u64, to: &mut [E]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX-512F and popcnt (its features).
     unsafe { filter_in::<E::Avx512>(from, bit, to) }
 }
 
 /// [`filter512`] four at a time with AVX2.
 #[target_feature(enable = "avx2,popcnt")]
-pub(super) fn filter256<E: Held>(from: &[E], bit: u64, to: &mut [E]) -> usize {
+pub(super) fn filter256<E: SplitWord>(from: &[E], bit: u64, to: &mut [E]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX2 and popcnt (its features).
     unsafe { filter_in::<E::Avx2>(from, bit, to) }
 }
@@ -582,16 +582,16 @@ unsafe fn filter_in<P: Pack>(from: &[P::E], bit: u64, to: &mut [P::E]) -> usize 
 /// store and a reload of the same words). The split partitions its probe words this way too
 /// where its room for filtered copies has run out.
 #[target_feature(enable = "avx2,popcnt")]
-pub(super) fn partition256<E: Held>(table: &mut [E], bit: u64, aside: &mut [E]) -> usize {
+pub(super) fn partition256<E: SplitWord>(table: &mut [E], bit: u64, aside: &mut [E]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX2 and popcnt (its features).
     unsafe { partition_in::<E::Avx2, 8>(table, bit, aside, TWO_ENDED) }
 }
 
 /// [`partition256`] eight words at a time with AVX-512F: the same loops over [`Wide`], whose
 /// compressing store [`filter512`] uses, from both ends only from [`TWO_ENDED_WIDE`] words:
-/// for tables too it takes less time than the plain loop (measured: results/README.md).
+/// for tables too it takes less time than the plain loop (measured: results/zen4/2026-11-28-two-ended-partition/).
 #[target_feature(enable = "avx512f,popcnt")]
-pub(super) fn partition512<E: Held>(table: &mut [E], bit: u64, aside: &mut [E]) -> usize {
+pub(super) fn partition512<E: SplitWord>(table: &mut [E], bit: u64, aside: &mut [E]) -> usize {
     // SAFETY: this function runs only where the CPU has AVX-512F and popcnt (its features).
     unsafe { partition_in::<E::Avx512, 4>(table, bit, aside, TWO_ENDED_WIDE) }
 }
@@ -599,14 +599,14 @@ pub(super) fn partition512<E: Held>(table: &mut [E], bit: u64, aside: &mut [E]) 
 /// The fewest words [`partition256`] partitions from both ends: below it the tail of
 /// [`two_ended`] (up to four blocks a word at a time) costs more than `aside`'s copy saves,
 /// above it reading and writing each word once saves more, most of all on the tables out of
-/// cache at the top of a large board's split (measured: results/README.md). The unit tests
+/// cache at the top of a large board's split (measured: results/zen4/2026-11-28-partition-pick-early/). The unit tests
 /// take 192 (three blocks of short words, the fewest [`two_ended`] takes), so that small
 /// tables go both ways.
 const TWO_ENDED: usize = if cfg!(test) { 192 } else { 512 };
 
 /// [`TWO_ENDED`] for [`partition512`]: eight words a step through `aside` cost less than
 /// four, so from both ends pays only for tables out of the caches (measured:
-/// results/README.md).
+/// results/zen4/2026-11-28-two-ended-partition/).
 const TWO_ENDED_WIDE: usize = if cfg!(test) { 192 } else { 65536 };
 
 // [`two_ended`] reads three blocks before its loop.
@@ -614,7 +614,7 @@ const _: () = assert!(TWO_ENDED >= 3 * BLOCK && TWO_ENDED_WIDE >= 3 * BLOCK);
 
 /// The most words [`two_ended`] reads at a time from one end: eight AVX2 vectors (four of
 /// AVX-512), loaded before any is stored, 32 full words or 64 short ones: fewer a block
-/// take more time, and more no longer fit the registers (measured: results/README.md).
+/// take more time, and more no longer fit the registers (measured: results/zen4/2026-11-28-two-ended-partition/).
 const BLOCK: usize = 64;
 
 /// [`partition256`] in `P`'s vectors, `B` a block.

@@ -3,6 +3,13 @@
 //! are built from the pieces on its own rows, enumerated when the key is counted (and kept
 //! in a small cache for the keys after it), so that nothing is built for the whole board up
 //! front: a process holds only the pieces of the keys it is counting.
+//!
+//! ```text
+//! pieces(rows):
+//!     if the cache or the store holds them: return them
+//!     walk the quadrant's rows in order, one queen a row on a free column and diagonal
+//!     group the placements by the column set they use, each with its diagonals (Lines)
+//! ```
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;

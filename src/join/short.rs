@@ -1,24 +1,32 @@
 //! Short words: a split's half-boards held in 32 bits once the diagonals in play fit them.
 //!
+//! ```text
+//! mask = the diagonals in play that both sides use
+//! if popcount(mask) <= 32:
+//!     each word w of both sides becomes pext(w, mask)         (gather)
+//!     each diagonal d of the order becomes pext(d, mask)      (gathered)
+//!     the levels below split the 32-bit words
+//! ```
+//!
 //! A half-board's word has a bit for each of the `2h - 1` shared diagonals of each direction
 //! (50 at n = 27), but deep in a split most of them are settled: the levels above took
 //! their diagonals out of play, and many others are used by no word of one side. A pair of
 //! words shares a diagonal in play exactly where their bits *gathered* by the diagonals in
 //! play (BMI2's `pext`) share a bit, so from the level where those fit 32 bits, the split goes
-//! on with both sides gathered into 32-bit words ([`Held`] for `u32`): a vector holds twice
+//! on with both sides gathered into 32-bit words ([`SplitWord`] for `u32`): a vector holds twice
 //! the words, and the partitions and filters below, the bulk of the split's passes, move
 //! half the bytes. From n = 22 on, about half the table words the split partitions and
-//! most of the probe words it filters are at such levels (measured: results/README.md).
+//! most of the probe words it filters are at such levels (measured: results/zen4/2026-11-29-short-words/).
 //! The gathering is a pass over both sides,
 //! into buffers the level already has (the room for the filtered levels, the words a
 //! partition moves aside), and leaves the 64-bit words as they were.
 
-use super::word::{Held, ranked};
+use super::word::{SplitWord, ranked};
 
 /// The OR of `words`: the diagonals any of them has. Inlined, so that it runs in the
 /// vector instructions its caller's entry point enables (a leaf's `unions`).
 #[inline(always)]
-pub(super) fn ored<E: Held>(words: &[E]) -> u64 {
+pub(super) fn ored<E: SplitWord>(words: &[E]) -> u64 {
     words.iter().fold(E::default(), |u, &w| u | w).wide()
 }
 

@@ -30,7 +30,7 @@
 //! (the ties' blocks with the right side's class first where the matching's model of its
 //! work finds that cheaper), and never matches a pair with a half-board below `c`. The
 //! larger class in place of the smaller (four blocks, `2 (L> x R + L<= x R>) + ...`) skips
-//! as many pairs, in more time (measured: results/README.md).
+//! as many pairs, in more time (measured: results/zen3/2026-11-26-quarter-turn-weights/).
 //!
 //! **Odd boards.** `psi(X, m) = |m - h|`, the middle queen's distance from the middle row:
 //! a solution weighs by how far its middle row's queen is from the middle column against
@@ -54,7 +54,7 @@ use crate::types::Symmetry;
 /// that the blocks' own costs (each block a matching of its own, its tables filled, an
 /// even board's blocks of ties matching many probe words against a few) outweigh the pairs
 /// skipped; from it on, the weights take less time than none (measured:
-/// results/README.md).
+/// results/zen3/2026-11-26-quarter-turn-weights/).
 pub const WEIGHTED_FROM: u32 = 21;
 
 /// Whether the join of an `n`-board in `symmetry` weighs its solutions: full mode on a

@@ -1,5 +1,5 @@
 //! The join's bottom layer, which imports nothing of the join: a half-board's [`Word`] and
-//! the class bits at its top ([`TAG`]); [`Held`], a word as the split holds it (64 bits, or
+//! the class bits at its top ([`TAG`]); [`SplitWord`], a word as the split holds it (64 bits, or
 //! 32 once the diagonals in play fit them); [`Pack`], the step that packs a vector's kept
 //! words, which `pack.rs` implements for each ISA's vectors ([`Wide`], [`Narrow`] and
 //! their short forms); [`Isa`], the instructions a key is counted in; the plain-word loops
@@ -12,22 +12,20 @@ use std::fmt::Debug;
 use std::ops::{BitAnd, BitOr};
 use std::sync::atomic::AtomicBool;
 
+use crossbeam_utils::CachePadded;
+
 use crate::types::Kernel;
 
 /// A count that is never abandoned: the flag `Join::count` and the whole-run counts pass
-/// where `Join::count_until` takes one that `estimate` sets at its deadline. It is read at
-/// every split level by every thread, so it has a cache line of its own: beside a variable
-/// the threads write (the matching's tallies), each write would take the line from every
-/// reader.
-pub static NEVER: &AtomicBool = &UNSET.0;
+/// where `Join::count_until` takes one that `estimate` sets at its deadline. Every thread
+/// reads it at every split level, so it is padded to cache lines of its own
+/// ([`CachePadded`]): a variable a thread writes on the same line (the instruments'
+/// counters in `matching.rs`, or any static the linker puts beside it) would take the
+/// line from every reader at each write.
+pub static NEVER: &CachePadded<AtomicBool> = &UNSET;
 
-/// The flag behind [`NEVER`], alone on its cache line (128 bytes: two lines are fetched
-/// together on some CPUs).
-static UNSET: Alone = Alone(AtomicBool::new(false));
-
-/// An atomic on a cache line of its own.
-#[repr(align(128))]
-struct Alone(AtomicBool);
+/// The flag behind [`NEVER`].
+static UNSET: CachePadded<AtomicBool> = CachePadded::new(AtomicBool::new(false));
 
 /// A half-board's word: bits `0..2h - 1` the shared down-right diagonals, bits `32..` the
 /// shared down-left ones.
@@ -58,7 +56,7 @@ pub(super) fn narrowed(w: Word, mask: u64) -> Word {
 
 /// A word of half-boards' diagonals as the split holds it: all 64 bits, or 32 of them
 /// gathered (`short::gather`).
-pub(super) trait Held:
+pub(super) trait SplitWord:
     Copy + Default + Eq + Debug + Send + Sync + BitAnd<Output = Self> + BitOr<Output = Self> + 'static
 {
     /// The vectors that pack these words with AVX2.
@@ -79,7 +77,7 @@ pub(super) trait Held:
     fn full(words: &mut [Self]) -> Option<&mut [u64]>;
 }
 
-impl Held for u64 {
+impl SplitWord for u64 {
     #[cfg(target_arch = "x86_64")]
     type Avx2 = Narrow;
     #[cfg(target_arch = "x86_64")]
@@ -99,7 +97,7 @@ impl Held for u64 {
     }
 }
 
-impl Held for u32 {
+impl SplitWord for u32 {
     #[cfg(target_arch = "x86_64")]
     type Avx2 = Narrow32;
     #[cfg(target_arch = "x86_64")]
@@ -133,7 +131,7 @@ pub(super) unsafe trait Pack {
     /// Words in a vector.
     const WORDS: usize;
     /// A word.
-    type E: Held;
+    type E: SplitWord;
     /// A vector of words.
     type V: Copy;
     /// A set of a vector's words, a bit each.
@@ -251,7 +249,7 @@ pub(super) fn take_out(counter: u64, k: usize, counts: &mut [u64; 64]) {
 /// sampling tally a word at a time (the plain loop, and the vector loops' last few
 /// samples). Eight byte-wide counters a word (bit `k` of each byte into counter `k`), each
 /// taken out before it could pass 255.
-pub(super) fn tally_words<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64]) {
+pub(super) fn tally_words<E: SplitWord>(v: &[E], step: usize, counts: &mut [u64; 64]) {
     let mut lanes = [0u64; 8];
     let empty = |lanes: &mut [u64; 8], counts: &mut [u64; 64]| {
         for (k, lane) in lanes.iter_mut().enumerate() {
@@ -273,7 +271,7 @@ pub(super) fn tally_words<E: Held>(v: &[E], step: usize, counts: &mut [u64; 64])
 /// Writes the words of `from` without `bit` to the front of `to`, in order, and returns how
 /// many there are: the split's filter a word at a time (the plain loop, and the vector
 /// loops' last few words).
-pub(super) fn filter_words<E: Held>(from: &[E], bit: u64, to: &mut [E]) -> usize {
+pub(super) fn filter_words<E: SplitWord>(from: &[E], bit: u64, to: &mut [E]) -> usize {
     // Every word written, the kept ones advancing the end: no branch to mispredict.
     let to = &mut to[..from.len()];
     let (mut len, bit) = (0, E::of(bit));

@@ -610,7 +610,7 @@ fn search_until(
 ) -> Tally {
     let s = root.schedule(n);
     let floor = s.levels.saturating_sub(rows);
-    if std::ptr::eq(stop, join::NEVER) || floor <= sub.state.level {
+    if std::ptr::eq(stop, &**join::NEVER) || floor <= sub.state.level {
         return subtree(&s, root, (sub.state, &sub.prefix), kernel);
     }
     let mut tally = Tally::default();

@@ -54,12 +54,24 @@ checkpoint_all=$(grep -s '^all-mutations,' "$dir/checkpoint-mutations.csv" || ec
 forged=$(grep -s '^forge-record,' "$dir/checkpoint-mutations.csv" || echo "forge-record,none")
 files_all=$(grep -s '^all,' "$dir/file-mutations.csv" || echo "all,none")
 {
-  cat <<README
+  if [ "$set" = files ]; then
+    cat <<README
+# Planted rescue files and file size limits
+
+- **Question.** Does a rescue file planted by another user or as a link ever become a shard's
+  result, or get written through? Does a file size limit ever lose a shard's counts? (docs/trust.md
+  says what is promised.)
+README
+  else
+    cat <<README
 # Mutations and forgeries of shard sets and checkpoints
 
 - **Question.** Does any merge give a wrong total after a shard file is damaged or forged? Does
   a quorum of two runs name every forged part? Does any resume give a wrong total after a
-  checkpoint is damaged? (docs/trust.md says what each check catches.)
+  checkpoint is damaged?$([ "$set" = all ] && echo " Is a planted rescue file ever taken, or a shard's counts lost to a size limit?") (docs/trust.md says what each check catches.)
+README
+  fi
+  cat <<README
 - **Machine.** $(hostname -s 2>/dev/null || uname -n): $cpu_model, $cpus logical CPUs.
 - **Command.** \`scripts/mutate.sh $trials $seed $set\` (examples/mutate.rs in the dev profile), $seconds s.
 - **Commit.** $commit.

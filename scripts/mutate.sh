@@ -4,7 +4,7 @@
 # plan, and random attacks on the files a shard run writes (rescue files planted by another
 # user or as links, `ulimit -f` limits), each run through the nqueens binary, and the verdicts
 # checked (examples/mutate.rs, examples/mutate/trials.rs, examples/mutate/checkpoints.rs and
-# examples/mutate/files.rs; the test suite runs 210, 240 and 24 of them). Writes the verdicts
+# examples/mutate/files.rs; the test suite runs 224, 260 and 24 of them). Writes the verdicts
 # by kind to mutations.csv (shards), checkpoint-mutations.csv and file-mutations.csv, and a
 # README naming the machine, the command and the commit, in a new folder
 # results/<machine>/<date>-mutations/ (<date>-checkpoint-mutations/ or <date>-file-mutations/

@@ -202,20 +202,7 @@ impl Lab {
         // The forgery: this shard with one part raised (checksums recomputed), the other
         // shard's genuine result, or this shard's genuine result from another run.
         let forged = t.join("forged.json");
-        let (content, what) = match rng.below(3) {
-            0 => {
-                let mut r = read(&self.genuine[i]);
-                let k = rng.below(r.subproblems.len());
-                r.subproblems[k].1 += 8 * (1 + rng.below(100) as u128);
-                r.subproblems[k].2 += 8;
-                reseal(&mut r);
-                (r, "a part raised")
-            }
-            1 => (read(&self.genuine[1 - i]), "the other shard"),
-            _ => (read(&self.genuine[i]), "this shard, genuine"),
-        };
-        std::fs::write(&forged, content.text().expect("serializes")).expect("written");
-        chmod(&forged, 0o600);
+        let what = self.forge(i, &forged, rng);
         let victim = t.join("victim");
         std::fs::write(&victim, "precious").expect("written");
         let crc = crc32fast::hash(out.as_os_str().as_encoded_bytes());
@@ -234,19 +221,7 @@ impl Lab {
             _ => "a link to the forgery",
         };
         for at in &places {
-            match plant {
-                0 | 1 => {
-                    std::fs::copy(&forged, at).expect("copied");
-                    chmod(at, 0o600);
-                    if plant == 0 && self.root {
-                        std::os::unix::fs::chown(at, Some(65534), Some(65534)).expect("chown");
-                    } else {
-                        chmod(at, 0o644);
-                    }
-                }
-                2 => std::os::unix::fs::symlink(&victim, at).expect("a link"),
-                _ => std::os::unix::fs::symlink(&forged, at).expect("a link"),
-            }
+            self.plant(plant, at, &forged, &victim);
         }
         let fails = rng.below(2) == 0;
         let detail = format!(
@@ -302,6 +277,45 @@ impl Lab {
                 verdict
             },
             went,
+        }
+    }
+
+    /// Writes at `forged` (mode 0600) what a forger plants as shard `i`'s rescue file: this
+    /// shard with one part raised (checksums recomputed), the other shard's genuine result,
+    /// or this shard's genuine result from another run. Says which.
+    fn forge(&self, i: usize, forged: &Path, rng: &mut super::trials::Rng) -> &'static str {
+        let (content, what) = match rng.below(3) {
+            0 => {
+                let mut r = read(&self.genuine[i]);
+                let k = rng.below(r.subproblems.len());
+                r.subproblems[k].1 += 8 * (1 + rng.below(100) as u128);
+                r.subproblems[k].2 += 8;
+                reseal(&mut r);
+                (r, "a part raised")
+            }
+            1 => (read(&self.genuine[1 - i]), "the other shard"),
+            _ => (read(&self.genuine[i]), "this shard, genuine"),
+        };
+        std::fs::write(forged, content.text().expect("serializes")).expect("written");
+        chmod(forged, 0o600);
+        what
+    }
+
+    /// Plants at `at` the file of kind `plant`: the forgery as another owner's (root) or of
+    /// mode 0644 (0, 1), or a link to the victim's file (2) or to the forgery (3).
+    fn plant(&self, plant: usize, at: &Path, forged: &Path, victim: &Path) {
+        match plant {
+            0 | 1 => {
+                std::fs::copy(forged, at).expect("copied");
+                chmod(at, 0o600);
+                if plant == 0 && self.root {
+                    std::os::unix::fs::chown(at, Some(65534), Some(65534)).expect("chown");
+                } else {
+                    chmod(at, 0o644);
+                }
+            }
+            2 => std::os::unix::fs::symlink(victim, at).expect("a link"),
+            _ => std::os::unix::fs::symlink(forged, at).expect("a link"),
         }
     }
 

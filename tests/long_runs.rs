@@ -1861,6 +1861,54 @@ fn a_joined_shard_is_audited_with_the_best_loop_of_this_cpu() {
     assert_eq!(counts(&out)["solutions"], 14200);
 }
 
+/// The audit recounts each part with another loop than the one its own file says counted
+/// it: of two files, the first counted by AVX-512 and the second by the scalar loop, the
+/// second's parts are recounted by this CPU's best loop, not by the scalar loop that the
+/// first file's picks.
+#[test]
+fn the_audit_recounts_each_part_with_another_loop_than_its_own_files() {
+    use nqueens_engine::run::shard::audit_counting;
+    use nqueens_engine::{Kernel, Method};
+    let dir = scratch("audit-own-loop");
+    let files = shards(&dir, "12", 2, &["--method", "search"]);
+    let marked = [Kernel::Avx512, Kernel::Scalar];
+    let mut parts = Vec::new();
+    for (file, kernel) in files.iter().zip(marked) {
+        forge(file, false, |r| {
+            r.kernel = kernel;
+            parts.push(r.subproblems.len());
+        });
+    }
+    let out = nqueens(
+        &[
+            &["merge", "--audit", "100", "-j", "1"][..],
+            &[&files[0], &files[1]],
+        ]
+        .concat(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let best = Kernel::Auto.resolve().unwrap();
+    let loops = marked.map(|k| audit_counting(Method::Search, k, best).1);
+    let expected = if loops[0] == loops[1] {
+        format!(
+            "audit: {} subproblems recounted by search with the {} loop",
+            parts[0] + parts[1],
+            loops[0].name()
+        )
+    } else {
+        // In order of the loops' names: the best SIMD loop's, then the scalar one's.
+        format!(
+            "audit: {} subproblems recounted ({} by search with the {} loop, {} by search with the scalar loop)",
+            parts[0] + parts[1],
+            parts[1],
+            loops[1].name(),
+            parts[0]
+        )
+    };
+    assert!(err.contains(&expected), "{expected:?} not in: {err}");
+}
+
 #[test]
 fn a_checkpoint_whose_header_was_cut_short_starts_again() {
     let (_dir, ckpt, args, whole) = crashed_checkpoint("torn-header");

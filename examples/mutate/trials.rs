@@ -332,14 +332,12 @@ impl Lab {
         let sum = &merged.sum;
         let alone = self.verdict(Ok(sum.outcome.tally));
         let best = Kernel::Auto.resolve().expect("a loop for this CPU");
-        let (method, other) = shard::audit_counting(sum.plan.method, sum.kernel.0, best);
         let engine = Engine::new(&Options {
             threads: NonZeroUsize::new(1),
-            kernel: other,
             ..Options::default()
         })
-        .expect("the loop runs here");
-        let audited = match sum.audit(&engine, method) {
+        .expect("one thread starts");
+        let audited = match sum.audit(engine, best) {
             Ok(_) => alone.clone(),
             Err(e) => self.verdict(Err(e)),
         };

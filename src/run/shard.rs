@@ -105,8 +105,9 @@ pub(crate) fn deal_in_order(costs: &[u64], order: &[u32], count: usize) -> Vec<u
 /// ([`MAX_SUBPROBLEMS`]), and 64 KiB for the rest. A larger file is refused unread.
 pub const MAX_SHARD_BYTES: u64 = MAX_SUBPROBLEMS as u64 * 96 + (64 << 10);
 
-/// How `merge --audit` recounts the shards of a plan counted by `method` with the loop
-/// `made_with`, on a CPU whose best loop is `best` ([`Kernel::Auto`] resolved here): a
+/// How `merge --audit` recounts a part of a plan counted by `method` with the loop
+/// `made_with` (its own file's), on a CPU whose best loop is `best` ([`Kernel::Auto`]
+/// resolved here): a
 /// joined shard's keys are searched, with `best` (the loop that made a file is a speed
 /// choice of its machine, which this one may lack); a searched shard is recounted with the
 /// other loop, the scalar one after a SIMD loop (every CPU has it) and `best` after the
@@ -572,6 +573,9 @@ pub enum MergeError {
         /// The files left out as copies of files of their runs.
         copies: usize,
     },
+    /// The audit's loop cannot run here.
+    #[error(transparent)]
+    Loop(#[from] Error),
     /// A recounted subproblem differs from its shard's record.
     #[error(
         "audit: subproblem {subproblem} of {} recounts to {} solutions ({} x8 fundamental), but the shard records {} ({}): the shard is wrong",
@@ -642,6 +646,9 @@ pub struct Sum {
     pub files: Vec<PathBuf>,
     /// The loop the first file's shard ran, and whether every shard ran it.
     pub kernel: (Kernel, bool),
+    /// The loop each file's shard ran, in the order of [`Sum::files`]: the audit recounts
+    /// each part with another.
+    pub kernels: Vec<Kernel>,
     /// The parts `merge --audit` recounts, with their counts as the merge read them (empty
     /// without a [`Pick`]), in increasing order of part.
     pub sample: Vec<Sampled>,
@@ -660,6 +667,7 @@ impl Sum {
             },
             files: Vec::new(),
             kernel: (kernel, true),
+            kernels: Vec::new(),
             sample: Vec::new(),
         }
     }
@@ -671,6 +679,7 @@ impl Sum {
         self.outcome.threads = self.outcome.threads.max(r.threads);
         self.outcome.elapsed_s = self.outcome.elapsed_s.max(r.elapsed_s);
         self.files.push(path);
+        self.kernels.push(r.kernel);
         (self.files.len() - 1) as u32
     }
 
@@ -1159,33 +1168,58 @@ fn rebuild(path: &Path, config: &Config) -> Result<Plan, MergeError> {
     Ok(plan)
 }
 
+/// What [`Sum::audit`] recounted: the engine it ran on (with the loop it used last), and
+/// each way of counting it used with how many parts, in order of the loop's name.
+pub struct Audited {
+    /// The engine given, its loop the last one used.
+    pub engine: Engine,
+    /// Each method and loop used, with how many parts it recounted.
+    pub by: Vec<(Method, Kernel, usize)>,
+}
+
 impl Sum {
-    /// Recounts the audit's sample ([`Sum::sample`]) on `engine` with `method`, and fails on
-    /// the first part that differs from the counts the merge read for it. Nothing is read
-    /// again: what is checked is what was summed. Returns how many parts were recounted.
-    pub fn audit(&self, engine: &Engine, method: Method) -> Result<usize, MergeError> {
-        // The merged plan's parts, each counted by `method` (a join's keys can be searched).
-        let recounted = Run::new(&self.plan)
-            .counted_by(method)
-            .only(self.sample.iter().map(|s| s.part).collect())
-            .keep_each()
-            .execute(engine)
-            .each;
-        for (i, again) in recounted {
-            let Ok(k) = self.sample.binary_search_by_key(&i, |s| s.part) else {
-                unreachable!("only the sample's parts are recounted");
-            };
-            let s = self.sample[k];
-            if again != s.tally {
-                return Err(MergeError::Audit {
-                    subproblem: i,
-                    path: self.files[s.file as usize].clone(),
-                    again,
-                    recorded: s.tally,
-                });
+    /// Recounts the audit's sample ([`Sum::sample`]) on `engine` (on a CPU whose best loop
+    /// is `best`), each part by the method and loop [`audit_counting`] picks for the loop of
+    /// the file it was read from, and fails on the first part that differs from the counts
+    /// the merge read for it. Nothing is read again: what is checked is what was summed.
+    pub fn audit(&self, mut engine: Engine, best: Kernel) -> Result<Audited, MergeError> {
+        let mut ways: Vec<(Method, Kernel, Vec<usize>)> = Vec::new();
+        for s in &self.sample {
+            let made_with = self.kernels[s.file as usize];
+            let (method, kernel) = audit_counting(self.plan.method, made_with, best);
+            match ways.iter_mut().find(|w| (w.0, w.1) == (method, kernel)) {
+                Some(w) => w.2.push(s.part),
+                None => ways.push((method, kernel, vec![s.part])),
             }
         }
-        Ok(self.sample.len())
+        ways.sort_by_key(|w| w.1.name());
+        let mut by = Vec::with_capacity(ways.len());
+        for (method, kernel, parts) in ways {
+            engine = engine.with_kernel(kernel)?;
+            by.push((method, engine.kernel(), parts.len()));
+            // The merged plan's parts, each counted by `method` (a join's keys can be searched).
+            let recounted = Run::new(&self.plan)
+                .counted_by(method)
+                .only(parts)
+                .keep_each()
+                .execute(&engine)
+                .each;
+            for (i, again) in recounted {
+                let Ok(k) = self.sample.binary_search_by_key(&i, |s| s.part) else {
+                    unreachable!("only the sample's parts are recounted");
+                };
+                let s = self.sample[k];
+                if again != s.tally {
+                    return Err(MergeError::Audit {
+                        subproblem: i,
+                        path: self.files[s.file as usize].clone(),
+                        again,
+                        recorded: s.tally,
+                    });
+                }
+            }
+        }
+        Ok(Audited { engine, by })
     }
 }
 

@@ -84,28 +84,36 @@ fn one_kernel(sum: &Sum) -> Option<Kernel> {
     same.then_some(kernel)
 }
 
-/// Recounts the audit's sample of `sum`, where `pick` asks for one, on `engine` with the
-/// other method or loop; returns the engine, with that loop.
+/// Recounts the audit's sample of `sum`, where `pick` asks for one, on `engine`, each part
+/// with the other method or loop than its own file's; returns the engine.
 fn audited(sum: &Sum, engine: Engine, pick: Option<Pick>) -> Result<Engine, Failure> {
     // The files are read and summed: a test changes them here, and the audit must not see it.
     hooks::hold_at("merged");
     let Some(pick) = pick else {
         return Ok(engine);
     };
-    // Recount with the other method, or the other loop: a bug in what counted the shards
-    // then shows as a difference rather than repeating itself.
-    let (method, other) =
-        shard::audit_counting(sum.plan.method, sum.kernel.0, Kernel::Auto.resolve()?);
-    let engine = engine.with_kernel(other)?;
-    let recounted = sum.audit(&engine, method).map_err(failed)?;
+    // Recount with the other method, or the other loop: a bug in what counted a part then
+    // shows as a difference rather than repeating itself.
+    let audit = sum.audit(engine, Kernel::Auto.resolve()?).map_err(failed)?;
+    let recounted: usize = audit.by.iter().map(|w| w.2).sum();
+    let how = match &audit.by[..] {
+        [(method, kernel, _)] => format!("by {} with the {} loop", method.name(), kernel.name()),
+        ways => {
+            let each: Vec<String> = ways
+                .iter()
+                .map(|(method, kernel, k)| {
+                    format!("{k} by {} with the {} loop", method.name(), kernel.name())
+                })
+                .collect();
+            format!("({})", each.join(", "))
+        }
+    };
     let _ = writeln!(
         io::stderr(),
-        "audit: {recounted} subproblems recounted by {} with the {} loop (seed {}), all equal to the shards' records",
-        method.name(),
-        engine.kernel().name(),
+        "audit: {recounted} subproblems recounted {how} (seed {}), all equal to the shards' records",
         pick.seed
     );
-    Ok(engine)
+    Ok(audit.engine)
 }
 
 /// Prints a quorum merge: the copies left out, then the counts, or with `--partial` how much

@@ -96,7 +96,7 @@ use halves::{Shape, Sizes};
 use leaf::MAX_GROUPS;
 use matching::{LEAF, Matcher, Within};
 
-use pieces::{Cache, Lines, MakeRoom, Pieces, Store};
+use pieces::{Cache, Lines, MakeRoom, Pieces, RowSet, Store};
 use word::{Isa, Word, grows, held, hold, leaves, narrowed, resize_exact};
 
 /// How an `n`-board is cut: its left half (`h = n / 2` columns) into a top quadrant (rows
@@ -220,13 +220,22 @@ impl Join {
         // An odd board's bottom quadrant starts on the middle row, whose queen's class a
         // weighed join needs.
         let tagged = self.weighted && n % 2 == 1;
-        let north = cache.find(
-            store,
-            (n, (0, rows & ((1 << top) - 1), h, false)),
-            stop,
-            room,
-        );
-        let south = cache.find(store, (n, (top, rows >> top, h, tagged)), stop, room);
+        let north = RowSet {
+            n,
+            first: 0,
+            rows: rows & ((1 << top) - 1),
+            width: h,
+            tagged: false,
+        };
+        let south = RowSet {
+            n,
+            first: top,
+            rows: rows >> top,
+            width: h,
+            tagged,
+        };
+        let north = cache.find(store, north, stop, room);
+        let south = cache.find(store, south, stop, room);
         (north, south)
     }
 
@@ -728,7 +737,7 @@ impl Join {
         }
         let mut weighed = [0u64; MAX_GROUPS];
         for (e, row) in rows.iter().enumerate() {
-            weighed[e] = self.count_row(row, (binds, left_classes), limits, s);
+            weighed[e] = self.count_row(row, binds, left_classes, limits, s);
         }
         weighed
     }
@@ -740,7 +749,8 @@ impl Join {
     fn count_row(
         &self,
         row: &MiddleRow,
-        (binds, left_classes): (bool, bool),
+        binds: bool,
+        left_classes: bool,
         limits: &Limits,
         s: &mut Scratch,
     ) -> u64 {
@@ -1112,13 +1122,20 @@ mod tests {
     use crate::published;
     use word::TAG;
 
+    /// The row set `rows` of an `n`-board's top quadrant, `width` columns wide, untagged.
+    fn top_rows(n: usize, rows: u32, width: usize) -> RowSet {
+        RowSet {
+            n,
+            first: 0,
+            rows,
+            width,
+            tagged: false,
+        }
+    }
+
     /// A row set's pieces found by `cache` (else the store, else enumerated), never cut
     /// short and with no room asked.
-    fn found(
-        cache: &mut Cache,
-        store: &Store,
-        set: (usize, (usize, u32, usize, bool)),
-    ) -> Arc<Pieces> {
+    fn found(cache: &mut Cache, store: &Store, set: RowSet) -> Arc<Pieces> {
         cache.find(store, set, NEVER, &mut |_, _| {})
     }
 
@@ -1347,16 +1364,11 @@ mod tests {
         let mut cache = Cache::default();
         let stop = AtomicBool::new(true);
         let rows = 0b111_1111_0001;
-        let short = cache.find(
-            &cut.store,
-            (22, (0, rows, 11, false)),
-            &stop,
-            &mut |_, _| {},
-        );
-        let whole = found(&mut cache, &cut.store, (22, (0, rows, 11, false)));
+        let short = cache.find(&cut.store, top_rows(22, rows, 11), &stop, &mut |_, _| {});
+        let whole = found(&mut cache, &cut.store, top_rows(22, rows, 11));
         let fresh = {
             let mut p = Pieces::default();
-            assert!(p.fill(22, (0, rows, 11, false), NEVER, &mut |_| {}));
+            assert!(p.fill(top_rows(22, rows, 11), NEVER, &mut |_| {}));
             p
         };
         let all = |p: &Pieces| {
@@ -1375,7 +1387,7 @@ mod tests {
     #[test]
     fn room_is_asked_before_pieces_are_kept() {
         let (store, mut cache) = (Store::new(0), Cache::default());
-        let set = (14, (0, 0b111_0001, 7, false));
+        let set = top_rows(14, 0b111_0001, 7);
         let mut asked = Vec::new();
         let p = cache.find(&store, set, NEVER, &mut |c: &mut Cache, bytes| {
             asked.push((c.own(), bytes))
@@ -1398,9 +1410,9 @@ mod tests {
     fn a_cache_lets_go_of_idle_pieces_past_its_bound() {
         let store = Store::new(0);
         let mut cache = Cache::default();
-        let a = found(&mut cache, &store, (14, (0, 0b111_0001, 7, false)));
-        let b = found(&mut cache, &store, (14, (0, 0b101_0101, 7, false)));
-        let c = found(&mut cache, &store, (14, (0, 0b110_0011, 7, false)));
+        let a = found(&mut cache, &store, top_rows(14, 0b111_0001, 7));
+        let b = found(&mut cache, &store, top_rows(14, 0b101_0101, 7));
+        let c = found(&mut cache, &store, top_rows(14, 0b110_0011, 7));
         let (a_bytes, b_bytes, c_bytes) = (a.bytes(), b.bytes(), c.bytes());
         assert!(a_bytes > 0 && b_bytes > 0 && c_bytes > 0);
         assert_eq!(cache.own(), a_bytes + b_bytes + c_bytes);
@@ -1411,13 +1423,13 @@ mod tests {
         drop((a, c));
         cache.trim(c_bytes);
         assert_eq!(cache.own(), c_bytes, "a, the older, goes first");
-        let again = found(&mut cache, &store, (14, (0, 0b110_0011, 7, false)));
+        let again = found(&mut cache, &store, top_rows(14, 0b110_0011, 7));
         assert_eq!(again.bytes(), c_bytes, "c is still found here");
         assert_eq!(cache.own(), c_bytes);
         drop(again);
         // Pieces the store keeps are not the thread's, until the store is gone.
         let kept = Store::new(1 << 30);
-        let d = found(&mut cache, &kept, (14, (0, 0b100_0111, 7, false)));
+        let d = found(&mut cache, &kept, top_rows(14, 0b100_0111, 7));
         assert_eq!((kept.bytes(), cache.own()), (d.bytes(), c_bytes));
         let d_bytes = d.bytes();
         drop((d, kept));

@@ -72,9 +72,21 @@ pub(super) struct Pieces {
     sets: Vec<u32>,
 }
 
+/// A row set of a quadrant: the rows `rows` (relative to `first`) of an `n`-board's quadrant
+/// whose rows start at `first`, in columns `0..width`, its pieces `tagged` with their
+/// classes or not ([`Pieces::fill`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct RowSet {
+    pub n: usize,
+    pub first: usize,
+    pub rows: u32,
+    pub width: usize,
+    pub tagged: bool,
+}
+
 impl Pieces {
-    /// Enumerates the pieces of an `n`-board's quadrant whose rows start at `first`, on its
-    /// rows `rows` (relative to `first`), in columns `0..width`; or, where `stop` is set
+    /// Enumerates the pieces of row set `set`: an `n`-board's quadrant whose rows start at
+    /// `first`, on its rows `rows` (relative to `first`), in columns `0..width`; or, where `stop` is set
     /// before the end, none, and returns false: they must be neither kept nor used
     /// for a count that stands (at n = 27 a row set takes seconds, which would run
     /// `estimate` past its `--seconds`).
@@ -88,11 +100,17 @@ impl Pieces {
     /// take, so that the thread can let go of what it no longer needs first.
     pub(super) fn fill(
         &mut self,
-        n: usize,
-        (first, rows, width, tagged): (usize, u32, usize, bool),
+        set: RowSet,
         stop: &AtomicBool,
         room: &mut dyn FnMut(usize),
     ) -> bool {
+        let RowSet {
+            n,
+            first,
+            rows,
+            width,
+            tagged,
+        } = set;
         debug_assert!(width < 1 << TAG_BITS && rows < 1 << 16);
         self.n = n;
         self.first = first;
@@ -151,9 +169,15 @@ impl Pieces {
 
     /// Whether these are the pieces of an `n`-board on `rows` of the quadrant starting at
     /// `first`, in columns `0..width`.
-    fn covers(&self, n: usize, set: (usize, u32, usize, bool)) -> bool {
-        let what = (self.first, self.rows, self.width, self.tagged);
-        !self.offsets.is_empty() && self.n == n && what == set
+    fn covers(&self, set: RowSet) -> bool {
+        let what = RowSet {
+            n: self.n,
+            first: self.first,
+            rows: self.rows,
+            width: self.width,
+            tagged: self.tagged,
+        };
+        !self.offsets.is_empty() && what == set
     }
 
     /// The pieces on column set `cols`.
@@ -368,8 +392,8 @@ pub(super) type MakeRoom<'a> = &'a mut dyn FnMut(&mut Cache, usize);
 const SLOTS: usize = 40;
 
 impl Cache {
-    /// The pieces of an `n`-board on `rows` of the quadrant starting at `first`, in columns
-    /// `0..width` (`tagged` as [`Pieces::fill`] says): from this cache, else from `store`,
+    /// The pieces of row set `set` (an `n`-board's `rows` of the quadrant starting at
+    /// `first`, in columns `0..width`, `tagged` as [`Pieces::fill`] says): from this cache, else from `store`,
     /// else enumerated (and kept in the store where its budget allows). Where `stop` cut
     /// the enumeration short, none of them, kept nowhere: the count they go into is
     /// dropped. Before enumerated pieces are put in place, `room` is given this cache and
@@ -378,13 +402,13 @@ impl Cache {
     pub(super) fn find(
         &mut self,
         store: &Store,
-        (n, set): (usize, (usize, u32, usize, bool)),
+        set: RowSet,
         stop: &AtomicBool,
         room: MakeRoom,
     ) -> Arc<Pieces> {
-        let (first, rows, _, _) = set;
+        let (first, rows) = (set.first, set.rows);
         self.clock += 1;
-        if let Some(slot) = self.slots.iter_mut().find(|s| s.pieces.covers(n, set)) {
+        if let Some(slot) = self.slots.iter_mut().find(|s| s.pieces.covers(set)) {
             slot.used = self.clock;
             return slot.pieces.clone();
         }
@@ -397,7 +421,7 @@ impl Cache {
             None => {
                 let start = Instant::now();
                 let mut p = Pieces::default();
-                let whole = p.fill(n, set, stop, &mut |bytes| room(self, bytes));
+                let whole = p.fill(set, stop, &mut |bytes| room(self, bytes));
                 let p = Arc::new(p);
                 let size = p.bytes();
                 ENUMERATED.with(|e| {

@@ -4,8 +4,8 @@
 //! subproblem list's size and fingerprint (and the shard, if any), then one record per
 //! finished subproblem with its counts, their residues and a CRC-32 of them and of the plan's
 //! fingerprint and shard, so that a record copied from another plan's checkpoint is a damaged
-//! record here ([`Tie`]). The workers
-//! only queue each finished subproblem (a push under a lock); [`Checkpoint::stage`]
+//! record here (the record's `Tie`). The workers only queue
+//! each finished subproblem (a push under a lock); [`Checkpoint::stage`]
 //! serializes the queue and appends it to the file, called by the caller's timer every
 //! [`STAGE_EVERY`], and [`Checkpoint::flush`] syncs what is written with one `fsync`,
 //! called by the timer every [`SYNC_EVERY`] (`nqueens count` does both, from a thread of

@@ -1631,3 +1631,41 @@ fn the_eta_is_measured_before_it_is_given() {
         "the rate is measured, not awaited: {text}"
     );
 }
+
+/// On a terminal the tables fit 100 columns: what repeats from row to row (the method, the
+/// loop, the threads) goes into a line above the rows, again where it changes; off a
+/// terminal every column stays in the table.
+#[test]
+fn tables_fit_100_columns_on_a_terminal() {
+    if !have_script() {
+        return;
+    }
+    for args in [
+        "count 8-11 --progress never",
+        "verify --max-n 11 --progress never",
+        "estimate 14 --seconds 1",
+    ] {
+        let (code, text) = on_a_terminal(100, 60, args);
+        assert_eq!(code, Some(0), "{args}: {text}");
+        let table: Vec<&str> = text
+            .split("\r\n")
+            .filter(|l| !l.contains('\x1b') && !l.starts_with("n = "))
+            .collect();
+        for line in &table {
+            assert!(line.chars().count() <= 100, "{args}: {line:?}");
+        }
+        assert!(
+            table
+                .iter()
+                .any(|l| l.starts_with("method ") || l.starts_with("n 14, method ")),
+            "{args}: {text}"
+        );
+    }
+    let (_, count) = on_a_terminal(100, 60, "count 8-11 --progress never");
+    assert!(
+        count.contains("method join, kernel"),
+        "the line again where it changes"
+    );
+    let (off, _) = succeeds(&["count", "8", "10"]);
+    assert!(off.starts_with(" n  ") && off.lines().next().unwrap().contains("method"));
+}

@@ -138,7 +138,7 @@ fn count(args: CountArgs) -> Result<(), Failure> {
     // The files' paths are checked (the output's temporary file made) before any planning.
     let mut output = files::prepare(&args.long)?;
     let engine = Engine::new(&counting.options)?;
-    let mut out = Printer::new(io::stdout().lock(), counting.format);
+    let mut out = Printer::new(io::stdout().lock(), counting.format).on_terminal();
     let mut unused = UnusedDepth::new(&counting);
     for n in args.sizes.iter().cloned().flatten() {
         let files = (&args.long, output.take(), &interrupts);
@@ -542,7 +542,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
         output: None,
         audit: 0,
     };
-    let mut out = Printer::new(io::stdout().lock(), counting.format);
+    let mut out = Printer::new(io::stdout().lock(), counting.format).on_terminal();
     let mut bad = Vec::new();
     // A reader that stops early (`verify | head`) does not stop the check: the exit code
     // still says whether every count matched.
@@ -619,7 +619,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         longest_shard_s: longest,
     };
     summarize(&prediction, &e, args.seconds);
-    let mut out = Printer::new(io::stdout().lock(), counting.format);
+    let mut out = Printer::new(io::stdout().lock(), counting.format).on_terminal();
     out.print(&prediction)?;
     hooks::report_threads();
     Ok(())

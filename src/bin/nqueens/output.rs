@@ -60,6 +60,11 @@ pub trait Record: Serialize {
     fn table(&self) -> Vec<Option<String>> {
         self.cells()
     }
+    /// The columns (indices) a table on a terminal moves into a line above its rows: those
+    /// that repeat from row to row, so that the rest fits 100 columns.
+    fn above() -> &'static [usize] {
+        &[]
+    }
 }
 
 /// A number as JSON writes it, so that CSV gives what JSON gives, to the last digit.
@@ -67,11 +72,18 @@ fn exact(x: f64) -> String {
     serde_json::to_string(&x).unwrap_or_else(|_| x.to_string())
 }
 
+/// The width a table on a terminal keeps within.
+const TABLE_WIDTH: usize = 100;
+
 /// Writes records in one format.
 pub struct Printer<W: Write> {
     out: W,
     format: Format,
     started: bool,
+    /// Whether the table goes to a terminal: its repeated columns go above it.
+    terminal: bool,
+    /// The values of the columns above the rows, as last written.
+    above: Option<Vec<String>>,
 }
 
 impl<W: Write> Printer<W> {
@@ -81,7 +93,17 @@ impl<W: Write> Printer<W> {
             out,
             format,
             started: false,
+            terminal: false,
+            above: None,
         }
+    }
+
+    /// The same printer, its table fitted for a terminal where stdout is one: the columns
+    /// that repeat ([`Record::above`]) in a line above the rows, written again when they
+    /// change. Off a terminal the table keeps every column, as scripts split it.
+    pub fn on_terminal(mut self) -> Printer<W> {
+        self.terminal = io::stdout().is_terminal();
+        self
     }
 
     /// Writes one record (and the header before the first).
@@ -105,27 +127,52 @@ impl<W: Write> Printer<W> {
                 csv.flush()?;
             }
             Format::Table => {
-                let line = |cells: Vec<String>| {
-                    let padded: Vec<String> = cells
+                let above: &[usize] = if self.terminal { R::above() } else { &[] };
+                let kept: Vec<usize> = (0..R::columns().len())
+                    .filter(|i| !above.contains(i))
+                    .collect();
+                let line = |cells: &[String]| {
+                    let padded: Vec<String> = kept
                         .iter()
-                        .zip(R::widths())
-                        .map(|(c, &w)| format!("{c:>w$}"))
+                        .map(|&i| format!("{:>w$}", cells[i], w = R::widths()[i]))
                         .collect();
                     padded.join("  ")
                 };
-                if !self.started {
-                    writeln!(
-                        self.out,
-                        "{}",
-                        line(R::columns().iter().map(|c| c.to_string()).collect())
-                    )?;
+                let cells: Vec<String> = record
+                    .table()
+                    .into_iter()
+                    .map(|c| c.unwrap_or_else(|| "-".into()))
+                    .collect();
+                let settings: Vec<String> = above.iter().map(|&i| cells[i].clone()).collect();
+                let new_settings = !above.is_empty() && self.above.as_ref() != Some(&settings);
+                if new_settings {
+                    if self.started {
+                        writeln!(self.out)?;
+                    }
+                    let said: Vec<String> = above
+                        .iter()
+                        .zip(&settings)
+                        .map(|(&i, v)| format!("{} {v}", R::columns()[i]))
+                        .collect();
+                    // Wrapped at the table's width, between settings.
+                    let mut text = String::new();
+                    for (k, item) in said.iter().enumerate() {
+                        let last = text.rsplit('\n').next().unwrap_or_default().len();
+                        if k > 0 && last + 2 + item.len() > TABLE_WIDTH {
+                            text.push_str(",\n");
+                        } else if k > 0 {
+                            text.push_str(", ");
+                        }
+                        text.push_str(item);
+                    }
+                    writeln!(self.out, "{text}")?;
+                    self.above = Some(settings);
                 }
-                let cells = record.table().into_iter();
-                writeln!(
-                    self.out,
-                    "{}",
-                    line(cells.map(|c| c.unwrap_or_else(|| "-".into())).collect())
-                )?;
+                if !self.started || new_settings {
+                    let names: Vec<String> = R::columns().iter().map(|c| c.to_string()).collect();
+                    writeln!(self.out, "{}", line(&names))?;
+                }
+                writeln!(self.out, "{}", line(&cells))?;
             }
         }
         self.started = true;
@@ -169,6 +216,9 @@ impl Record for Counts {
         let mut cells = self.cells();
         cells[9] = Some(format!("{:.6}", self.elapsed_s));
         cells
+    }
+    fn above() -> &'static [usize] {
+        &[3, 4, 5, 6, 7]
     }
 }
 
@@ -438,6 +488,9 @@ impl Record for Check {
         cells[8] = Some(format!("{:.6}", self.elapsed_s));
         cells
     }
+    fn above() -> &'static [usize] {
+        &[6, 7]
+    }
 }
 
 /// Writes `error: {message}` on stderr, the `error:` in bold red as clap writes its own, where
@@ -566,6 +619,9 @@ impl Record for Prediction {
         cells[13] = Some(format!("{:.1}", self.wall_s));
         cells[17] = self.longest_shard_s.map(|s| format!("{s:.1}"));
         cells
+    }
+    fn above() -> &'static [usize] {
+        &[0, 1, 2, 3, 4, 5, 10, 11, 12, 14, 15, 16]
     }
 }
 

@@ -1669,3 +1669,24 @@ fn tables_fit_100_columns_on_a_terminal() {
     let (off, _) = succeeds(&["count", "8", "10"]);
     assert!(off.starts_with(" n  ") && off.lines().next().unwrap().contains("method"));
 }
+
+/// Small conventions: a format in capitals is the format, and a shard past the last says
+/// that shards count from 0.
+#[test]
+fn formats_take_any_case_and_shards_count_from_0() {
+    let (upper, _) = succeeds(&["count", "8", "--format", "JSON"]);
+    let (lower, _) = succeeds(&["count", "8", "--format", "json"]);
+    let fields =
+        |t: &str| serde_json::from_str::<serde_json::Value>(t).unwrap()["solutions"].clone();
+    assert_eq!(fields(&upper), fields(&lower));
+    let out = nqueens()
+        .args(["count", "8", "--shard", "4/4", "--output", "x.json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("shards count from 0") && err.contains("0/4 .. 3/4"),
+        "{err}"
+    );
+}

@@ -122,7 +122,7 @@ pub struct BenchArgs {
     #[arg(long, value_parser = choice(&Kernel::ALL, Kernel::name, Kernel::about), default_value_t = Kernel::Auto)]
     pub kernel: Kernel,
     /// Output format
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Table)]
     pub format: Format,
 }
 
@@ -142,7 +142,7 @@ pub struct MergeArgs {
     #[arg(long)]
     pub partial: bool,
     /// Output format
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Table)]
     pub format: Format,
     /// Recount about P% of the subproblems (at least one), picked at random, with the other
     /// counting loop where there is one, and fail on any difference
@@ -166,7 +166,7 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 pub struct LongRunArgs {
     /// Progress on stderr, weighted by estimated cost: auto shows it on a terminal
-    #[arg(long, value_enum, default_value_t = When::Auto)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = When::Auto)]
     pub progress: When,
     /// Record each finished subproblem in FILE and resume from it when run again (one board size)
     #[arg(long, value_name = "FILE")]
@@ -205,7 +205,7 @@ pub struct SolveArgs {
     #[arg(value_name = "N", value_parser = parse_one_size, allow_negative_numbers = true)]
     pub n: u32,
     /// Output format
-    #[arg(long, value_enum, default_value_t = BoardFormat::Board)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = BoardFormat::Board)]
     pub format: BoardFormat,
     /// Stop after the first K solutions in order (up to 1000 are searched by the scalar loop
     /// on one thread, which stops at the last one wanted)
@@ -238,7 +238,7 @@ pub struct EngineArgs {
     #[arg(long, value_parser = choice(&Symmetry::ALL, Symmetry::name, Symmetry::about), default_value_t = Symmetry::Full)]
     pub symmetry: Symmetry,
     /// Output format
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Table)]
     pub format: Format,
     /// Counting loop: auto picks AVX-512 where the CPU has it (all give the same counts)
     #[arg(long, value_parser = choice(&Kernel::ALL, Kernel::name, Kernel::about), default_value_t = Kernel::Auto)]
@@ -307,7 +307,7 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "M", default_value_t = 14, value_parser = whole(0..=PUBLISHED_MAX, " (the published values)").map(to_u32), allow_negative_numbers = true)]
     pub max_n: u32,
     /// Progress on stderr for each board, as `count` shows it: auto shows it on a terminal
-    #[arg(long, value_enum, default_value_t = When::Auto)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = When::Auto)]
     pub progress: When,
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -379,7 +379,13 @@ fn parse_shard(s: &str) -> Result<Shard, String> {
         k.parse::<usize>().map_err(|_| bad())?,
     );
     if index >= count {
-        return Err(bad());
+        return Err(match count {
+            0 => bad(),
+            _ => format!(
+                "'{s}' is not a shard: shards count from 0, so the {count} shards are 0/{count} .. {}/{count}",
+                count - 1
+            ),
+        });
     }
     Ok(Shard { index, count })
 }
@@ -671,7 +677,12 @@ mod tests {
     #[test]
     fn shards_are_read_without_spaces_as_threads_are() {
         assert_eq!(parse_shard("0/4"), Ok(Shard { index: 0, count: 4 }));
-        for text in ["0/ 4", "0 /4", " 0/4", "0/4 ", "4/4", "-1/4", "0/", "0"] {
+        let last = parse_shard("4/4").unwrap_err();
+        assert!(
+            last.contains("shards count from 0") && last.contains("0/4 .. 3/4"),
+            "{last}"
+        );
+        for text in ["0/ 4", "0 /4", " 0/4", "0/4 ", "0/0", "-1/4", "0/", "0"] {
             let err = parse_shard(text).unwrap_err();
             assert!(err.contains("expected I/K"), "{text}: {err}");
         }

@@ -53,7 +53,7 @@ fn engine(c: &mut Criterion) {
             for threads in [1, 2] {
                 let options = Options {
                     threads: NonZeroUsize::new(threads),
-                    split_depth: 2,
+                    split_depth: Some(2),
                     symmetry,
                     kernel,
                     method,
@@ -64,7 +64,7 @@ fn engine(c: &mut Criterion) {
                     let id = BenchmarkId::new(format!("{method}-{kernel:?}-j{threads}"), n);
                     group.bench_with_input(id, &n, |b, &n| {
                         b.iter(|| {
-                            let counts = engine.count(black_box(n), 2).unwrap();
+                            let counts = engine.count(black_box(n)).unwrap();
                             assert_eq!(Some(counts.solutions), published::all(n));
                         })
                     });

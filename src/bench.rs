@@ -27,7 +27,7 @@
 use std::num::NonZeroUsize;
 
 use crate::run::Engine;
-use crate::types::{Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, Kernel, Method, Options};
+use crate::types::{Counts, DEFAULT_MEMORY, Error, Kernel, Method, Options};
 
 /// One board counted by one method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,14 +100,14 @@ impl Case {
     pub fn count(self, threads: usize, kernel: Kernel) -> Result<Counts, Error> {
         let engine = Engine::new(&Options {
             threads: Some(NonZeroUsize::new(threads).unwrap_or(NonZeroUsize::MIN)),
-            split_depth: DEFAULT_SPLIT_DEPTH,
+            split_depth: None,
             symmetry: crate::Symmetry::Full,
             kernel,
             method: self.method,
             memory: DEFAULT_MEMORY,
         })?;
         // Planning too runs on the engine's threads, never on rayon's global pool.
-        engine.count(self.n, engine.default_split_depth(self.n))
+        engine.count(self.n)
     }
 }
 

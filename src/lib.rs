@@ -43,10 +43,26 @@
 //! assert_eq!((mirror.solutions, mirror.unique), (724, None));
 //! ```
 //!
-//! An [`Engine`] (threads started, loop chosen) counts many boards; a [`Plan`] lists a
-//! board's parts, and a [`Run`] counts them, telling each [`Observer`] of every part as it
-//! finishes (the CLI's progress and [`run::checkpoint`] plug in there; [`run::shard`] deals a
-//! plan's parts to separate runs and merges their results):
+//! Every setting is an [`Options`] field, read in one place: [`count`] and [`Engine::new`]
+//! take them whole. The default split depth fits every board (`0..=32` all count); a depth
+//! given that exceeds the board is an error:
+//!
+//! ```
+//! use nqueens_engine::{count, Error, Options};
+//!
+//! for n in 0..=12 {
+//!     count(n, &Options::default()).unwrap();
+//! }
+//! let deep = Options { split_depth: Some(40), ..Options::default() };
+//! assert_eq!(count(12, &deep), Err(Error::SplitDepth { depth: 40, n: 12 }));
+//! ```
+//!
+//! An [`Engine`] (threads started, loop chosen, once) counts many boards; its [`Plan`] of
+//! a board lists the board's parts, and a [`Run`] counts them, telling each [`Observer`] of
+//! every part as it finishes (the CLI's progress and [`run::checkpoint`] plug in there;
+//! [`run::shard`] deals a plan's parts to separate runs and merges their results). The
+//! [`Outcome`] knows the loop and threads that counted, so [`Outcome::counts`] needs only
+//! the plan:
 //!
 //! ```
 //! use nqueens_engine::{Engine, Observer, Options, Run, Tally};
@@ -59,12 +75,16 @@
 //!     }
 //! }
 //! let engine = Engine::new(&Options::default()).unwrap();
-//! let plan = engine.plan(12, 2).unwrap();
+//! let plan = engine.plan(12).unwrap();
 //! let parts = Parts(AtomicUsize::new(0));
 //! let outcome = Run::new(&plan).observe(&parts).execute(&engine);
-//! assert_eq!(outcome.counts(&plan, engine.kernel()).solutions, 14200);
+//! assert_eq!(outcome.counts(&plan).solutions, 14200);
 //! assert_eq!(parts.0.into_inner(), plan.len());
 //! ```
+//!
+//! A run stops early when a flag set from another thread says so
+//! ([`Run::execute_until`]): the parts in flight finish, the rest do not start, and the
+//! run says how many were counted.
 //!
 //! [`solve::for_each_solution`] lists the solutions in lexicographic order:
 //!
@@ -88,11 +108,22 @@
 //! use nqueens_engine::{Engine, Options};
 //!
 //! let engine = Engine::new(&Options::default()).unwrap();
-//! let plan = engine.plan(16, 2).unwrap();
+//! let plan = engine.plan(16).unwrap();
 //! let quick = Settings { seconds: 0.2, ..Settings::default() };
 //! let e = estimate(&engine, &plan, &quick, &|_sample| {}).unwrap();
 //! assert_eq!(e.parts, plan.len());
 //! assert!(!e.samples.is_empty());
+//! ```
+//!
+//! [`solve::board`] renders a solution (a queen's column per row) as text, LeetCode's
+//! strings, JSON or an SVG picture:
+//!
+//! ```
+//! use nqueens_engine::solve::board;
+//!
+//! let mut text = Vec::new();
+//! board::board(&[1, 3, 0, 2], &mut text);
+//! assert_eq!(String::from_utf8(text).unwrap(), ".Q..\n...Q\nQ...\n..Q.\n");
 //! ```
 //!
 //! The modules, from what is shared to what uses it (ARCHITECTURE.md has the data flow):
@@ -135,13 +166,14 @@ pub use types::{
     Tally,
 };
 
-/// Counts the solutions of the `n`-queens problem.
+/// Counts the solutions of the `n`-queens problem, for every `n` from 0 to [`MAX_N`]: the
+/// default split depth is at most the board's size.
 ///
-/// Errors when `n > 32`, when the split depth exceeds `n`, when the AVX-512 kernel is asked
+/// Errors when `n > 32`, when a split depth given exceeds `n`, when a SIMD kernel is asked
 /// for on a CPU without it, or when the worker threads cannot be started.
 pub fn count(n: u32, options: &Options) -> Result<Counts, Error> {
-    types::validate(n, options.split_depth)?;
-    Engine::new(options)?.count(n, options.split_depth)
+    options.split_depth_for(n)?;
+    Engine::new(options)?.count(n)
 }
 
 /// The README's examples (its `rust` blocks), compiled and run with the doc tests.

@@ -186,11 +186,14 @@ named!(Method);
 pub struct Options {
     /// Worker threads; `None` means one per logical CPU.
     pub threads: Option<NonZeroUsize>,
-    /// Rows placed before the work is split into independent subproblems, at most `n`. In
-    /// full mode the first level is the border constellation and each further level fills
-    /// the next free row. Depths 0 and 1 cut the same subproblems (one per root); at 0 they
-    /// run one after another on one thread and the count reports one subproblem.
-    pub split_depth: usize,
+    /// Rows placed before the search's work is split into independent subproblems; `None`
+    /// places [`DEFAULT_SPLIT_DEPTH`] rows, fewer on a smaller board, and a depth given is
+    /// an error where it exceeds the board ([`Options::split_depth_for`]). In full mode the
+    /// first level is the border constellation and each further level fills the next free
+    /// row. Depths 0 and 1 cut the same subproblems (one per root); at 0 they run one after
+    /// another on one thread and the count reports one subproblem. The join cuts a board
+    /// into its keys at any depth.
+    pub split_depth: Option<usize>,
     /// Which symmetries cut the work.
     pub symmetry: Symmetry,
     /// Which counting loop runs (every loop gives the same counts).
@@ -205,11 +208,26 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             threads: None,
-            split_depth: DEFAULT_SPLIT_DEPTH,
+            split_depth: None,
             symmetry: Symmetry::Full,
             kernel: Kernel::Auto,
             method: Method::Auto,
             memory: DEFAULT_MEMORY,
+        }
+    }
+}
+
+impl Options {
+    /// The split depth of an `n`-board: the one given, refused where it exceeds `n`, or
+    /// [`DEFAULT_SPLIT_DEPTH`] at most `n` (a board past [`MAX_N`] is refused).
+    pub fn split_depth_for(&self, n: u32) -> Result<usize, Error> {
+        if n > MAX_N {
+            return Err(Error::BoardSize(n.into()));
+        }
+        match self.split_depth {
+            None => Ok(DEFAULT_SPLIT_DEPTH.min(n as usize)),
+            Some(depth) if depth > n as usize => Err(Error::SplitDepth { depth, n }),
+            Some(depth) => Ok(depth),
         }
     }
 }
@@ -322,14 +340,15 @@ fn kernel_or_mixed<S: serde::Serializer>(kernel: &Option<Kernel>, s: S) -> Resul
     s.serialize_str(kernel_name(*kernel))
 }
 
-/// Why a count could not be made.
+/// Why a count could not be made. The messages name values in the library's terms (a split
+/// depth, a kernel, a memory budget); the command line adds the flag that gave each.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum Error {
     /// The board is larger than the engine handles.
     #[error("board size {0} is out of range: N must be between 0 and {MAX_N}")]
     BoardSize(u64),
     /// The split depth exceeds the board.
-    #[error("--split-depth {depth} is larger than the board (N = {n}): allowed 0..={n}")]
+    #[error("split depth {depth} is more than n = {n} allows: the depth must be from 0 to {n}")]
     SplitDepth {
         /// Requested depth.
         depth: usize,
@@ -338,7 +357,7 @@ pub enum Error {
     },
     /// A SIMD kernel was asked for on a CPU without its instructions.
     #[error(
-        "--kernel {asked}: this CPU lacks its instructions; it has {}",
+        "kernel {asked}: this CPU lacks its instructions; it has {}",
         kernel_list(has)
     )]
     Kernel {
@@ -349,7 +368,7 @@ pub enum Error {
     },
     /// The split depth cuts the board into more subproblems than a plan holds.
     #[error(
-        "--split-depth {depth} cuts the n = {n} board into more than {limit} subproblems: use a smaller depth"
+        "split depth {depth} cuts the n = {n} board into more than {limit} subproblems: a smaller depth cuts fewer"
     )]
     TooManySubproblems {
         /// Requested depth.
@@ -361,7 +380,7 @@ pub enum Error {
     },
     /// The split depth is so near the board's size that cutting it is a search of its own.
     #[error(
-        "--split-depth {depth} is too deep for n = {n}: cutting the board there places more than {limit} queens before any subproblem is counted (its subproblems are nearly solutions): use a smaller depth"
+        "split depth {depth} is too deep for n = {n}: cutting the board there places more than {limit} queens before any subproblem is counted (its subproblems are nearly solutions): a smaller depth cuts it sooner"
     )]
     SplitTooDeep {
         /// Requested depth.
@@ -373,7 +392,7 @@ pub enum Error {
     },
     /// The parts an estimate must sample are too large to count.
     #[error(
-        "n = {n} at split depth {depth}: the parts a sample must count search about {nodes:.1e} nodes (Knuth's estimate from random walks down their trees), more than {seconds} s on {threads} threads even at 10^10 nodes a second: too long to sample; a deeper --split-depth cuts smaller parts"
+        "n = {n} at split depth {depth}: the parts a sample must count search about {nodes:.1e} nodes (Knuth's estimate from random walks down their trees), more than {seconds} s on {threads} threads even at 10^10 nodes a second: too long to sample; a deeper split depth cuts smaller parts"
     )]
     TooLongToSample {
         /// Board size.
@@ -387,9 +406,9 @@ pub enum Error {
         /// The threads it would run on.
         threads: usize,
     },
-    /// Not one part of some stratum finished within `estimate --seconds`.
+    /// Not one part of some stratum finished within the sampling's bound.
     #[error(
-        "n = {n}: {sampled} parts finished within --seconds {seconds}, too few to cover the parts' costs (a part of a large board takes minutes on one thread): give a larger --seconds"
+        "n = {n}: {sampled} parts finished within {seconds} s, too few to cover the parts' costs (a part of a large board takes minutes on one thread): a longer sampling covers them"
     )]
     TooFewSamples {
         /// Board size.
@@ -399,9 +418,9 @@ pub enum Error {
         /// Parts that finished within it.
         sampled: usize,
     },
-    /// A search's parts were not all costed within `estimate --seconds`, so none was sampled.
+    /// A search's parts were not all costed within the sampling's bound, so none was sampled.
     #[error(
-        "n = {n}: the search's {parts} parts could not be costed within --seconds {seconds} (four levels below each: 40 s on 2 threads at n = 26): give a larger --seconds"
+        "n = {n}: the search's {parts} parts could not be costed within {seconds} s (four levels below each: 40 s on 2 threads at n = 26): a longer sampling costs them"
     )]
     Uncosted {
         /// Board size.
@@ -413,7 +432,7 @@ pub enum Error {
     },
     /// More shards were asked for than the plan has subproblems.
     #[error(
-        "--shard {index}/{count}: the plan has {subproblems} subproblems, so at most {subproblems} parts (or use a deeper --split-depth)"
+        "shard {index}/{count}: the plan has {subproblems} subproblems, so at most {subproblems} shards (a deeper split depth cuts more)"
     )]
     Shards {
         /// The shard asked for.
@@ -425,7 +444,9 @@ pub enum Error {
     },
     /// The join cannot keep within the memory budget.
     #[error(
-        "--memory: the join over n = {n} needs at least {need} bytes with these threads, more than the {limit} allowed; raise --memory, use fewer --threads or --method search"
+        "the join over n = {n} needs at least {} with these threads, more than the {} allowed: a larger budget, fewer threads or the search fits",
+        size_text(*need),
+        size_text(*limit)
     )]
     Memory {
         /// Board size.
@@ -437,16 +458,42 @@ pub enum Error {
     },
     /// The join was asked for on a board larger than it handles.
     #[error(
-        "--method join handles N up to {max}, not {0} (its pieces and keys outgrow memory beyond): use --method search or auto",
+        "the join handles n up to {max}, not {0} (its pieces and keys outgrow memory beyond): the search counts it",
         max = MAX_CUT_N
     )]
     JoinSize(u32),
     /// More worker threads were asked for than a command starts.
-    #[error("--threads {0}: the thread count must be from 1 to {max}", max = MAX_THREADS)]
+    #[error("{0} threads: the thread count must be from 1 to {max}", max = MAX_THREADS)]
     Threads(usize),
     /// The thread pool could not be started.
-    #[error("--threads: could not start the worker threads: {0}")]
+    #[error("could not start the worker threads: {0}")]
     ThreadPool(String),
+    /// A run was stopped before every part was counted ([`crate::Run::execute_until`]).
+    #[error("stopped after {finished} of {parts} parts: the count is incomplete")]
+    Stopped {
+        /// Parts counted, those resumed included.
+        finished: usize,
+        /// Parts the run was to count.
+        parts: usize,
+    },
+}
+
+/// A number of bytes for people: bytes below a KiB, else KiB, MiB, GiB or TiB with three
+/// significant figures at most (`1.5 GiB`, `512 MiB`).
+pub fn size_text(bytes: usize) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    match unit {
+        0 => format!("{bytes} bytes"),
+        _ if value >= 100.0 || value.fract() == 0.0 => format!("{value:.0} {}", UNITS[unit]),
+        _ if value >= 10.0 => format!("{value:.1} {}", UNITS[unit]),
+        _ => format!("{value:.2} {}", UNITS[unit]),
+    }
 }
 
 /// Checks a board size and split depth before any work starts.
@@ -463,9 +510,9 @@ pub fn validate(n: u32, split_depth: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// `--kernel a, --kernel b or --kernel c`.
+/// `a, b or c`.
 fn kernel_list(kernels: &[Kernel]) -> String {
-    let names: Vec<String> = kernels.iter().map(|k| format!("--kernel {k}")).collect();
+    let names: Vec<String> = kernels.iter().map(|k| k.to_string()).collect();
     match names.split_last() {
         Some((last, [])) => last.clone(),
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),

@@ -143,7 +143,9 @@ fn split_depth_error_names_the_allowed_range() {
         .args(["count", "8", "--split-depth", "9"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("0..=8"));
+        .stderr(predicate::str::contains(
+            "--split-depth 9 is more than n = 8 allows: the depth must be from 0 to 8",
+        ));
 }
 
 #[test]
@@ -569,14 +571,12 @@ fn progress_word(word: &str, total: &mut Option<String>) -> bool {
         "subproblems",
         "elapsed",
         "time",
+        "measuring",
+        "rate",
+        "predicted",
+        "as",
         "left",
-        "after",
-        "first",
-        "part",
-        "in",
-        "a",
-        "few",
-        "seconds",
+        "left:",
         "of",
         "estimated",
         "work",
@@ -1174,15 +1174,15 @@ fn messages_name_what_is_wrong() {
         ),
         (
             &["estimate", "12", "--samples", "-1"],
-            "the sample count must be",
+            "'--samples <S>': expected a whole number from 1 to 1048576",
         ),
         (
             &["estimate", "12", "--shards", "-1"],
-            "the shard count must be",
+            "'--shards <K>': expected a whole number from 1 to 16777216",
         ),
         (
             &["estimate", "12", "--seed", "-1"],
-            "the seed must be a whole number",
+            "'--seed <S>': expected a whole number from 0 to 18446744073709551615",
         ),
         (&["count", "8", "--memory", "-1G"], "'-1G' is not a size"),
         (&["merge", "x", "--audit", "-1"], "the audit share must be"),
@@ -1196,17 +1196,20 @@ fn messages_name_what_is_wrong() {
         ),
         (
             &["count", "8", "--audit", "-1"],
-            "'--audit <N>': the audit must be a whole number of the checkpoint's parts to recount, 0 (trust them) or more",
+            "'--audit <N>': expected a whole number from 0 to 18446744073709551615: the checkpoint's parts to recount, 0 (trust them) or more",
         ),
         (
             &["count", "8", "--audit", "abc"],
-            "'--audit <N>': the audit must be a whole number",
+            "'--audit <N>': expected a whole number",
         ),
         (
             &["count", "8", "--shard", "0/ 4", "--output", "x"],
             "'0/ 4' is not a shard: expected I/K",
         ),
-        (&["count", "8", "-j", " 2"], "the thread count must be"),
+        (
+            &["count", "8", "-j", " 2"],
+            "'--threads <T>': expected a whole number from 1 to 1024",
+        ),
     ];
     for (args, needle) in cases {
         let out = nqueens().args(*args).output().unwrap();
@@ -1448,4 +1451,242 @@ fn a_result_that_cannot_reach_stdout_fails_with_exit_1() {
     );
     let (code, _, err) = in_shell(&script);
     assert_eq!(code, Some(0), "{err}");
+}
+
+/// `nqueens ARGS` on a terminal `width` columns wide (a pseudo-terminal from util-linux's
+/// `script`), `COLUMNS` unset, killed with SIGINT after `seconds`: its exit code and what
+/// the terminal showed (its line ends as `\r\n`).
+fn on_a_terminal(width: usize, seconds: u32, args: &str) -> (Option<i32>, String) {
+    let command = format!(
+        "stty rows 24 cols {width}; timeout --preserve-status -s INT {seconds} {} {args}",
+        env!("CARGO_BIN_EXE_nqueens")
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .env_remove("COLUMNS")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Help is wrapped to the terminal between words: every help text fits 80 columns where
+/// `COLUMNS` says 80 and on an 80-column terminal, and the top level gives each subcommand
+/// one line.
+#[test]
+fn help_fits_80_columns_with_one_line_summaries() {
+    let subcommands = [
+        "count",
+        "verify",
+        "solve",
+        "merge",
+        "estimate",
+        "bench",
+        "completions",
+        "man",
+    ];
+    // The columns a line takes: its characters, less the colours' escape sequences.
+    let fits = |text: &str, what: &str| {
+        for line in text.lines() {
+            let line = line.trim_end_matches('\r');
+            let mut shown = 0;
+            let mut chars = line.chars();
+            while let Some(c) = chars.next() {
+                if c == '\x1b' {
+                    chars.by_ref().find(|&c| c == 'm');
+                } else {
+                    shown += 1;
+                }
+            }
+            assert!(shown <= 80, "{what}: {line:?}");
+        }
+    };
+    for sub in std::iter::once("").chain(subcommands) {
+        for flag in ["-h", "--help"] {
+            let args: Vec<&str> = [sub, flag].into_iter().filter(|a| !a.is_empty()).collect();
+            let out = nqueens().args(&args).env("COLUMNS", "80").output().unwrap();
+            assert!(out.status.success(), "{args:?}");
+            fits(&String::from_utf8(out.stdout).unwrap(), &args.join(" "));
+        }
+    }
+    let (top, _) = succeeds(&["--help"]);
+    let listed: Vec<&str> = top
+        .lines()
+        .skip_while(|l| !l.ends_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(listed.len() > 8, "{top}");
+    for sub in subcommands {
+        let rows = listed
+            .iter()
+            .filter(|l| l.trim_start().starts_with(sub))
+            .count();
+        assert_eq!(rows, 1, "{sub}: {listed:?}");
+    }
+    assert!(
+        listed
+            .iter()
+            .all(|l| l.starts_with("  ") && !l.starts_with("   ")),
+        "one line each: {listed:?}"
+    );
+    if have_script() {
+        let (code, text) = on_a_terminal(80, 20, "count --help");
+        assert_eq!(code, Some(0), "{text}");
+        assert!(text.contains("--split-depth"), "{text}");
+        fits(&text, "count --help on a terminal");
+    }
+}
+
+/// One rule for paths given to read: missing, or a folder, FIFO or device where a file is
+/// asked, is bad input (exit 2) before any work; a file of the wrong content fails (exit 1).
+#[test]
+fn missing_or_wrong_kind_paths_exit_2_and_wrong_content_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::create_dir(at("folder")).unwrap();
+    std::fs::write(at("list.txt"), format!("{}\n", at("nofile.json"))).unwrap();
+    std::fs::write(at("folders.txt"), format!("{}\n", at("folder"))).unwrap();
+    std::fs::write(at("junk.json"), "not a shard").unwrap();
+    let fifo = at("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let cases: [(Vec<String>, i32); 8] = [
+        (vec![at("nofile.json")], 2),
+        (vec![format!("{}/", at("missing"))], 2),
+        (vec!["--list".into(), at("nofile.txt")], 2),
+        (vec!["--list".into(), at("list.txt")], 2),
+        (vec!["--list".into(), at("folders.txt")], 2),
+        (vec!["--list".into(), at("folder")], 2),
+        (vec![fifo.clone()], 2),
+        (vec![at("junk.json")], 1),
+    ];
+    for (args, code) in cases {
+        let out = nqueens().arg("merge").args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "merge {args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && out.stdout.is_empty(),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// A count the per-n table puts past an hour on its threads says so on stderr before it
+/// plans, with the hours and what to do; stdout stays empty, and a short count says nothing.
+#[test]
+fn a_count_past_an_hour_warns_within_seconds() {
+    for (n, hours) in [
+        ("27", "about 5700 hours on 2 threads"),
+        ("30", "hours on 2 threads"),
+    ] {
+        let out = std::process::Command::new("timeout")
+            .args(["-s", "KILL", "3", env!("CARGO_BIN_EXE_nqueens"), "count", n])
+            .args(["-j", "2", "--progress", "never"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.stdout.is_empty(), "{n}: stdout unchanged");
+        let warning = err.lines().next().unwrap_or_default();
+        assert!(
+            warning.starts_with(&format!("warning: n = {n} takes ")),
+            "{err}"
+        );
+        assert!(warning.contains(hours), "{warning}");
+        assert!(
+            warning.contains("thread-hours"),
+            "the table's rates: {warning}"
+        );
+        assert!(
+            warning.contains("--checkpoint") && warning.contains(&format!("nqueens estimate {n}")),
+            "{warning}"
+        );
+    }
+    let (_, err) = succeeds(&["count", "16", "-j", "2"]);
+    assert!(!err.contains("warning"), "{err}");
+}
+
+/// On an 80-column terminal the bar says the rate is being measured until it is known, and
+/// then gives a time from it: never "a few seconds" for a count that has barely begun.
+#[test]
+fn the_eta_is_measured_before_it_is_given() {
+    if !have_script() {
+        return;
+    }
+    let (_, text) = on_a_terminal(80, 8, "count 20 --method search --kernel scalar -j 1");
+    assert!(
+        text.contains("measuring") || text.contains("predicted"),
+        "{text}"
+    );
+    assert!(!text.contains("few seconds"), "{text}");
+    assert!(
+        !text.contains("after the first part"),
+        "the rate is measured, not awaited: {text}"
+    );
+}
+
+/// On a terminal the tables fit 100 columns: what repeats from row to row (the method, the
+/// loop, the threads) goes into a line above the rows, again where it changes; off a
+/// terminal every column stays in the table.
+#[test]
+fn tables_fit_100_columns_on_a_terminal() {
+    if !have_script() {
+        return;
+    }
+    for args in [
+        "count 8-11 --progress never",
+        "verify --max-n 11 --progress never",
+        "estimate 14 --seconds 1",
+    ] {
+        let (code, text) = on_a_terminal(100, 60, args);
+        assert_eq!(code, Some(0), "{args}: {text}");
+        let table: Vec<&str> = text
+            .split("\r\n")
+            .filter(|l| !l.contains('\x1b') && !l.starts_with("n = "))
+            .collect();
+        for line in &table {
+            assert!(line.chars().count() <= 100, "{args}: {line:?}");
+        }
+        assert!(
+            table
+                .iter()
+                .any(|l| l.starts_with("method ") || l.starts_with("n 14, method ")),
+            "{args}: {text}"
+        );
+    }
+    let (_, count) = on_a_terminal(100, 60, "count 8-11 --progress never");
+    assert!(
+        count.contains("method join, kernel"),
+        "the line again where it changes"
+    );
+    let (off, _) = succeeds(&["count", "8", "10"]);
+    assert!(off.starts_with(" n  ") && off.lines().next().unwrap().contains("method"));
+}
+
+/// Small conventions: a format in capitals is the format, and a shard past the last says
+/// that shards count from 0.
+#[test]
+fn formats_take_any_case_and_shards_count_from_0() {
+    let (upper, _) = succeeds(&["count", "8", "--format", "JSON"]);
+    let (lower, _) = succeeds(&["count", "8", "--format", "json"]);
+    let fields =
+        |t: &str| serde_json::from_str::<serde_json::Value>(t).unwrap()["solutions"].clone();
+    assert_eq!(fields(&upper), fields(&lower));
+    let out = nqueens()
+        .args(["count", "8", "--shard", "4/4", "--output", "x.json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("shards count from 0") && err.contains("0/4 .. 3/4"),
+        "{err}"
+    );
 }

@@ -11,7 +11,7 @@ const MODES: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
 fn options(threads: usize, split_depth: usize, symmetry: Symmetry) -> Options {
     Options {
         threads: NonZeroUsize::new(threads),
-        split_depth,
+        split_depth: Some(split_depth),
         symmetry,
         kernel: Kernel::Scalar,
         method: Method::Search,

@@ -20,10 +20,10 @@
 //! }
 //!
 //! let engine = Engine::new(&Options::default()).unwrap();
-//! let plan = engine.plan(12, 2).unwrap();
+//! let plan = engine.plan(12).unwrap();
 //! let seen = Finished(AtomicU64::new(0));
 //! let outcome = Run::new(&plan).observe(&seen).execute(&engine);
-//! assert_eq!(outcome.counts(&plan, engine.kernel()).solutions, 14200);
+//! assert_eq!(outcome.counts(&plan).solutions, 14200);
 //! assert_eq!(seen.0.into_inner(), plan.len() as u64);
 //! ```
 
@@ -45,13 +45,13 @@ pub use durable::{
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
 use crate::types::{
-    Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_THREADS, Method, Options,
-    Symmetry, Tally,
+    Counts, DEFAULT_MEMORY, Error, Kernel, MAX_THREADS, Method, Options, Symmetry, Tally,
 };
 use plan::Plan;
 
@@ -59,6 +59,7 @@ use plan::Plan;
 pub struct Engine {
     pool: rayon::ThreadPool,
     kernel: Kernel,
+    split_depth: Option<usize>,
     symmetry: Symmetry,
     method: Method,
     memory: usize,
@@ -67,7 +68,8 @@ pub struct Engine {
 impl Engine {
     /// Starts `options.threads` workers (one per logical CPU when `None`, at most
     /// [`MAX_THREADS`]) and resolves `options.kernel` for this CPU. The engine counts in
-    /// `options.symmetry`. These workers are all the threads its work runs on: planning,
+    /// `options.symmetry` and method, splits each board as `options.split_depth` says and
+    /// keeps within `options.memory`. These workers are all the threads its work runs on: planning,
     /// counting, costs, estimates and audits run inside its pool ([`Engine::install`]),
     /// never on rayon's global pool, so `RAYON_NUM_THREADS` changes nothing.
     pub fn new(options: &Options) -> Result<Engine, Error> {
@@ -81,6 +83,7 @@ impl Engine {
         Ok(Engine {
             pool,
             kernel,
+            split_depth: options.split_depth,
             symmetry: options.symmetry,
             method: options.method,
             memory: options.memory,
@@ -117,17 +120,24 @@ impl Engine {
         })
     }
 
-    /// The plan of an `n`-board split `split_depth` rows down (a join's parts are its keys
-    /// at any depth), in this engine's mode and method within its memory budget. Where the
-    /// join cannot keep within the budget, `auto` searches instead and an explicit `join`
-    /// is an error.
-    pub fn plan(&self, n: u32, split_depth: usize) -> Result<Plan, Error> {
+    /// The plan of an `n`-board, split as the engine's options say
+    /// ([`Options::split_depth_for`]; a join's parts are its keys at any depth), in this
+    /// engine's mode and method within its memory budget. Where the join cannot keep within
+    /// the budget, `auto` searches instead and an explicit `join` is an error.
+    pub fn plan(&self, n: u32) -> Result<Plan, Error> {
+        self.plan_at(n, self.split_depth_for(n)?)
+    }
+
+    /// The plan of an `n`-board split `depth` rows down rather than as the engine's options
+    /// say: for a command that picks a depth per board (the command line clamps one depth to
+    /// each board of a range), or a file's plan rebuilt at its recorded depth.
+    pub fn plan_at(&self, n: u32, depth: usize) -> Result<Plan, Error> {
         // The keys and their costs are found in parallel: on these workers.
         self.install(|| {
             Plan::build(
                 n,
                 self.symmetry,
-                split_depth,
+                depth,
                 self.method,
                 self.memory,
                 self.threads(),
@@ -135,10 +145,18 @@ impl Engine {
         })
     }
 
-    /// The split depth an `n`-board gets when none is asked for: [`DEFAULT_SPLIT_DEPTH`],
-    /// at most `n` (a join ignores it).
-    pub fn default_split_depth(&self, n: u32) -> usize {
-        DEFAULT_SPLIT_DEPTH.min(n as usize)
+    /// The split depth an `n`-board gets ([`Options::split_depth_for`]).
+    pub fn split_depth_for(&self, n: u32) -> Result<usize, Error> {
+        Options {
+            split_depth: self.split_depth,
+            ..Options::default()
+        }
+        .split_depth_for(n)
+    }
+
+    /// The symmetry mode the engine counts in.
+    pub fn symmetry(&self) -> Symmetry {
+        self.symmetry
     }
 
     /// How each subproblem is counted, as asked (`Auto` is resolved per board).
@@ -146,12 +164,12 @@ impl Engine {
         self.method
     }
 
-    /// Counts a whole `n`-board split `split_depth` rows down.
-    pub fn count(&self, n: u32, split_depth: usize) -> Result<Counts, Error> {
+    /// Counts a whole `n`-board.
+    pub fn count(&self, n: u32) -> Result<Counts, Error> {
         let start = Instant::now();
-        let plan = self.plan(n, split_depth)?;
+        let plan = self.plan(n)?;
         let outcome = Run::new(&plan).started(start).execute(self);
-        Ok(outcome.counts(&plan, self.kernel))
+        Ok(outcome.counts(&plan))
     }
 }
 
@@ -214,17 +232,18 @@ pub struct Outcome {
     pub threads: usize,
     /// Wall-clock seconds of this run.
     pub elapsed_s: f64,
+    /// The counting loop that ran, resolved for the CPU ([`Engine::kernel`]); `None` where
+    /// shards counted with different loops were merged.
+    pub kernel: Option<Kernel>,
     /// Each selected subproblem's counts (those resumed included), when the run was asked
     /// to keep them ([`Run::keep_each`]); empty otherwise.
     pub each: Vec<(usize, Tally)>,
 }
 
 impl Outcome {
-    /// The counts of the whole board (for a run over every subproblem of `plan`), counted
-    /// with `kernel` (the engine's, [`Engine::kernel`]; `None` for shards counted with
-    /// different loops).
-    pub fn counts(&self, plan: &Plan, kernel: impl Into<Option<Kernel>>) -> Counts {
-        plan.counts(self.tally, kernel.into(), self.threads, self.elapsed_s)
+    /// The counts of the whole board, for a run over every subproblem of `plan`.
+    pub fn counts(&self, plan: &Plan) -> Counts {
+        plan.counts(self.tally, self.kernel, self.threads, self.elapsed_s)
     }
 }
 
@@ -320,7 +339,37 @@ impl<'a> Run<'a> {
     /// the others wait: rayon hands out the front of the list first and the small ones at
     /// the back fill the gaps. At split depth 0 a search's subproblems run one after
     /// another on this thread (a join's keys ignore the depth).
-    pub fn execute(mut self, engine: &Engine) -> Outcome {
+    pub fn execute(self, engine: &Engine) -> Outcome {
+        self.counted(engine, &AtomicBool::new(false)).0
+    }
+
+    /// As [`Run::execute`], but once `stop` is set (from another thread: a signal handler,
+    /// a deadline, a user's button) no further part starts: the parts in flight finish and
+    /// their observers hear of them (a checkpoint keeps them), and the run returns
+    /// [`Error::Stopped`] with how many parts were counted, unless every part was.
+    ///
+    /// ```
+    /// use nqueens_engine::{Engine, Error, Options, Run};
+    /// use std::sync::atomic::AtomicBool;
+    ///
+    /// let engine = Engine::new(&Options::default()).unwrap();
+    /// let plan = engine.plan(14).unwrap();
+    /// let stop = AtomicBool::new(true);
+    /// let stopped = Run::new(&plan).execute_until(&engine, &stop);
+    /// assert!(matches!(stopped, Err(Error::Stopped { finished: 0, .. })));
+    /// ```
+    pub fn execute_until(self, engine: &Engine, stop: &AtomicBool) -> Result<Outcome, Error> {
+        match self.counted(engine, stop) {
+            (outcome, 0, _) => Ok(outcome),
+            (_, skipped, parts) => Err(Error::Stopped {
+                finished: parts - skipped,
+                parts,
+            }),
+        }
+    }
+
+    /// The run's outcome, the parts `stop` left uncounted and the parts selected.
+    fn counted(mut self, engine: &Engine, stop: &AtomicBool) -> (Outcome, usize, usize) {
         let plan = self.plan;
         let method = self.method.unwrap_or(plan.method);
         // The selection becomes the parts to count, in place: one list of them, the eight
@@ -338,8 +387,14 @@ impl<'a> Run<'a> {
                 .unwrap_or_else(|e| e.into_inner())
                 .extend(prior.iter().map(|&i| (i, self.done[&i])));
         }
+        let prior_parts = prior.len();
         let prior: Tally = prior.iter().map(|i| self.done[i]).sum();
+        let (parts, skipped) = (prior_parts + todo.len(), AtomicUsize::new(0));
         let one = |&i: &usize| {
+            if stop.load(Ordering::Relaxed) {
+                skipped.fetch_add(1, Ordering::Relaxed);
+                return Tally::default();
+            }
             let t = plan.count_by(i, method, engine.kernel);
             for o in &self.observers {
                 o.finished(i, t);
@@ -363,11 +418,13 @@ impl<'a> Run<'a> {
                 .map(one)
                 .reduce(Tally::default, |a, b| a + b)
         });
-        Outcome {
+        let outcome = Outcome {
             tally: prior + tally,
             threads: if one_thread { 1 } else { engine.threads() },
             elapsed_s: self.start.elapsed().as_secs_f64(),
+            kernel: Some(engine.kernel),
             each: kept.into_inner().unwrap_or_else(|e| e.into_inner()),
-        }
+        };
+        (outcome, skipped.into_inner(), parts)
     }
 }

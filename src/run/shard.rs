@@ -292,9 +292,8 @@ impl ShardResult {
         if durable::format_of(path).is_some_and(|f| f == CHECKPOINT_FORMAT) {
             return Err(FileError::invalid(
                 path,
-                "a checkpoint (count --checkpoint), not a shard result: merge takes the \
-                 files that count --shard I/K --output FILE writes; a checkpoint is \
-                 resumed by running its count again",
+                "a checkpoint, not a shard result: a merge takes the files a shard's count \
+                 writes; a checkpoint is resumed by counting its board again with it",
             ));
         }
         // A result of another version has other fields: read again, for the message only.
@@ -455,7 +454,7 @@ pub enum MergeError {
         shard: Shard,
     },
     /// Shards are missing.
-    #[error("missing shard(s) {missing} of {count} (merge --partial sums the shards there are)")]
+    #[error("missing shard(s) {missing} of {count}")]
     Missing {
         /// The missing shards' indices as ranges, `0-3 7` (the first twenty ranges).
         missing: String,
@@ -547,7 +546,7 @@ pub enum MergeError {
     Disagree(Vec<Disagreement>),
     /// In a quorum, parts were counted alike by runs of fewer sources than the quorum.
     #[error(
-        "{lacking} of the plan's {total} parts lack a quorum of {quorum} sources: parts {parts}{}{} (merge --partial --quorum {quorum} sums the parts that have one)",
+        "{lacking} of the plan's {total} parts lack a quorum of {quorum} sources: parts {parts}{}{}",
         if held.is_empty() {
             String::new()
         } else {
@@ -663,6 +662,7 @@ impl Sum {
                 tally: Tally::default(),
                 threads: 1,
                 elapsed_s: 0.0,
+                kernel: Some(kernel),
                 each: Vec::new(),
             },
             files: Vec::new(),
@@ -676,6 +676,7 @@ impl Sum {
     /// in [`Sum::files`].
     pub(crate) fn note(&mut self, path: PathBuf, r: &ShardResult) -> u32 {
         self.kernel.1 &= r.kernel == self.kernel.0;
+        self.outcome.kernel = self.kernel.1.then_some(self.kernel.0);
         self.outcome.threads = self.outcome.threads.max(r.threads);
         self.outcome.elapsed_s = self.outcome.elapsed_s.max(r.elapsed_s);
         self.files.push(path);

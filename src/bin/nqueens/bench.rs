@@ -104,6 +104,9 @@ impl Record for BenchRow {
         }
         cells
     }
+    fn above() -> &'static [usize] {
+        &[0, 11, 12, 13]
+    }
 }
 
 /// `text` as one word: its words joined by `join`.
@@ -163,7 +166,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
             .join(", "),
         if sweep == [1] { "" } else { "s" },
     );
-    let mut out = Printer::new(io::stdout().lock(), args.format);
+    let mut out = Printer::new(io::stdout().lock(), args.format).on_terminal();
     let row =
         |threads: usize,
          case: Option<Case>,

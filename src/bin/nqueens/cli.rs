@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
+use nqueens_engine::run::quorum::MAX_QUORUM;
 use nqueens_engine::run::shard::Shard;
 use nqueens_engine::types::MAX_THREADS;
 use nqueens_engine::{
@@ -48,27 +49,41 @@ fn version_text(version: &str, commit: Option<&str>) -> String {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Count the solutions of one or more board sizes.
+    /// Count the solutions of one or more board sizes
     Count(CountArgs),
-    /// Count n = 0..=M and compare each with the published OEIS values; exit 1 on a mismatch.
+    /// Count n = 0..=M and check each against the published values
+    ///
+    /// Counts every board from 0 to M as `count` does and compares each with the published
+    /// OEIS values; exits 1 on a mismatch.
     Verify(VerifyArgs),
-    /// Write the solutions of a board, in lexicographic order of their columns.
+    /// Write the solutions of a board, in lexicographic order of their columns
     Solve(SolveArgs),
-    /// Add up shard results (from `count --shard I/K --output FILE`) and print the counts, with
-    /// elapsed_s the longest shard's.
+    /// Add up shard results and print the counts
+    ///
+    /// Adds up shard results (from `count --shard I/K --output FILE`) and prints the counts,
+    /// with elapsed_s the longest shard's.
     Merge(MergeArgs),
-    /// Predict what counting a board costs on this machine (thread-hours, wall time, memory,
-    /// the longest of K shards) from a timed sample of its parts.
+    /// Predict what counting a board costs on this machine
+    ///
+    /// Predicts thread-hours, wall time, memory and the longest of K shards from a timed
+    /// sample of the board's parts.
     Estimate(EstimateArgs),
-    /// Rate this machine: a fixed, versioned workload (boards counted by both methods) at 1
-    /// thread and at every thread count up to the machine's, with solutions per second,
-    /// speed-up and efficiency, and each count checked against the published values (exit 1
-    /// on a difference). The score of a thread count is the geometric mean of its boards'
+    /// Rate this machine on a fixed workload, 1 thread to all
+    ///
+    /// Runs a fixed, versioned workload (boards counted by both methods) at 1 thread and at
+    /// every thread count up to the machine's, with solutions per second, speed-up and
+    /// efficiency, and each count checked against the published values (exit 1 on a
+    /// difference). The score of a thread count is the geometric mean of its boards'
     /// solutions per second; scores compare across machines under the same workload name.
     Bench(BenchArgs),
-    /// Write a shell completion script to stdout (e.g. `nqueens completions bash`).
+    /// Write a shell completion script to stdout
+    ///
+    /// Writes a shell completion script to stdout, e.g. `nqueens completions bash`.
     Completions(CompletionsArgs),
-    /// Write the man page (roff; every subcommand and option) to stdout: `nqueens man > nqueens.1`.
+    /// Write the man page (roff) to stdout
+    ///
+    /// Writes the man page (roff; every subcommand and option) to stdout:
+    /// `nqueens man > nqueens.1`.
     Man,
 }
 
@@ -97,25 +112,18 @@ pub struct BenchArgs {
     pub quick: bool,
     /// The most threads: the sweep runs 1, 2, 4, ... below T, and T [default: the number of
     /// logical CPUs]
-    #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
+    #[arg(short = 'j', long, value_name = "T", value_parser = threads(), allow_negative_numbers = true)]
     pub threads: Option<NonZeroUsize>,
     /// Runs of each board at each thread count; the median time is reported
-    #[arg(long, value_name = "R", default_value_t = 1, value_parser = parse_runs, allow_negative_numbers = true)]
+    #[arg(long, value_name = "R", default_value_t = 1, value_parser = whole(1..=100, "").map(to_usize), allow_negative_numbers = true)]
     pub runs: usize,
     /// Counting loop (the search's, and the join's matcher): auto picks AVX-512 where the CPU
     /// has it
     #[arg(long, value_parser = choice(&Kernel::ALL, Kernel::name, Kernel::about), default_value_t = Kernel::Auto)]
     pub kernel: Kernel,
     /// Output format
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Table)]
     pub format: Format,
-}
-
-fn parse_runs(s: &str) -> Result<usize, String> {
-    s.parse::<usize>()
-        .ok()
-        .filter(|r| (1..=100).contains(r))
-        .ok_or_else(|| "the runs must be a whole number from 1 to 100".to_string())
 }
 
 #[derive(Debug, Args)]
@@ -134,23 +142,23 @@ pub struct MergeArgs {
     #[arg(long)]
     pub partial: bool,
     /// Output format
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Table)]
     pub format: Format,
     /// Recount about P% of the subproblems (at least one), picked at random, with the other
     /// counting loop where there is one, and fail on any difference
     #[arg(long, value_name = "P", value_parser = parse_percent, allow_negative_numbers = true)]
     pub audit: Option<f64>,
     /// Seed of the audit's random pick (printed with the audit), to repeat it
-    #[arg(long, value_name = "S", requires = "audit", value_parser = parse_seed, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", requires = "audit", value_parser = whole(0..=u64::MAX, ""), allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// The files hold K independent runs' results of one plan (shard folders counted on
     /// different hosts, in any slicing): accept a part only where K runs counted it alike,
     /// and name every part whose copies disagree. Copies of one run's file count once
-    #[arg(long, value_name = "K", value_parser = parse_quorum, allow_negative_numbers = true)]
+    #[arg(long, value_name = "K", value_parser = whole(1..=MAX_QUORUM as u64, "").map(to_usize), allow_negative_numbers = true)]
     pub quorum: Option<usize>,
     /// Worker threads, 1 to 1024, the command's only ones (planning and the audit)
     /// [default: the number of logical CPUs, at most 1024]
-    #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
+    #[arg(short = 'j', long, value_name = "T", value_parser = threads(), allow_negative_numbers = true)]
     pub threads: Option<NonZeroUsize>,
 }
 
@@ -158,7 +166,7 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 pub struct LongRunArgs {
     /// Progress on stderr, weighted by estimated cost: auto shows it on a terminal
-    #[arg(long, value_enum, default_value_t = When::Auto)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = When::Auto)]
     pub progress: When,
     /// Record each finished subproblem in FILE and resume from it when run again (one board size)
     #[arg(long, value_name = "FILE")]
@@ -171,7 +179,7 @@ pub struct LongRunArgs {
     pub output: Option<PathBuf>,
     /// Recount N of the parts a resumed checkpoint holds, picked at random, and refuse the
     /// checkpoint if one differs from its record (0: trust it)
-    #[arg(long, value_name = "N", default_value_t = 4, value_parser = parse_audit_parts, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = whole(0..=u64::MAX, AUDIT_NOTE).map(to_usize), allow_negative_numbers = true)]
     pub audit: usize,
 }
 
@@ -197,18 +205,18 @@ pub struct SolveArgs {
     #[arg(value_name = "N", value_parser = parse_one_size, allow_negative_numbers = true)]
     pub n: u32,
     /// Output format
-    #[arg(long, value_enum, default_value_t = BoardFormat::Board)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = BoardFormat::Board)]
     pub format: BoardFormat,
     /// Stop after the first K solutions in order (up to 1000 are searched by the scalar loop
     /// on one thread, which stops at the last one wanted)
-    #[arg(long, value_name = "K", value_parser = parse_limit, allow_negative_numbers = true)]
+    #[arg(long, value_name = "K", value_parser = whole(0..=u64::MAX, ""), allow_negative_numbers = true)]
     pub limit: Option<u64>,
     /// One solution per symmetry class: the lexicographically smallest of its eight images
     #[arg(long)]
     pub unique: bool,
     /// Worker threads, 1 to 1024, the command's only ones [default: the number of logical CPUs,
     /// at most 1024]
-    #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
+    #[arg(short = 'j', long, value_name = "T", value_parser = threads(), allow_negative_numbers = true)]
     pub threads: Option<NonZeroUsize>,
     /// Search loop: auto picks AVX-512 where the CPU has it (all list the same solutions)
     #[arg(long, value_parser = choice(&Kernel::ALL, Kernel::name, Kernel::about), default_value_t = Kernel::Auto)]
@@ -220,17 +228,17 @@ pub struct SolveArgs {
 pub struct EngineArgs {
     /// Worker threads, 1 to 1024, the command's only ones [default: the number of logical CPUs,
     /// at most 1024]
-    #[arg(short = 'j', long, value_name = "T", value_parser = parse_threads, allow_negative_numbers = true)]
+    #[arg(short = 'j', long, value_name = "T", value_parser = threads(), allow_negative_numbers = true)]
     pub threads: Option<NonZeroUsize>,
     /// Rows placed before the search's work is split into subproblems (0: as 1, run on one
     /// thread); the join does not use it: its parts are its keys [default: 2]
-    #[arg(long, value_name = "K", value_parser = parse_split_depth, allow_negative_numbers = true)]
+    #[arg(long, value_name = "K", value_parser = whole(0..=u64::from(MAX_N), " (at most the board size)").map(to_usize), allow_negative_numbers = true)]
     pub split_depth: Option<usize>,
     /// Symmetry used to cut the work
     #[arg(long, value_parser = choice(&Symmetry::ALL, Symmetry::name, Symmetry::about), default_value_t = Symmetry::Full)]
     pub symmetry: Symmetry,
     /// Output format
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Table)]
     pub format: Format,
     /// Counting loop: auto picks AVX-512 where the CPU has it (all give the same counts)
     #[arg(long, value_parser = choice(&Kernel::ALL, Kernel::name, Kernel::about), default_value_t = Kernel::Auto)]
@@ -260,15 +268,15 @@ pub struct CountArgs {
 #[derive(Debug, Args)]
 pub struct EstimateArgs {
     /// Board size (0..=32)
-    #[arg(value_name = "N", value_parser = parse_board, allow_negative_numbers = true)]
+    #[arg(value_name = "N", value_parser = whole(0..=u64::from(MAX_N), "").map(to_u32), allow_negative_numbers = true)]
     pub n: u32,
     /// Also predict the longest of K shards (`count --shard I/K`), each on this machine's
     /// threads
-    #[arg(long, value_name = "K", value_parser = parse_shards_count, allow_negative_numbers = true)]
+    #[arg(long, value_name = "K", value_parser = whole(1..=1 << 24, "").map(to_usize), allow_negative_numbers = true)]
     pub shards: Option<usize>,
     /// Parts to count at most (one of each stratum in any case); by default `--seconds`
     /// decides
-    #[arg(long, value_name = "S", default_value_t = nqueens_engine::run::estimate::Settings::default().samples, value_parser = parse_samples, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", default_value_t = nqueens_engine::run::estimate::Settings::default().samples, value_parser = whole(1..=1 << 20, "").map(to_usize), allow_negative_numbers = true)]
     pub samples: usize,
     /// Sample for at most this many seconds, the parts' costs included: then no part starts
     /// and the parts still counting are abandoned and left out. Sampling over a
@@ -277,36 +285,10 @@ pub struct EstimateArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds, allow_negative_numbers = true)]
     pub seconds: f64,
     /// Seed of the random pick of parts (the same seed picks the same parts)
-    #[arg(long, value_name = "S", default_value_t = 0x5eed, value_parser = parse_seed, allow_negative_numbers = true)]
+    #[arg(long, value_name = "S", default_value_t = 0x5eed, value_parser = whole(0..=u64::MAX, ""), allow_negative_numbers = true)]
     pub seed: u64,
     #[command(flatten)]
     pub engine: EngineArgs,
-}
-
-fn parse_board(s: &str) -> Result<u32, String> {
-    s.parse::<u32>()
-        .ok()
-        .filter(|&n| n <= MAX_N)
-        .ok_or_else(|| format!("the board size must be a whole number from 0 to {MAX_N}"))
-}
-
-fn parse_shards_count(s: &str) -> Result<usize, String> {
-    s.parse::<usize>()
-        .ok()
-        .filter(|&k| (1..=1 << 24).contains(&k))
-        .ok_or_else(|| "the shard count must be a whole number from 1 to 16777216".to_string())
-}
-
-fn parse_samples(s: &str) -> Result<usize, String> {
-    s.parse::<usize>()
-        .ok()
-        .filter(|&k| (1..=1 << 20).contains(&k))
-        .ok_or_else(|| "the sample count must be a whole number from 1 to 1048576".to_string())
-}
-
-fn parse_seed(s: &str) -> Result<u64, String> {
-    s.parse::<u64>()
-        .map_err(|_| format!("the seed must be a whole number from 0 to {}", u64::MAX))
 }
 
 /// The longest `estimate --seconds` (about 32 years): a bound, not a wish.
@@ -322,37 +304,13 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// Largest board size to check (0..=27, the published range)
-    #[arg(long, value_name = "M", default_value_t = 14, value_parser = parse_max_n, allow_negative_numbers = true)]
+    #[arg(long, value_name = "M", default_value_t = 14, value_parser = whole(0..=PUBLISHED_MAX, " (the published values)").map(to_u32), allow_negative_numbers = true)]
     pub max_n: u32,
     /// Progress on stderr for each board, as `count` shows it: auto shows it on a terminal
-    #[arg(long, value_enum, default_value_t = When::Auto)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = When::Auto)]
     pub progress: When,
     #[command(flatten)]
     pub engine: EngineArgs,
-}
-
-fn parse_threads(s: &str) -> Result<NonZeroUsize, String> {
-    s.parse::<usize>()
-        .ok()
-        .and_then(NonZeroUsize::new)
-        .filter(|t| t.get() <= MAX_THREADS)
-        .ok_or_else(|| format!("the thread count must be a whole number from 1 to {MAX_THREADS}"))
-}
-
-fn parse_split_depth(s: &str) -> Result<usize, String> {
-    s.parse::<usize>()
-        .ok()
-        .filter(|&d| d <= MAX_N as usize)
-        .ok_or_else(|| {
-            format!(
-                "the split depth must be a whole number from 0 to the board size (at most {MAX_N})"
-            )
-        })
-}
-
-fn parse_limit(s: &str) -> Result<u64, String> {
-    s.parse::<u64>()
-        .map_err(|_| format!("the limit must be a whole number from 0 to {}", u64::MAX))
 }
 
 /// The units of `--memory`, as GNU coreutils reads them (`sort -S`, `head -c`): a bare letter
@@ -412,22 +370,6 @@ fn parse_percent(s: &str) -> Result<f64, String> {
         .ok_or_else(|| "the audit share must be a percentage above 0 and at most 100".to_string())
 }
 
-/// `merge --quorum`: how many runs must agree on each part.
-fn parse_quorum(s: &str) -> Result<usize, String> {
-    let most = nqueens_engine::run::quorum::MAX_QUORUM;
-    s.parse::<usize>()
-        .ok()
-        .filter(|k| (1..=most).contains(k))
-        .ok_or_else(|| format!("the quorum must be a whole number of runs from 1 to {most}"))
-}
-
-/// `count --audit`: how many of a resumed checkpoint's parts to recount.
-fn parse_audit_parts(s: &str) -> Result<usize, String> {
-    s.parse::<usize>().map_err(|_| {
-        "the audit must be a whole number of the checkpoint's parts to recount, 0 (trust them) or more; merge --audit takes a percentage".to_string()
-    })
-}
-
 /// `I/K`, as the other numbers are read: no spaces inside or around.
 fn parse_shard(s: &str) -> Result<Shard, String> {
     let bad = || format!("'{s}' is not a shard: expected I/K with whole numbers 0 <= I < K");
@@ -437,19 +379,15 @@ fn parse_shard(s: &str) -> Result<Shard, String> {
         k.parse::<usize>().map_err(|_| bad())?,
     );
     if index >= count {
-        return Err(bad());
+        return Err(match count {
+            0 => bad(),
+            _ => format!(
+                "'{s}' is not a shard: shards count from 0, so the {count} shards are 0/{count} .. {}/{count}",
+                count - 1
+            ),
+        });
     }
     Ok(Shard { index, count })
-}
-
-fn parse_max_n(s: &str) -> Result<u32, String> {
-    let last = published::A000170.len() - 1;
-    s.parse::<u32>()
-        .ok()
-        .filter(|&m| m as usize <= last)
-        .ok_or_else(|| {
-            format!("--max-n must be a whole number from 0 to {last} (the published values)")
-        })
 }
 
 fn parse_size(s: &str) -> Result<u32, String> {
@@ -514,6 +452,65 @@ fn parse_sizes(s: &str) -> Result<RangeInclusive<u32>, String> {
     }
 }
 
+/// A whole number in a range, read by clap's ranged parser: any value refused (not a
+/// number, or out of the range) is named with the argument and the range, and `note`.
+#[derive(Clone)]
+struct Whole {
+    range: RangeInclusive<u64>,
+    note: &'static str,
+}
+
+/// [`Whole`] over `range`.
+fn whole(range: RangeInclusive<u64>, note: &'static str) -> Whole {
+    Whole { range, note }
+}
+
+impl TypedValueParser for Whole {
+    type Value = u64;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<u64, clap::Error> {
+        let ranged = clap::value_parser!(u64).range(self.range.clone());
+        ranged.parse_ref(cmd, arg, value).map_err(|_| {
+            let name = arg.map_or_else(|| "...".to_string(), ToString::to_string);
+            let (low, high) = (self.range.start(), self.range.end());
+            let message = format!(
+                "invalid value '{}' for '{name}': expected a whole number from {low} to {high}{}\n",
+                value.to_string_lossy(),
+                self.note
+            );
+            clap::Error::raw(clap::error::ErrorKind::ValueValidation, message).with_cmd(cmd)
+        })
+    }
+}
+
+/// `-j`: a thread count from 1 to [`MAX_THREADS`].
+fn threads() -> impl TypedValueParser<Value = NonZeroUsize> {
+    whole(1..=MAX_THREADS as u64, "")
+        .map(|t| NonZeroUsize::new(to_usize(t)).unwrap_or(NonZeroUsize::MIN))
+}
+
+/// A whole number read within a range that fits (the ranges above are at most `usize`'s).
+fn to_usize(v: u64) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// A whole number read within a range that fits a `u32` (board sizes).
+fn to_u32(v: u64) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
+}
+
+/// The largest `verify --max-n`: the last board of the published tables.
+const PUBLISHED_MAX: u64 = published::A000170.len() as u64 - 1;
+
+/// What `count --audit` takes, beside `merge --audit`'s percentage.
+const AUDIT_NOTE: &str =
+    ": the checkpoint's parts to recount, 0 (trust them) or more; merge --audit takes a percentage";
+
 /// The value parser of a choice of the library's ([`Symmetry`], [`Kernel`]): its names, each
 /// with its line of help.
 fn choice<T>(
@@ -533,10 +530,8 @@ where
 /// The flags of a command that counts (`count`, `verify`, `estimate`), turned once into the
 /// library's [`Options`], with what only the command line needs beside them.
 pub struct Counting {
-    /// The library's options; `split_depth` is `--split-depth`, or the default.
+    /// The library's options; `split_depth` is `--split-depth` where it was given.
     pub options: Options,
-    /// `--split-depth`, where it was given (a board the join counts then gets a note).
-    pub asked_depth: Option<usize>,
     /// Output format.
     pub format: Format,
 }
@@ -561,22 +556,25 @@ impl EngineArgs {
         Ok(Counting {
             options: Options {
                 threads: self.threads,
-                split_depth: self.split_depth.unwrap_or(DEFAULT_SPLIT_DEPTH),
+                split_depth: self.split_depth,
                 symmetry: self.symmetry,
                 kernel: self.kernel,
                 method: self.method,
                 memory: self.memory(),
             },
-            asked_depth: self.split_depth,
             format: self.format,
         })
     }
 }
 
 impl Counting {
-    /// The split depth of an `n`-board: the one asked for (or the default), at most `n`.
+    /// The split depth of an `n`-board: the one asked for (or the default), at most `n`:
+    /// one `--split-depth` serves every board of a range.
     pub fn split_depth(&self, n: u32) -> usize {
-        self.options.split_depth.min(n as usize)
+        self.options
+            .split_depth
+            .unwrap_or(DEFAULT_SPLIT_DEPTH)
+            .min(n as usize)
     }
 
     /// Refuses what the flags alone rule out for any of `sizes`, before the threads start
@@ -589,7 +587,7 @@ impl Counting {
             Plan::precheck(n, o.symmetry, depth, o.method, o.memory, threads)?;
             // A depth asked for is the search's, checked even where the join counts (it is
             // then unused, and a count of days would end with a note that it was).
-            if self.asked_depth.is_some() {
+            if self.options.split_depth.is_some() {
                 Plan::check_split_depth(n, o.symmetry, depth)?;
             }
         }
@@ -607,7 +605,7 @@ pub struct UnusedDepth {
 impl UnusedDepth {
     pub fn new(counting: &Counting) -> UnusedDepth {
         UnusedDepth {
-            asked: counting.asked_depth,
+            asked: counting.options.split_depth,
             said: false,
         }
     }
@@ -679,11 +677,15 @@ mod tests {
     #[test]
     fn shards_are_read_without_spaces_as_threads_are() {
         assert_eq!(parse_shard("0/4"), Ok(Shard { index: 0, count: 4 }));
-        for text in ["0/ 4", "0 /4", " 0/4", "0/4 ", "4/4", "-1/4", "0/", "0"] {
+        let last = parse_shard("4/4").unwrap_err();
+        assert!(
+            last.contains("shards count from 0") && last.contains("0/4 .. 3/4"),
+            "{last}"
+        );
+        for text in ["0/ 4", "0 /4", " 0/4", "0/4 ", "0/0", "-1/4", "0/", "0"] {
             let err = parse_shard(text).unwrap_err();
             assert!(err.contains("expected I/K"), "{text}: {err}");
         }
-        assert!(parse_threads(" 2").is_err() && parse_threads("2").is_ok());
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::output::{self, Check, Prediction, Printer, significant};
 use crate::periodic::{Tick, while_running};
 use crate::progress::{self, Progress};
 use crate::signals::Interrupts;
-use crate::{files, hooks};
+use crate::{files, forecast, hooks};
 
 /// What went wrong, and the exit code it maps to.
 #[derive(Debug)]
@@ -59,12 +59,39 @@ impl From<FileError> for Failure {
 }
 
 impl From<Error> for Failure {
-    /// A library error: the input's fault (exit 2) unless the threads could not start.
+    /// A library error, with the flag that gave its value: the input's fault (exit 2)
+    /// unless the threads could not start or the count was stopped.
     fn from(e: Error) -> Failure {
+        let text = anyhow::anyhow!("{}", flagged(&e));
         match e {
-            Error::ThreadPool(_) => Failure::Failed(e.into()),
-            _ => Failure::Usage(e.into()),
+            Error::ThreadPool(_) | Error::Stopped { .. } => Failure::Failed(text),
+            _ => Failure::Usage(text),
         }
+    }
+}
+
+/// A library error's message as the command line says it: the value it names given the flag
+/// it came from (`split depth 40 ...` is `--split-depth 40 ...`).
+pub fn flagged(e: &Error) -> String {
+    let text = e.to_string();
+    let renamed = |words: &str, flag: &str| match text.strip_prefix(words) {
+        Some(rest) => format!("{flag}{rest}"),
+        None => format!("{flag}: {text}"),
+    };
+    match e {
+        Error::SplitDepth { .. }
+        | Error::TooManySubproblems { .. }
+        | Error::SplitTooDeep { .. } => renamed("split depth", "--split-depth"),
+        Error::Kernel { .. } => renamed("kernel", "--kernel"),
+        Error::Shards { .. } => renamed("shard", "--shard"),
+        Error::Memory { .. } => format!("--memory: {text}"),
+        Error::JoinSize(_) => format!("--method join: {text}"),
+        Error::Threads(_) => format!("--threads {}", text.replacen(" threads", "", 1)),
+        Error::ThreadPool(_) => format!("--threads: {text}"),
+        Error::TooFewSamples { seconds, .. } | Error::Uncosted { seconds, .. } => {
+            format!("--seconds {seconds}: {text}")
+        }
+        Error::TooLongToSample { .. } | Error::BoardSize(_) | Error::Stopped { .. } => text,
     }
 }
 
@@ -111,7 +138,7 @@ fn count(args: CountArgs) -> Result<(), Failure> {
     // The files' paths are checked (the output's temporary file made) before any planning.
     let mut output = files::prepare(&args.long)?;
     let engine = Engine::new(&counting.options)?;
-    let mut out = Printer::new(io::stdout().lock(), counting.format);
+    let mut out = Printer::new(io::stdout().lock(), counting.format).on_terminal();
     let mut unused = UnusedDepth::new(&counting);
     for n in args.sizes.iter().cloned().flatten() {
         let files = (&args.long, output.take(), &interrupts);
@@ -181,14 +208,23 @@ fn long_count(
     (long, mut output, interrupts): (&LongRunArgs, Option<Output>, &Interrupts),
 ) -> Result<Option<Counts>, Failure> {
     let start = Instant::now();
+    let modes = (engine.method(), engine.symmetry());
+    let shards = long.shard.map_or(1, |s| s.count);
+    let kept = (long.checkpoint.is_some(), shards);
+    if let Some(warning) = forecast::long_count_warning(n, modes, engine.threads(), kept) {
+        progress::say(&warning);
+    }
     memory::allocating_for(Use::Plan);
-    let progress = Progress::start(
+    let mut progress = Progress::start(
         long.progress,
         format!("n={n}"),
         progress::planning(n, engine.method()),
     );
+    if let Some(p) = &mut progress {
+        p.predict(forecast::thread_seconds(n, modes.0, modes.1) / engine.threads() as f64);
+    }
     hooks::pause_at("planning");
-    let plan = Progress::during(&progress, || engine.plan(n, split_depth))?;
+    let plan = Progress::during(&progress, || engine.plan_at(n, split_depth))?;
     let mut run = Run::new(&plan).started(start);
     if let Some(shard) = long.shard {
         shard.check(&plan)?;
@@ -240,7 +276,7 @@ fn long_count(
             })?;
             Ok(None)
         }
-        _ => whole_counts(&plan, engine, &outcome, long).map(Some),
+        _ => whole_counts(&plan, &outcome, long).map(Some),
     }
 }
 
@@ -257,23 +293,22 @@ fn open_checkpoint<'a>(
     let plan = run.plan();
     let (c, done, skipped) = Checkpoint::open(path, plan, long.shard)
         .map_err(|e| Failure::Failed(anyhow::Error::new(e).context("--checkpoint")))?;
+    // Said above the spinner, which the next frame redraws below them.
     if let Some(skipped) = skipped {
-        let _ = writeln!(
-            io::stderr(),
+        progress::say(&format!(
             "warning: checkpoint {}: {skipped}",
             path.display()
-        );
+        ));
     }
     audit_resumed(plan, engine, path, &done, long.audit)?;
     run = run.resume(done);
     let already = run.already_done().len();
     if already > 0 {
-        let _ = writeln!(
-            io::stderr(),
+        progress::say(&format!(
             "resuming: {already} of {} parts done (from {})",
             run.selected().len(),
             path.display()
-        );
+        ));
     }
     Ok((run, Some(Arc::new(c))))
 }
@@ -437,7 +472,6 @@ fn write_rescued(
 /// refused.
 fn whole_counts(
     plan: &nqueens_engine::Plan,
-    engine: &Engine,
     outcome: &Outcome,
     long: &LongRunArgs,
 ) -> Result<Counts, Failure> {
@@ -450,7 +484,7 @@ fn whole_counts(
             outcome.tally.unique8
         )));
     }
-    Ok(outcome.counts(plan, engine.kernel()))
+    Ok(outcome.counts(plan))
 }
 
 /// Recounts `audit` of the parts a checkpoint at `path` holds (`done`), picked at random
@@ -487,12 +521,11 @@ fn audit_resumed(
             )));
         }
     }
-    let _ = writeln!(
-        io::stderr(),
+    progress::say(&format!(
         "audit: {} of the checkpoint's {} records recounted, all equal",
         picked.len(),
         done.len()
-    );
+    ));
     Ok(())
 }
 
@@ -509,7 +542,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
         output: None,
         audit: 0,
     };
-    let mut out = Printer::new(io::stdout().lock(), counting.format);
+    let mut out = Printer::new(io::stdout().lock(), counting.format).on_terminal();
     let mut bad = Vec::new();
     // A reader that stops early (`verify | head`) does not stop the check: the exit code
     // still says whether every count matched.
@@ -549,7 +582,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
     let counting = args.engine.counting(n)?;
     counting.precheck([n])?;
     let engine = Engine::new(&counting.options)?;
-    let plan = engine.plan(n, counting.split_depth(n))?;
+    let plan = engine.plan_at(n, counting.split_depth(n))?;
     if let Some(count) = args.shards {
         shard::Shard { index: 0, count }.check(&plan)?;
     }
@@ -586,7 +619,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         longest_shard_s: longest,
     };
     summarize(&prediction, &e, args.seconds);
-    let mut out = Printer::new(io::stdout().lock(), counting.format);
+    let mut out = Printer::new(io::stdout().lock(), counting.format).on_terminal();
     out.print(&prediction)?;
     hooks::report_threads();
     Ok(())
@@ -603,23 +636,27 @@ fn sample(
     let n = plan.n;
     let loud = std::io::IsTerminal::is_terminal(&io::stderr());
     let done = AtomicUsize::new(0);
+    let bound = settings.seconds;
     let seen = |s: &estimate::Sample| {
         let k = done.fetch_add(1, Ordering::Relaxed) + 1;
         if loud {
+            // The line is cleared to its end: a shorter one leaves nothing of the last.
             let _ = write!(
                 io::stderr(),
-                "\restimate n={n}: {k} parts sampled, {:.0} s (last: part {}, {:.3} s)  ",
+                "\r\x1b[2Kestimate n={n}: {k} parts sampled, {:.0}/{} s (last: part {}, {:.3} s)",
                 start.elapsed().as_secs_f64(),
+                bound,
                 s.part,
                 s.seconds
             );
         }
     };
-    let e = estimate::estimate(engine, plan, settings, &seen)?;
-    if loud {
-        let _ = writeln!(io::stderr());
+    let e = estimate::estimate(engine, plan, settings, &seen);
+    // The line goes once the sampling ends: the summary takes its place.
+    if loud && done.load(Ordering::Relaxed) > 0 {
+        let _ = write!(io::stderr(), "\r\x1b[2K");
     }
-    Ok(e)
+    Ok(e?)
 }
 
 /// The predicted wall time of the longest of `count` shards, the plan dealt once.

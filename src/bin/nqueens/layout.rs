@@ -59,13 +59,15 @@ pub fn bar(fraction: f64, width: usize) -> String {
 /// The bar's width, and its width on a narrow terminal.
 const BAR: [usize; 2] = [20, 10];
 
-/// A duration as the line shows it: `42s`, `3m05s`, `2h03m05s`.
+/// A duration as the line shows it: `42s`, `3m05s`, `2h03m05s`, and from 100 hours whole
+/// hours (`5556h`).
 pub fn seconds(s: f64) -> String {
     let s = s.round() as u64;
     match s {
         0..60 => format!("{s}s"),
         60..3600 => format!("{}m{:02}s", s / 60, s % 60),
-        _ => format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60),
+        3600..360_000 => format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60),
+        _ => format!("{}h", (s + 1800) / 3600),
     }
 }
 
@@ -74,11 +76,10 @@ pub fn seconds(s: f64) -> String {
 pub enum Eta {
     /// Every part is counted.
     Done,
-    /// No part has finished yet.
-    FirstPart,
-    /// The count has run too short a time for its rate to say much.
-    Settling,
-    /// About this much is left.
+    /// The rate is not known yet (no part finished, or too short a time): it is being
+    /// measured; where the per-n table predicts the count's time, about this much is left.
+    Measuring(Option<String>),
+    /// About this much is left, at the rate measured.
     Left(String),
 }
 
@@ -86,8 +87,13 @@ impl Eta {
     fn forms(&self) -> Vec<String> {
         match self {
             Eta::Done => vec!["done".into()],
-            Eta::FirstPart => vec!["time left after the first part".into()],
-            Eta::Settling => vec!["time left in a few seconds".into()],
+            Eta::Measuring(None) => {
+                vec!["time left: measuring the rate".into(), "measuring".into()]
+            }
+            Eta::Measuring(Some(t)) => vec![
+                format!("about {t} left as predicted, measuring the rate"),
+                format!("{t} left predicted"),
+            ],
             Eta::Left(t) => vec![format!("about {t} left"), format!("{t} left")],
         }
     }
@@ -165,18 +171,10 @@ impl Counting {
 }
 
 /// The width of the terminal on stderr, as indicatif measures it when it pads the line: where
-/// the terminal gives no size (no rows, or no columns), 80.
+/// stderr is no terminal or gives no size, 80.
 pub fn terminal_width() -> usize {
-    // SAFETY: TIOCGWINSZ fills the winsize it is given, which lives through the call.
-    let size = unsafe {
-        let mut size = std::mem::zeroed::<libc::winsize>();
-        let asked = libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut size);
-        (asked == 0).then_some(size)
-    };
-    match size {
-        Some(s) if s.ws_row > 0 && s.ws_col > 0 => usize::from(s.ws_col),
-        _ => 80,
-    }
+    terminal_size::terminal_size_of(std::io::stderr())
+        .map_or(80, |(terminal_size::Width(w), _)| usize::from(w))
 }
 
 #[cfg(test)]
@@ -214,8 +212,9 @@ mod tests {
     #[test]
     fn the_line_fits_the_width_in_whole_fields() {
         let cases = [
-            counting(0.0, Eta::FirstPart, 0, 26370),
-            counting(0.123, Eta::Settling, 130, 26370),
+            counting(0.0, Eta::Measuring(None), 0, 26370),
+            counting(0.0, Eta::Measuring(Some(seconds(2e7))), 0, 26370),
+            counting(0.123, Eta::Measuring(None), 130, 26370),
             counting(0.5, Eta::Left(seconds(5000.0)), 13185, 26370),
             counting(1.0, Eta::Done, 26370, 26370),
         ];
@@ -236,18 +235,26 @@ mod tests {
             }
             assert_eq!(c.fitted("n=20", 200), full, "a wide terminal shows it all");
         }
-        // 80 columns, the first part not finished: the ETA and the parts whole.
+        // 80 columns, the first part not finished: the rate is being measured.
         let line = cases[0].fitted("n=20", 80);
         assert_eq!(
             line,
-            "n=20 [          ] 0.0%, time left after the first part, 1h02m03s elapsed"
+            "n=20 [          ] 0.0%, time left: measuring the rate, 1h02m03s elapsed, 0/26370"
         );
         assert_eq!(
-            cases[2].fitted("n=20", 40),
+            cases[1].fitted("n=27", 100),
+            "n=27 [          ] 0.0%, about 5556h left as predicted, measuring the rate, 1h02m03s elapsed, 0/26370"
+        );
+        for c in &cases {
+            let line = c.fitted("n=27", usize::MAX);
+            assert!(!line.contains("few seconds"), "{line}");
+        }
+        assert_eq!(
+            cases[3].fitted("n=20", 40),
             "n=20 [=====>    ] 50.0%, 1h23m20s left"
         );
         assert_eq!(
-            cases[2].fitted("n=20", 120),
+            cases[3].fitted("n=20", 120),
             "n=20 [==========>         ] 50.0% of estimated work, about 1h23m20s left, \
              1h02m03s elapsed, 13185/26370 subproblems"
         );
@@ -261,7 +268,7 @@ mod tests {
             (0.26, "26.0%"),
             (1.0, "100.0%"),
         ] {
-            let c = counting(fraction, Eta::Settling, 1, 2);
+            let c = counting(fraction, Eta::Measuring(None), 1, 2);
             let line = c.fitted("n=12", 120);
             assert!(
                 line.contains(&format!("] {text} of estimated work")),

@@ -9,6 +9,7 @@ mod bench;
 mod cli;
 mod commands;
 mod files;
+mod forecast;
 mod hooks;
 mod layout;
 mod man;

@@ -10,11 +10,19 @@ use nqueens_engine::{Engine, Kernel, Options};
 use crate::cli::MergeArgs;
 use crate::commands::Failure;
 use crate::hooks;
-use crate::output::{Agreement, Coverage, Printer, Sums};
+use crate::output::{Agreement, Coverage, Printer, Sums, TABLE_RANGES};
 use crate::sources;
 
+/// A merge that cannot be made (exit 1), with the flags that would help where some would.
 fn failed(e: MergeError) -> Failure {
-    Failure::Failed(e.into())
+    let hint = match &e {
+        MergeError::Missing { .. } => " (merge --partial sums the shards there are)".to_string(),
+        MergeError::NoQuorum { quorum, .. } => {
+            format!(" (merge --partial --quorum {quorum} sums the parts that have one)")
+        }
+        _ => String::new(),
+    };
+    Failure::Failed(anyhow::anyhow!("{e}{hint}"))
 }
 
 pub fn merge(args: MergeArgs) -> Result<(), Failure> {
@@ -72,16 +80,10 @@ pub fn merge(args: MergeArgs) -> Result<(), Failure> {
         }
         out.print(&coverage)?;
     } else {
-        out.print(&sum.outcome.counts(&sum.plan, one_kernel(sum)))?;
+        out.print(&sum.outcome.counts(&sum.plan))?;
     }
     hooks::report_threads();
     Ok(())
-}
-
-/// The loop the shards ran, where they all ran the same one.
-fn one_kernel(sum: &Sum) -> Option<Kernel> {
-    let (kernel, same) = sum.kernel;
-    same.then_some(kernel)
 }
 
 /// Recounts the audit's sample of `sum`, where `pick` asks for one, on `engine`, each part
@@ -152,7 +154,7 @@ fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(),
             parts,
             parts_agreed: agreed.parts_agreed(),
             cost_agreed: engine.install(|| agreed.cost_agreed()),
-            lacking: shard::ranges_text(&agreed.lacking(), 20),
+            lacking: shard::ranges_text(&agreed.lacking(), usize::MAX),
         };
         let _ = writeln!(
             err,
@@ -164,7 +166,10 @@ fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(),
             if complete {
                 String::new()
             } else {
-                format!("; lacking parts {}", row.lacking)
+                format!(
+                    "; lacking parts {}",
+                    shard::ranges_text(&agreed.lacking(), TABLE_RANGES)
+                )
             }
         );
         out.print(&row)?;
@@ -174,7 +179,7 @@ fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(),
             "quorum {}: all {parts} parts of the plan counted alike in {} sources or more ({merged})",
             agreed.quorum, agreed.quorum
         );
-        out.print(&sum.outcome.counts(&sum.plan, one_kernel(sum)))?;
+        out.print(&sum.outcome.counts(&sum.plan))?;
     }
     hooks::report_threads();
     Ok(())

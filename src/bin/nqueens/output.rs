@@ -60,6 +60,11 @@ pub trait Record: Serialize {
     fn table(&self) -> Vec<Option<String>> {
         self.cells()
     }
+    /// The columns (indices) a table on a terminal moves into a line above its rows: those
+    /// that repeat from row to row, so that the rest fits 100 columns.
+    fn above() -> &'static [usize] {
+        &[]
+    }
 }
 
 /// A number as JSON writes it, so that CSV gives what JSON gives, to the last digit.
@@ -67,11 +72,18 @@ fn exact(x: f64) -> String {
     serde_json::to_string(&x).unwrap_or_else(|_| x.to_string())
 }
 
+/// The width a table on a terminal keeps within.
+const TABLE_WIDTH: usize = 100;
+
 /// Writes records in one format.
 pub struct Printer<W: Write> {
     out: W,
     format: Format,
     started: bool,
+    /// Whether the table goes to a terminal: its repeated columns go above it.
+    terminal: bool,
+    /// The values of the columns above the rows, as last written.
+    above: Option<Vec<String>>,
 }
 
 impl<W: Write> Printer<W> {
@@ -81,7 +93,17 @@ impl<W: Write> Printer<W> {
             out,
             format,
             started: false,
+            terminal: false,
+            above: None,
         }
+    }
+
+    /// The same printer, its table fitted for a terminal where stdout is one: the columns
+    /// that repeat ([`Record::above`]) in a line above the rows, written again when they
+    /// change. Off a terminal the table keeps every column, as scripts split it.
+    pub fn on_terminal(mut self) -> Printer<W> {
+        self.terminal = io::stdout().is_terminal();
+        self
     }
 
     /// Writes one record (and the header before the first).
@@ -92,52 +114,69 @@ impl<W: Write> Printer<W> {
                 writeln!(self.out)?;
             }
             Format::Csv => {
+                // RFC 4180 as the csv crate writes it: a field with a comma, a quote or a
+                // line break (a CPU's model name may hold one) in quotes, lines ending in \n.
+                let mut csv = csv::WriterBuilder::new()
+                    .terminator(csv::Terminator::Any(b'\n'))
+                    .from_writer(&mut self.out);
                 if !self.started {
-                    writeln!(self.out, "{}", R::columns().join(","))?;
+                    csv.write_record(R::columns())?;
                 }
-                let cells: Vec<String> = record
-                    .cells()
-                    .into_iter()
-                    .map(|c| csv_field(c.unwrap_or_default()))
-                    .collect();
-                writeln!(self.out, "{}", cells.join(","))?;
+                let cells = record.cells().into_iter().map(Option::unwrap_or_default);
+                csv.write_record(cells)?;
+                csv.flush()?;
             }
             Format::Table => {
-                let line = |cells: Vec<String>| {
-                    let padded: Vec<String> = cells
+                let above: &[usize] = if self.terminal { R::above() } else { &[] };
+                let kept: Vec<usize> = (0..R::columns().len())
+                    .filter(|i| !above.contains(i))
+                    .collect();
+                let line = |cells: &[String]| {
+                    let padded: Vec<String> = kept
                         .iter()
-                        .zip(R::widths())
-                        .map(|(c, &w)| format!("{c:>w$}"))
+                        .map(|&i| format!("{:>w$}", cells[i], w = R::widths()[i]))
                         .collect();
                     padded.join("  ")
                 };
-                if !self.started {
-                    writeln!(
-                        self.out,
-                        "{}",
-                        line(R::columns().iter().map(|c| c.to_string()).collect())
-                    )?;
+                let cells: Vec<String> = record
+                    .table()
+                    .into_iter()
+                    .map(|c| c.unwrap_or_else(|| "-".into()))
+                    .collect();
+                let settings: Vec<String> = above.iter().map(|&i| cells[i].clone()).collect();
+                let new_settings = !above.is_empty() && self.above.as_ref() != Some(&settings);
+                if new_settings {
+                    if self.started {
+                        writeln!(self.out)?;
+                    }
+                    let said: Vec<String> = above
+                        .iter()
+                        .zip(&settings)
+                        .map(|(&i, v)| format!("{} {v}", R::columns()[i]))
+                        .collect();
+                    // Wrapped at the table's width, between settings.
+                    let mut text = String::new();
+                    for (k, item) in said.iter().enumerate() {
+                        let last = text.rsplit('\n').next().unwrap_or_default().len();
+                        if k > 0 && last + 2 + item.len() > TABLE_WIDTH {
+                            text.push_str(",\n");
+                        } else if k > 0 {
+                            text.push_str(", ");
+                        }
+                        text.push_str(item);
+                    }
+                    writeln!(self.out, "{text}")?;
+                    self.above = Some(settings);
                 }
-                let cells = record.table().into_iter();
-                writeln!(
-                    self.out,
-                    "{}",
-                    line(cells.map(|c| c.unwrap_or_else(|| "-".into())).collect())
-                )?;
+                if !self.started || new_settings {
+                    let names: Vec<String> = R::columns().iter().map(|c| c.to_string()).collect();
+                    writeln!(self.out, "{}", line(&names))?;
+                }
+                writeln!(self.out, "{}", line(&cells))?;
             }
         }
         self.started = true;
         self.out.flush()
-    }
-}
-
-/// A CSV field as RFC 4180 writes it: in double quotes (its own doubled) where it holds a
-/// comma, a quote or a line break (a CPU's model name may), as it is otherwise.
-fn csv_field(text: String) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text
     }
 }
 
@@ -177,6 +216,9 @@ impl Record for Counts {
         let mut cells = self.cells();
         cells[9] = Some(format!("{:.6}", self.elapsed_s));
         cells
+    }
+    fn above() -> &'static [usize] {
+        &[3, 4, 5, 6, 7]
     }
 }
 
@@ -281,9 +323,16 @@ impl Record for Coverage {
             Some(self.shards_merged.to_string()),
             Some(self.parts.to_string()),
             Some(self.parts_merged.to_string()),
-            Some(format!("{:.6}", self.cost_merged)),
+            Some(exact(self.cost_merged)),
             (!self.missing.is_empty()).then(|| self.missing.clone()),
         ]);
+        cells
+    }
+    fn table(&self) -> Vec<Option<String>> {
+        let mut cells = self.cells();
+        let at = cells.len() - 2;
+        cells[at] = Some(format!("{:.6}", self.cost_merged));
+        cells[at + 1] = cells[at + 1].as_deref().map(shortened);
         cells
     }
 }
@@ -307,8 +356,23 @@ pub struct Agreement {
     pub parts_agreed: usize,
     /// The share of the plan's estimated work in them, 0 to 1.
     pub cost_agreed: f64,
-    /// The parts that lack their quorum as ranges (the first twenty; empty when none does).
+    /// The parts that lack their quorum as ranges, every one (the table shows the first
+    /// [`TABLE_RANGES`]; empty when none does).
     pub lacking: String,
+}
+
+/// The most ranges of parts or shards a table's cell shows; JSON and CSV give them all.
+pub const TABLE_RANGES: usize = 20;
+
+/// A list of ranges (`0-3 7 9-12`) as a table shows it: the first [`TABLE_RANGES`], then
+/// `and N more`.
+fn shortened(ranges: &str) -> String {
+    let words: Vec<&str> = ranges.split(' ').collect();
+    if words.len() <= TABLE_RANGES {
+        return ranges.to_string();
+    }
+    let more = words.len() - TABLE_RANGES;
+    format!("{} and {more} more", words[..TABLE_RANGES].join(" "))
 }
 
 /// [`Agreement`]'s columns and widths.
@@ -331,9 +395,16 @@ impl Record for Agreement {
             Some(self.sources.to_string()),
             Some(self.parts.to_string()),
             Some(self.parts_agreed.to_string()),
-            Some(format!("{:.6}", self.cost_agreed)),
+            Some(exact(self.cost_agreed)),
             (!self.lacking.is_empty()).then(|| self.lacking.clone()),
         ]);
+        cells
+    }
+    fn table(&self) -> Vec<Option<String>> {
+        let mut cells = self.cells();
+        let at = cells.len() - 2;
+        cells[at] = Some(format!("{:.6}", self.cost_agreed));
+        cells[at + 1] = cells[at + 1].as_deref().map(shortened);
         cells
     }
 }
@@ -416,6 +487,9 @@ impl Record for Check {
         let mut cells = self.cells();
         cells[8] = Some(format!("{:.6}", self.elapsed_s));
         cells
+    }
+    fn above() -> &'static [usize] {
+        &[6, 7]
     }
 }
 
@@ -546,6 +620,9 @@ impl Record for Prediction {
         cells[17] = self.longest_shard_s.map(|s| format!("{s:.1}"));
         cells
     }
+    fn above() -> &'static [usize] {
+        &[0, 1, 2, 3, 4, 5, 10, 11, 12, 14, 15, 16]
+    }
 }
 
 #[cfg(test)]
@@ -607,11 +684,87 @@ mod tests {
         assert_eq!(csv[9], "", "no interval is written as nothing");
     }
 
+    /// A record whose cells need quoting in CSV.
+    #[derive(Serialize)]
+    struct Named {
+        cpu: String,
+    }
+
+    impl Record for Named {
+        fn columns() -> &'static [&'static str] {
+            &["cpu"]
+        }
+        fn widths() -> &'static [usize] {
+            &[8]
+        }
+        fn cells(&self) -> Vec<Option<String>> {
+            vec![Some(self.cpu.clone())]
+        }
+    }
+
     #[test]
     fn csv_fields_with_commas_or_quotes_are_quoted() {
-        assert_eq!(csv_field("AMD EPYC".into()), "AMD EPYC");
-        assert_eq!(csv_field("a,b".into()), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\"".into()), "\"say \"\"hi\"\"\"");
+        for (cpu, cell) in [
+            ("AMD EPYC", "AMD EPYC"),
+            ("a,b", "\"a,b\""),
+            ("say \"hi\"", "\"say \"\"hi\"\"\""),
+        ] {
+            let mut csv = Vec::new();
+            Printer::new(&mut csv, Format::Csv)
+                .print(&Named { cpu: cpu.into() })
+                .unwrap();
+            assert_eq!(String::from_utf8(csv).unwrap(), format!("cpu\n{cell}\n"));
+        }
+    }
+
+    /// The shares and the lists of a partial merge: every digit and every range in CSV and
+    /// JSON, rounded and shortened in the table only.
+    #[test]
+    fn partial_merges_keep_every_digit_and_range_off_the_table() {
+        let ranges: Vec<String> = (0..40)
+            .map(|i| format!("{}-{}", 3 * i, 3 * i + 1))
+            .collect();
+        let sums = Sums {
+            n: 12,
+            complete: false,
+            solutions: 100,
+            unique: None,
+            method: Method::Search,
+            kernel: "avx2",
+            symmetry: nqueens_engine::Symmetry::Full,
+        };
+        let agreement = Agreement {
+            sums: sums.clone(),
+            quorum: 2,
+            runs: 2,
+            sources: 2,
+            parts: 120,
+            parts_agreed: 40,
+            cost_agreed: 0.333_332_233_347_118_87,
+            lacking: ranges.join(" "),
+        };
+        let coverage = Coverage {
+            sums,
+            shards: 100,
+            shards_merged: 60,
+            parts: 120,
+            parts_merged: 40,
+            cost_merged: 0.333_332_233_347_118_87,
+            missing: ranges.join(" "),
+        };
+        for cells in [agreement.cells(), coverage.cells()] {
+            let last = cells.len() - 1;
+            assert_eq!(cells[last - 1].as_deref(), Some("0.33333223334711887"));
+            assert_eq!(cells[last].as_deref(), Some(ranges.join(" ").as_str()));
+        }
+        let (csv, json) = both(&agreement);
+        assert_eq!(csv, json);
+        let (csv, json) = both(&coverage);
+        assert_eq!(csv, json);
+        let table = agreement.table();
+        assert_eq!(table[table.len() - 2].as_deref(), Some("0.333332"));
+        let shown = table[table.len() - 1].clone().unwrap();
+        assert!(shown.ends_with("57-58 and 20 more"), "{shown}");
     }
 
     #[test]

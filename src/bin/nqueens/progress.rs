@@ -136,6 +136,8 @@ pub struct Progress {
     planning: &'static str,
     bar: Option<ProgressBar>,
     counting: OnceLock<Counting>,
+    /// The wall seconds the per-n table predicts for the whole board on these threads.
+    predicted: Option<f64>,
     /// When the last plain line was written.
     last_line: Mutex<Instant>,
 }
@@ -152,6 +154,9 @@ struct Counting {
     last_cost: AtomicU64,
     /// The threads counting (as many parts are in flight).
     threads: u64,
+    /// The wall seconds a unit of estimated cost takes on these threads as the per-n table
+    /// predicts, where the selection is long enough to say ([`PREDICTED_FROM`]).
+    predicted: Option<f64>,
     since: Instant,
     /// Work done (as [`Counting::done`] says) when the display last looked, oldest first:
     /// the rate is measured over the last [`Counting::window`].
@@ -170,6 +175,7 @@ impl Counting {
             done_subproblems: AtomicU64::new(already.len() as u64),
             last_cost: AtomicU64::new(0),
             threads: threads as u64,
+            predicted: None,
             since: Instant::now(),
             seen: Mutex::new(VecDeque::from([(Instant::now(), start_cost)])),
             costs,
@@ -214,15 +220,20 @@ impl Counting {
         } else {
             finished as f64 / self.total_cost as f64
         };
-        let rate = self.rate(done);
+        // The recent rate, or where no part finished lately, the rate since the start.
+        let since = self.since.elapsed().as_secs_f64().max(1e-9);
+        let rate = match self.rate(done) {
+            r if r > 0.0 => r,
+            _ => done.saturating_sub(self.start_cost) as f64 / since,
+        };
+        let measured = finished > self.start_cost && since >= SETTLING.as_secs_f64() && rate > 0.0;
+        let left = self.total_cost.saturating_sub(done) as f64;
         let eta = if finished == self.total_cost {
             Eta::Done
-        } else if finished == self.start_cost {
-            Eta::FirstPart
-        } else if self.since.elapsed() < SETTLING || rate <= 0.0 {
-            Eta::Settling
+        } else if measured {
+            Eta::Left(seconds(left / rate))
         } else {
-            Eta::Left(seconds((self.total_cost - done) as f64 / rate))
+            Eta::Measuring(self.predicted.map(|per_cost| seconds(per_cost * left)))
         };
         layout::Counting {
             fraction,
@@ -253,8 +264,12 @@ impl Counting {
     }
 }
 
-/// No ETA is shown before the count has run this long: the first parts' rate says little.
+/// No ETA is measured before the count has run this long: the first parts' rate says little.
 const SETTLING: Duration = Duration::from_secs(5);
+
+/// The shortest predicted count whose prediction the line shows while the rate is measured:
+/// below, the table's figures (another machine's) say less than a few seconds' counting.
+const PREDICTED_FROM: f64 = 600.0;
 
 /// How often the work done is noted for the rate.
 const LOOK_EVERY: Duration = Duration::from_millis(200);
@@ -287,6 +302,7 @@ impl Progress {
             planning,
             bar,
             counting: OnceLock::new(),
+            predicted: None,
             last_line: Mutex::new(Instant::now()),
         };
         match &p.bar {
@@ -300,6 +316,12 @@ impl Progress {
             None => p.print_line(),
         }
         Some(p)
+    }
+
+    /// The wall seconds the per-n table predicts for the whole board: the ETA shown while
+    /// the rate is measured, where it is long (call before [`Progress::counting`]).
+    pub fn predict(&mut self, seconds: f64) {
+        self.predicted = Some(seconds);
     }
 
     /// How often [`Progress::tick`] wants to be called: often enough for a bar's clock (plain
@@ -317,7 +339,13 @@ impl Progress {
         already: &[usize],
         threads: usize,
     ) {
-        let c = Counting::new(costs, subproblems, already, threads);
+        let mut c = Counting::new(costs, subproblems, already, threads);
+        let board: u64 = c.costs.iter().sum();
+        let todo = c.total_cost.saturating_sub(c.start_cost) as f64;
+        c.predicted = self
+            .predicted
+            .map(|whole| whole / board.max(1) as f64)
+            .filter(|per_cost| per_cost * todo >= PREDICTED_FROM);
         let _ = self.counting.set(c);
         if let Some(bar) = &self.bar {
             // The line, bar included, is drawn here, from one look at the count.
@@ -446,5 +474,28 @@ mod tests {
         // A resumed count starts from what was done.
         let resumed = Counting::new(vec![100, 60, 50, 40], &[0, 1, 2, 3], &[0, 1], 2);
         assert_eq!((resumed.start_cost, resumed.done()), (160, 160));
+    }
+
+    #[test]
+    fn the_rate_is_measured_before_an_eta_is_given() {
+        let c = Counting::new(vec![100, 60, 50, 40], &[0, 1, 2, 3], &[], 2);
+        assert_eq!(c.now().eta, Eta::Measuring(None), "nothing finished yet");
+        let mut seeded = Counting::new(vec![100, 60, 50, 40], &[0, 1, 2, 3], &[], 2);
+        seeded.predicted = Some(10.0);
+        assert_eq!(seeded.now().eta, Eta::Measuring(Some(seconds(2500.0))));
+        // Parts finished, but too soon for a rate: still measured.
+        seeded.finished(0);
+        assert!(matches!(seeded.now().eta, Eta::Measuring(Some(_))));
+        // Past the settling time with parts done, yet none finished lately: the rate since
+        // the start gives the ETA, not a claim of seconds.
+        let mut late = Counting::new(vec![100, 60, 50, 40], &[0, 1, 2, 3], &[], 2);
+        late.since = Instant::now() - Duration::from_secs(100);
+        late.finished(3);
+        // The last look, 30 s ago, saw what is done now: no rate over the recent window.
+        let then = Instant::now() - Duration::from_secs(30);
+        late.seen = Mutex::new(VecDeque::from([(then, late.done())]));
+        let line = late.now();
+        // 40 done and 2 x 20 in flight of 250 in 100 s: 170 left at 0.8 a second.
+        assert_eq!(line.eta, Eta::Left(seconds(212.5)), "{:?}", line.eta);
     }
 }

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io::{self, BufRead, Read};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use nqueens_engine::run::quorum::Source;
@@ -49,6 +50,7 @@ pub fn sources(
 ) -> Result<Vec<Source>, Failure> {
     let mut found: Vec<(Place, Vec<PathBuf>)> = Vec::new();
     for path in paths {
+        given(path, "", Kind::FileOrFolder)?;
         if path.is_dir() {
             found.push((folder(path, quorum), shard::shard_files_in(path)?));
         } else {
@@ -56,6 +58,9 @@ pub fn sources(
         }
     }
     for list in lists {
+        if list.as_os_str() != "-" {
+            given(list, "--list ", Kind::File)?;
+        }
         let name = if list.as_os_str() == "-" {
             PathBuf::from("standard input")
         } else if quorum {
@@ -63,7 +68,11 @@ pub fn sources(
         } else {
             list.clone()
         };
-        found.push((Place::List(name), listed(list)?));
+        let files = listed(list)?;
+        for file in &files {
+            given(file, "", Kind::File)?;
+        }
+        found.push((Place::List(name), files));
     }
     if found.iter().all(|(_, files)| files.is_empty()) {
         return Err(if partial {
@@ -84,6 +93,41 @@ pub fn sources(
         }]);
     }
     Ok(grouped(found))
+}
+
+/// What a path given to read must be.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    File,
+    FileOrFolder,
+}
+
+/// Refuses, as bad input (exit 2) before any work, a path given to read (with `flag`) that
+/// does not exist or is of the wrong kind: a folder where a file is asked, a FIFO, a
+/// device or a socket. A file whose content is wrong fails later, as work (exit 1).
+fn given(path: &Path, flag: &str, kind: Kind) -> Result<(), Failure> {
+    let refuse = |why: &str| Failure::Usage(anyhow::anyhow!("{flag}{}: {why}", path.display()));
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(refuse("no such file or folder"));
+        }
+        // Unreadable (permissions): reading it says why, as work that failed.
+        Err(_) => return Ok(()),
+    };
+    let t = meta.file_type();
+    let what = match () {
+        _ if t.is_file() => return Ok(()),
+        _ if t.is_dir() && kind == Kind::FileOrFolder => return Ok(()),
+        _ if t.is_dir() => "a folder",
+        _ if t.is_fifo() => "a FIFO (or pipe)",
+        _ if t.is_char_device() => "a character device",
+        _ if t.is_block_device() => "a block device",
+        _ => "a socket",
+    };
+    Err(refuse(&format!(
+        "{what}, not a regular file: shard results and lists are files"
+    )))
 }
 
 /// The sources of what was `found`, as the module's notes say: each folder in the outermost

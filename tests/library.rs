@@ -420,6 +420,10 @@ fn every_merge_error() -> Vec<MergeError> {
             again: tally,
             recorded: Tally::default(),
         },
+        MergeError::Loop(Error::Kernel {
+            asked: Kernel::Avx512,
+            has: vec![Kernel::Scalar, Kernel::Auto],
+        }),
     ];
     for m in &merges {
         match m {
@@ -436,7 +440,8 @@ fn every_merge_error() -> Vec<MergeError> {
             | MergeError::SameRun { .. }
             | MergeError::Disagree(_)
             | MergeError::NoQuorum { .. }
-            | MergeError::Audit { .. } => {}
+            | MergeError::Audit { .. }
+            | MergeError::Loop(_) => {}
         }
     }
     merges.into()

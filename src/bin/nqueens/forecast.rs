@@ -1,12 +1,12 @@
 //! What a count costs, roughly, before anything is counted: a per-n table of thread-seconds
-//! measured on a 2-vCPU AMD EPYC Zen 4 (results/README.md, the Zen 4 table: whole counts to
-//! n = 22, `estimate` from 23), for the warning that a count will not end soon and for the
+//! from the AMD EPYC summary in results/README.md (whole counts to n = 22, `estimate` from
+//! 23), for the warning that a count will not end soon and for the
 //! progress line's first ETA. No sampling: a table look-up, in microseconds.
 
 use nqueens_engine::{Method, Symmetry};
 
-/// Thread-seconds of the join in full mode at n = 20 to 28: n = 20 and 22 whole counts on
-/// 2 threads (24.6 s, 986.8 s), 21 between them, 23 to 28 `estimate`'s thread-hours.
+/// Thread-seconds of the join in full mode at n = 20 to 28: whole counts at n = 20 and 22,
+/// n = 21 between them, `estimate`'s thread-hours from n = 23.
 const JOIN: [(u32, f64); 9] = [
     (20, 49.2),
     (21, 311.0),
@@ -19,11 +19,11 @@ const JOIN: [(u32, f64); 9] = [
     (28, 163_000.0 * 3600.0),
 ];
 
-/// The join's growth per n below the table (n = 17 to 20 on Zen 4: 0.29 s to 24.6 s wall).
+/// The join's growth per n below the table, from the whole counts of n = 17 to 20.
 const JOIN_GROWTH: f64 = 4.4;
 
-/// The search's thread-seconds at n = 18 in full mode (16.9 s wall on 2 threads, AVX-512,
-/// results/xeon/2026-11-22-search-vs-textbook), and its growth per n (7.7 from 17 to 18).
+/// The search's thread-seconds at n = 18 in full mode with AVX-512, and its growth per n
+/// from 17 to 18 (the Xeon summary in results/README.md).
 const SEARCH_18: f64 = 34.0;
 const SEARCH_GROWTH: f64 = 7.7;
 

@@ -5,7 +5,10 @@
 //! shard's `elapsed_s` is its share of the counting time, by parts.
 //! `cargo run --release --example make_shards -- N DEPTH SYMMETRY K DIR`, e.g.
 //! `14 6 none 176871 shards/` (n = 14 at depth 6 has 241,484 parts: 176,871 shards, as many
-//! as n = 22's join has parts; `scripts/merge-scale.sh` makes them so).
+//! as n = 22's join has parts; `scripts/merge-scale.sh` makes them so). With `K` a range
+//! `A-B`, shard 0 of each slicing from `A` to `B` shards is written instead (`n19-0-of-K.json`),
+//! one run's slicings of the plan each: what `merge --quorum` holds per slicing
+//! (`scripts/quorum-memory.sh`).
 
 use std::path::PathBuf;
 
@@ -27,45 +30,67 @@ fn main() {
         "full" => Symmetry::Full,
         other => usage(&format!("unknown symmetry {other}")),
     };
-    let (n, depth, k, dir) = (
-        number(n) as u32,
-        number(depth),
-        number(k),
-        PathBuf::from(dir),
-    );
+    // `A-B`: shard 0 of every slicing from A to B; else all K shards of one.
+    let (slicings, every) = match k.split_once('-') {
+        Some((a, b)) => (number(a)..=number(b), false),
+        None => (number(k)..=number(k), true),
+    };
+    let (n, depth, dir) = (number(n) as u32, number(depth), PathBuf::from(dir));
     let engine = Engine::new(&Options::default()).unwrap_or_else(|e| usage(&e.to_string()));
     let plan = engine
         .install(|| Plan::new(n, symmetry, depth))
         .unwrap_or_else(|e| usage(&e.to_string()));
-    if k == 0 || k > plan.len() {
+    if *slicings.start() == 0 || *slicings.end() > plan.len() || slicings.is_empty() {
         usage(&format!("K must be 1 to the plan's {} parts", plan.len()));
     }
     let outcome = Run::new(&plan).keep_each().execute(&engine);
-    let owner = shard::deal(engine.install(|| plan.costs()), k);
-    let mut shards: Vec<Vec<(usize, Tally)>> = vec![Vec::new(); k];
-    for (i, t) in outcome.each {
-        shards[owner[i]].push((i, t));
-    }
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| usage(&format!("{}: {e}", dir.display())));
     let per_part = outcome.elapsed_s / plan.len() as f64;
-    for (index, each) in shards.into_iter().enumerate() {
-        let elapsed_s = per_part * each.len() as f64;
-        let shard = Shard { index, count: k };
-        let r = ShardResult::new(&plan, shard, engine.kernel(), each, 1, elapsed_s);
-        let mut text = serde_json::to_vec(&r).expect("a shard result serializes");
-        text.push(b'\n');
-        let path = dir.join(format!("n{n}-{index}.json"));
-        std::fs::write(&path, text).unwrap_or_else(|e| usage(&format!("{}: {e}", path.display())));
+    let mut written = 0;
+    for k in slicings.clone() {
+        let owner = shard::deal(engine.install(|| plan.costs()), k);
+        let mut shards: Vec<Vec<(usize, Tally)>> = vec![Vec::new(); if every { k } else { 1 }];
+        for &(i, t) in &outcome.each {
+            if let Some(each) = shards.get_mut(owner[i]) {
+                each.push((i, t));
+            }
+        }
+        for (index, each) in shards.into_iter().enumerate() {
+            let elapsed_s = per_part * each.len() as f64;
+            let shard = Shard { index, count: k };
+            let mut r = ShardResult::new(&plan, shard, engine.kernel(), each, 1, elapsed_s);
+            if !every {
+                // Each slicing a run of its own, as a host's would be.
+                r.run = format!(
+                    "{:032x}",
+                    (u128::from(r.config.fingerprint) << 64) + k as u128
+                );
+                r.seal();
+            }
+            let mut text = serde_json::to_vec(&r).expect("a shard result serializes");
+            text.push(b'\n');
+            let name = if every {
+                format!("n{n}-{index}.json")
+            } else {
+                format!("n{n}-{index}-of-{k}.json")
+            };
+            let path = dir.join(name);
+            std::fs::write(&path, text)
+                .unwrap_or_else(|e| usage(&format!("{}: {e}", path.display())));
+            written += 1;
+        }
     }
     println!(
-        "{k} shards of n = {n} ({} parts, {} solutions) in {}",
+        "{written} shard results of n = {n} ({} parts, {} solutions; slicings {} to {}) in {}",
         plan.len(),
         outcome.tally.solutions,
+        slicings.start(),
+        slicings.end(),
         dir.display()
     );
 }
 
 fn usage(why: &str) -> ! {
-    eprintln!("make_shards: {why}\nusage: make_shards N DEPTH none|mirror|full K DIR");
+    eprintln!("make_shards: {why}\nusage: make_shards N DEPTH none|mirror|full K|A-B DIR");
     std::process::exit(2)
 }

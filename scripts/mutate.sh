@@ -81,7 +81,9 @@ README
 - **Shard set.** n = 10 searched at depth 3 in full symmetry; run A in 4 shards (the one
   changed), run B in 3 (the genuine copy of the quorum). Each trial changes run A once, merges
   it alone (one reading, then a recount of every part by the other loop: \`merge --audit 100\`)
-  and with run B under \`--quorum 2\`, and puts it back. The kinds take turns.
+  and with run B under \`--quorum 2\` (A's folder and B's, two sources), and puts it back. The
+  kinds take turns; \`forge-one-source\` adds to A's folder a second run forged alike and leaves
+  out B's files of the forged part, so that only one source holds it (the quorum must refuse).
 - **Shard result.** The row of all trials (columns in mutations.csv):
 
   \`$shard_all\`
@@ -97,7 +99,8 @@ README
 - **Checkpoint.** n = 10 searched at depth 3 in full symmetry, two parts in three recorded
   through the library's \`Checkpoint\` (a count stopped midway). Each trial changes a copy once,
   opens it for the same plan (\`Checkpoint::open\`, as \`count --checkpoint\` does), counts the
-  parts it does not hold and sums; fundamental counts that make no whole number of solutions
+  parts it does not hold and sums (\`foreign-record\` puts in a sound record of another plan's
+  checkpoint: n - 1, or no symmetry); fundamental counts that make no whole number of solutions
   are refused as the binary refuses them (\`count_refused\`); the resume audit (\`count
   --audit\`) is left out. The kinds take turns.
 - **Checkpoint result.** The row of all mutations (columns in checkpoint-mutations.csv):

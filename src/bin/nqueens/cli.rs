@@ -132,8 +132,8 @@ pub struct MergeArgs {
     /// below, names starting with `.` left out) is a shard result
     #[arg(required_unless_present = "list", value_name = "FILE|DIR")]
     pub files: Vec<PathBuf>,
-    /// Also the shard results named in LIST, one path per line (`-`: standard input): for
-    /// more files than a command line holds
+    /// Also the shard results named in LIST, one path per line (`-`: standard input; at
+    /// most 4096 bytes a line): for more files than a command line holds
     #[arg(long, value_name = "LIST")]
     pub list: Vec<PathBuf>,
     /// Sum the shards there are, even if some are missing: say how much of the plan they
@@ -152,8 +152,9 @@ pub struct MergeArgs {
     #[arg(long, value_name = "S", requires = "audit", value_parser = whole(0..=u64::MAX, ""), allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// The files hold K independent runs' results of one plan (shard folders counted on
-    /// different hosts, in any slicing): accept a part only where K runs counted it alike,
-    /// and name every part whose copies disagree. Copies of one run's file count once
+    /// different hosts, in any slicing): accept a part only where runs of K sources (a
+    /// folder, or a --list file) counted it alike, and name every part whose copies
+    /// disagree. One source's runs are one vote; copies of one run's file count once
     #[arg(long, value_name = "K", value_parser = whole(1..=MAX_QUORUM as u64, "").map(to_usize), allow_negative_numbers = true)]
     pub quorum: Option<usize>,
     /// Worker threads, 1 to 1024, the command's only ones (planning and the audit)

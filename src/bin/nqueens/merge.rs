@@ -158,10 +158,10 @@ fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(),
         };
         let _ = writeln!(
             err,
-            "quorum {}: {} of the plan's {parts} parts counted alike in {} sources or more ({:.2}% of the estimated work; {merged}){}",
+            "quorum {}: {} of the plan's {parts} parts counted alike in {} or more ({:.2}% of the estimated work; {merged}){}",
             agreed.quorum,
             row.parts_agreed,
-            agreed.quorum,
+            source_count(agreed.quorum),
             100.0 * row.cost_agreed,
             if complete {
                 String::new()
@@ -176,13 +176,19 @@ fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(),
     } else {
         let _ = writeln!(
             err,
-            "quorum {}: all {parts} parts of the plan counted alike in {} sources or more ({merged})",
-            agreed.quorum, agreed.quorum
+            "quorum {}: all {parts} parts of the plan counted alike in {} or more ({merged})",
+            agreed.quorum,
+            source_count(agreed.quorum)
         );
         out.print(&sum.outcome.counts(&sum.plan))?;
     }
     hooks::report_threads();
     Ok(())
+}
+
+/// `k` sources, in words.
+fn source_count(k: usize) -> String {
+    format!("{k} source{}", if k == 1 { "" } else { "s" })
 }
 
 /// `k` runs, in words.

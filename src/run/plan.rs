@@ -488,6 +488,33 @@ impl Plan {
         self.count_with(i, self.method, kernel, stop)
     }
 
+    /// A join's part counted with its keys' matchings handed to `pairs` (a GPU's,
+    /// [`crate::Pairs`]), abandoned once `stop` is set as [`Plan::count_until`] is; `None`
+    /// where the part is no key's (a search's, the symmetric solutions'): the caller counts
+    /// it on the CPU.
+    pub fn count_on(
+        &self,
+        i: usize,
+        (kernel, pairs): (Kernel, &dyn join::Pairs),
+        stop: &AtomicBool,
+    ) -> Option<Tally> {
+        let Parts::Columns {
+            cut, keys, group, ..
+        } = &self.parts
+        else {
+            return None;
+        };
+        let part = keys.chunks(*group).nth(i)?;
+        let solutions = part
+            .iter()
+            .map(|&key| cut.count_on(key, self.join_budget, (kernel, pairs), stop))
+            .sum();
+        Some(Tally {
+            solutions,
+            unique8: solutions,
+        })
+    }
+
     /// [`Plan::count_by`] with a flag that abandons the part.
     fn count_with(&self, i: usize, method: Method, kernel: Kernel, stop: &AtomicBool) -> Tally {
         let (cut, keys) = match &self.parts {

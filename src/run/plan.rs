@@ -358,6 +358,12 @@ impl Plan {
         }
     }
 
+    /// Whether part `i` is a join's keys (the parts a GPU counts): every part of a joined
+    /// plan but full mode's last, the symmetric solutions'.
+    pub fn is_key_part(&self, i: usize) -> bool {
+        matches!(self.parts, Parts::Columns { .. }) && i < self.len_of_keys()
+    }
+
     /// Whether the plan has no parts (never: every board has one at least).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -607,6 +613,9 @@ impl Plan {
             symmetry: self.symmetry,
             subproblems: self.reported_subproblems(),
             elapsed_s,
+            gpu: None,
+            gpu_parts: None,
+            cpu_parts: None,
         }
     }
 }

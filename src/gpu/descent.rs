@@ -5,6 +5,16 @@ use wgpu::BufferUsages as U;
 
 use super::{SLICE, Sizes, buffer, pipeline, uniform};
 
+/// A run of a split task's table span or probe span that one workgroup scatters.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+struct Slice {
+    task: u32,
+    start: u32,
+    len: u32,
+    probe: u32,
+}
+
 /// A table span against a probe span, as the shaders read it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -58,11 +68,15 @@ impl Work {
 pub(super) struct Device {
     device: wgpu::Device,
     queue: wgpu::Queue,
-    split: wgpu::ComputePipeline,
+    pick: wgpu::ComputePipeline,
+    scatter: wgpu::ComputePipeline,
+    children: wgpu::ComputePipeline,
     leaf: wgpu::ComputePipeline,
     sizes: Sizes,
     /// Bytes all buffers may take.
     budget: u64,
+    /// Probe words the probe buffer holds at least (grown where a descent ran out).
+    room: u64,
     buffers: Option<Buffers>,
     pub(super) work: Work,
 }
@@ -75,6 +89,9 @@ struct Buffers {
     probe: wgpu::Buffer,
     tasks: wgpu::Buffer,
     kids: wgpu::Buffer,
+    /// Per task: its diagonal, its probe room, its counters.
+    meta: wgpu::Buffer,
+    slices: wgpu::Buffer,
     items: wgpu::Buffer,
     found: wgpu::Buffer,
     state: wgpu::Buffer,
@@ -85,6 +102,7 @@ struct Buffers {
     table_words: u64,
     probe_words: u64,
     task_slots: u64,
+    slice_slots: u64,
     item_slots: u64,
 }
 
@@ -101,18 +119,31 @@ impl Device {
         sizes: Sizes,
         budget: u64,
     ) -> Device {
-        let split = pipeline(&device, include_str!("split.wgsl"), "split", sizes);
+        let split = include_str!("split.wgsl");
+        let pick = pipeline(&device, split, "pick", sizes);
+        let scatter = pipeline(&device, split, "scatter", sizes);
+        let children = pipeline(&device, split, "children", sizes);
         let leaf = pipeline(&device, include_str!("leaf.wgsl"), "leaf", sizes);
         Device {
             device,
             queue,
-            split,
+            pick,
+            scatter,
+            children,
             leaf,
             sizes,
             budget,
+            room: 0,
             buffers: None,
             work: Work::default(),
         }
+    }
+
+    /// The most probe words the probe buffer may hold: what the budget leaves beside the
+    /// two table buffers, within a binding.
+    fn most_probe(&self) -> u64 {
+        let tables = self.buffers.as_ref().map_or(0, |b| 16 * b.table_words);
+        (self.budget.saturating_sub(tables) / 8).min(self.sizes.binding_words)
     }
 
     /// The most table words a matching takes at once: within a binding, and within the
@@ -145,6 +176,13 @@ impl Device {
             Ok(found) => found,
             Err(Overflow::Probe) => {
                 self.work.restarts += 1;
+                // A probe buffer four times as large where the budget and a binding hold
+                // it, else the table in halves.
+                let now = self.buffers.as_ref().map_or(0, |b| b.probe_words);
+                if now < self.most_probe() && self.room <= now {
+                    self.room = 4 * now;
+                    return self.each(table, probe);
+                }
                 let (a, b) = table.split_at(table.len() / 2);
                 self.each(a, probe) + self.each(b, probe)
             }
@@ -156,23 +194,29 @@ impl Device {
     /// the budget; the queue's buffers kept where they are as large.
     fn grow(&mut self, t: u64, p: u64) {
         let fits = self.buffers.as_ref().is_some_and(|b| {
-            b.table_words >= t && b.probe_words >= (2 * p).min(self.sizes.binding_words).max(p)
+            b.table_words >= t
+                && b.probe_words >= (2 * p).min(self.sizes.binding_words).max(p)
+                && b.probe_words >= self.room
         });
         if fits {
             return;
         }
         let old = self.buffers.take();
-        let (tasks, items) = old
+        let (tasks, slices, items) = old
             .as_ref()
-            .map_or((0, 0), |b| (b.task_slots, b.item_slots));
+            .map_or((0, 0, 0), |b| (b.task_slots, b.slice_slots, b.item_slots));
         let table_words = t.next_power_of_two();
         let room = self.budget.saturating_sub(16 * table_words) / 8;
+        // Eight probes' words of room: the levels' compacted spans at n = 20 reach four.
         let probe_words = p
-            .saturating_mul(4)
+            .saturating_mul(8)
+            .max(self.room)
             .min(room)
             .max(p)
             .min(self.sizes.binding_words);
         drop(old);
+        // What the budget could not give is not asked again.
+        self.room = self.room.min(probe_words);
         let d = &self.device;
         let words = U::STORAGE | U::COPY_DST;
         let (table, probe) = (
@@ -187,6 +231,8 @@ impl Device {
             probe,
             tasks: buffer(d, 16, words),
             kids: buffer(d, 16, words),
+            meta: buffer(d, 16, words),
+            slices: buffer(d, 16, words),
             items: buffer(d, 16, words),
             found: buffer(d, 16, words),
             state: buffer(d, 16, words | U::COPY_SRC),
@@ -196,9 +242,15 @@ impl Device {
             table_words,
             probe_words,
             task_slots: 0,
+            slice_slots: 0,
             item_slots: 0,
         };
-        slots(d, &mut b, tasks.max(1024), items.max(1024));
+        slots(
+            d,
+            &mut b,
+            (tasks.max(1024), slices.max(1024)),
+            items.max(1024),
+        );
         self.buffers = Some(b);
     }
 
@@ -236,14 +288,12 @@ impl Device {
             let splits: Vec<Task> = splits.into_iter().map(|(t, _)| t).collect();
             let items = tiles(leaves.iter().map(|&(t, _)| t), tile);
             let last = splits.is_empty();
-            let (count, kids, overflow) = self.level(cur, &splits, &items)?;
+            let (count, kids, overflow, workgroups) = self.level(cur, &splits, &items)?;
             found += count;
             if overflow {
                 return Err(Overflow::Probe);
             }
-            self.work
-                .workgroups
-                .push(((splits.len() + items.len()) as u64, last));
+            self.work.workgroups.push((workgroups, last));
             for pair in kids.chunks_exact(2) {
                 let (a, b) = (pair[0], pair[1]);
                 if b.p_len == UNSPLIT {
@@ -263,17 +313,24 @@ impl Device {
     }
 
     /// One level, one submission: `items` counted at the leaves from table buffer `cur`,
-    /// `splits` split from it into the other; their count, the children of the splits and
-    /// whether the probe buffer overflowed.
+    /// `splits` split from it into the other (a diagonal picked a task, then every task's
+    /// spans in slices, then its children); their count, the children of the splits and
+    /// whether the probe buffer overflowed. Returns the workgroups it ran (none empty).
     fn level(
         &mut self,
         cur: usize,
         splits: &[Task],
         items: &[Task],
-    ) -> Result<(u64, Vec<Task>, bool), Overflow> {
+    ) -> Result<(u64, Vec<Task>, bool, u64), Overflow> {
+        let cut = slices(splits);
         let d = &self.device;
         let b = self.buffers.as_mut().expect("grown");
-        slots(d, b, splits.len() as u64, items.len() as u64);
+        slots(
+            d,
+            b,
+            (splits.len() as u64, cut.len() as u64),
+            items.len() as u64,
+        );
         let b = &*b;
         let mut encoder = d.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         let max = self.sizes.max_dimension;
@@ -282,21 +339,38 @@ impl Device {
             let w = n.clamp(1, max);
             (w, n.div_ceil(w))
         };
+        let mut workgroups = 0u64;
+        let dispatch = |pipeline: &wgpu::ComputePipeline,
+                        bound: &[(u32, &wgpu::Buffer)],
+                        (count, per): (usize, usize),
+                        encoder: &mut wgpu::CommandEncoder| {
+            let groups = count.div_ceil(per);
+            let (w, h) = wide(groups);
+            let shape = uniform(d, [count as u32, w, b.probe_words as u32, 0]);
+            let mut bound = bound.to_vec();
+            bound.push((6, &shape));
+            let group = d.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &entries(&bound),
+            });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(w, h, 1);
+            groups as u64
+        };
         if !items.is_empty() {
             self.queue
                 .write_buffer(&b.items, 0, bytemuck::cast_slice(items));
-            let (w, h) = wide(items.len());
-            let shape = uniform(d, [items.len() as u32, w, 0, 0]);
-            let group = d.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: None,
-                layout: &self.leaf.get_bind_group_layout(0),
-                entries: &entries(&[&b.table[cur], &b.probe, &b.items, &b.found, &shape]),
-            });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-            pass.set_pipeline(&self.leaf);
-            pass.set_bind_group(0, &group, &[]);
-            pass.dispatch_workgroups(w, h, 1);
-            drop(pass);
+            let bound = [
+                (0, &b.table[cur]),
+                (1, &b.probe),
+                (2, &b.items),
+                (3, &b.found),
+            ];
+            // The leaf shader's shape is its binding 4.
+            workgroups += dispatch_leaf(d, &self.leaf, &bound, items.len(), &mut encoder, max);
             encoder.copy_buffer_to_buffer(&b.found, 0, &b.found_back, 0, 4 * items.len() as u64);
             self.work.dispatches += 1;
             for t in items {
@@ -307,29 +381,31 @@ impl Device {
         if !splits.is_empty() {
             self.queue
                 .write_buffer(&b.tasks, 0, bytemuck::cast_slice(splits));
-            let (w, h) = wide(splits.len());
-            let shape = uniform(d, [splits.len() as u32, w, b.probe_words as u32, 0]);
-            let group = d.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: None,
-                layout: &self.split.get_bind_group_layout(0),
-                entries: &entries(&[
-                    &b.table[cur],
-                    &b.table[1 - cur],
-                    &b.probe,
-                    &b.tasks,
-                    &b.kids,
-                    &b.state,
-                    &shape,
-                ]),
-            });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-            pass.set_pipeline(&self.split);
-            pass.set_bind_group(0, &group, &[]);
-            pass.dispatch_workgroups(w, h, 1);
-            drop(pass);
+            self.queue
+                .write_buffer(&b.slices, 0, bytemuck::cast_slice(&cut));
+            let (tin, tout) = (&b.table[cur], &b.table[1 - cur]);
+            let picked = [
+                (0, tin),
+                (2, &b.probe),
+                (3, &b.tasks),
+                (5, &b.state),
+                (7, &b.meta),
+            ];
+            workgroups += dispatch(&self.pick, &picked, (splits.len(), 1), &mut encoder);
+            let scattered = [
+                (0, tin),
+                (1, tout),
+                (2, &b.probe),
+                (3, &b.tasks),
+                (7, &b.meta),
+                (8, &b.slices),
+            ];
+            workgroups += dispatch(&self.scatter, &scattered, (cut.len(), 1), &mut encoder);
+            let born = [(3, &b.tasks), (4, &b.kids), (7, &b.meta)];
+            dispatch(&self.children, &born, (splits.len(), 64), &mut encoder);
             encoder.copy_buffer_to_buffer(&b.kids, 0, &b.kids_back, 0, 32 * splits.len() as u64);
             encoder.copy_buffer_to_buffer(&b.state, 0, &b.state_back, 0, 16);
-            self.work.dispatches += 1;
+            self.work.dispatches += 3;
         }
         self.queue.submit([encoder.finish()]);
         self.work.submissions += 1;
@@ -344,13 +420,75 @@ impl Device {
             let state: Vec<u32> = read(d, &b.state_back, 16);
             overflow = state[1] != 0;
         }
-        Ok((count, kids, overflow))
+        Ok((count, kids, overflow, workgroups))
     }
+}
+
+/// Dispatches the leaves: a workgroup an item of `count`, `bound` its buffers (its shape
+/// added as binding 4). Returns its workgroups.
+fn dispatch_leaf(
+    d: &wgpu::Device,
+    leaf: &wgpu::ComputePipeline,
+    bound: &[(u32, &wgpu::Buffer)],
+    count: usize,
+    encoder: &mut wgpu::CommandEncoder,
+    max: u32,
+) -> u64 {
+    let n = count as u32;
+    let w = n.clamp(1, max);
+    let shape = uniform(d, [n, w, 0, 0]);
+    let mut bound = bound.to_vec();
+    bound.push((4, &shape));
+    let group = d.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &leaf.get_bind_group_layout(0),
+        entries: &entries(&bound),
+    });
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+    pass.set_pipeline(leaf);
+    pass.set_bind_group(0, &group, &[]);
+    pass.dispatch_workgroups(w, n.div_ceil(w), 1);
+    u64::from(n)
+}
+
+/// The least words a scatter's workgroup takes, and the most.
+const SLICE_LEAST: u32 = 32;
+const SLICE_MOST: u32 = 4096;
+
+/// Workgroups a level's scatter aims at: more than an H200 holds at once (about 2,000) many
+/// times over, so that one key's level fills the chip.
+const SCATTER_WORKGROUPS: u64 = 16_384;
+
+/// The slices a level's `splits` are scattered in: each task's table span and probe span
+/// cut into runs of one size, the level's words over [`SCATTER_WORKGROUPS`] within
+/// [`SLICE_LEAST`] and [`SLICE_MOST`].
+fn slices(splits: &[Task]) -> Vec<Slice> {
+    let words: u64 = splits
+        .iter()
+        .map(|t| u64::from(t.t_len) + u64::from(t.p_len))
+        .sum();
+    let size = words
+        .div_ceil(SCATTER_WORKGROUPS)
+        .clamp(u64::from(SLICE_LEAST), u64::from(SLICE_MOST)) as u32;
+    let mut out = Vec::new();
+    for (task, t) in splits.iter().enumerate() {
+        for (len, probe) in [(t.t_len, 0), (t.p_len, 1)] {
+            for start in (0..len).step_by(size as usize) {
+                out.push(Slice {
+                    task: task as u32,
+                    start,
+                    len: size.min(len - start),
+                    probe,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Grows `b`'s queue buffers (tasks, their children, items, their counts and the
 /// read-back copies) to hold `tasks` tasks and `items` items, where they hold fewer.
-fn slots(d: &wgpu::Device, b: &mut Buffers, tasks: u64, items: u64) {
+fn slots(d: &wgpu::Device, b: &mut Buffers, (tasks, cut): (u64, u64), items: u64) {
     let words = U::STORAGE | U::COPY_DST;
     let back = U::MAP_READ | U::COPY_DST;
     if tasks > b.task_slots {
@@ -358,7 +496,13 @@ fn slots(d: &wgpu::Device, b: &mut Buffers, tasks: u64, items: u64) {
         b.tasks = buffer(d, 16 * n, words);
         b.kids = buffer(d, 32 * n, words | U::COPY_SRC);
         b.kids_back = buffer(d, 32 * n, back);
+        b.meta = buffer(d, 32 * n, words);
         b.task_slots = n;
+    }
+    if cut > b.slice_slots {
+        let n = cut.next_power_of_two();
+        b.slices = buffer(d, 16 * n, words);
+        b.slice_slots = n;
     }
     if items > b.item_slots {
         let n = items.next_power_of_two();
@@ -388,13 +532,12 @@ fn tiles(tasks: impl Iterator<Item = Task>, tile: u32) -> Vec<Task> {
     items
 }
 
-/// Bind group entries 0, 1, ... for `buffers`, whole.
-fn entries<'a>(buffers: &[&'a wgpu::Buffer]) -> Vec<wgpu::BindGroupEntry<'a>> {
-    buffers
+/// Bind group entries for `bound`, each buffer whole at its binding.
+fn entries<'a>(bound: &[(u32, &'a wgpu::Buffer)]) -> Vec<wgpu::BindGroupEntry<'a>> {
+    bound
         .iter()
-        .enumerate()
-        .map(|(i, b)| wgpu::BindGroupEntry {
-            binding: i as u32,
+        .map(|&(binding, b)| wgpu::BindGroupEntry {
+            binding,
             resource: b.as_entire_binding(),
         })
         .collect()

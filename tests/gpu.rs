@@ -114,7 +114,7 @@ mod gpu {
             ..Options::default()
         })
         .unwrap();
-        let plan = engine.plan(n, 0).unwrap();
+        let plan = engine.plan(n).unwrap();
         (engine, plan)
     }
 

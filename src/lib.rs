@@ -133,6 +133,8 @@
 //! tables, for checking only).
 
 pub mod bench;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 mod join;
 pub mod published;
 mod random;
@@ -160,6 +162,7 @@ pub mod instruments {
         }
     }
 }
+pub use join::Pairs;
 pub use run::{Engine, Observer, Outcome, Run};
 pub use types::{
     Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Method, Options, Symmetry,

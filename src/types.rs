@@ -328,6 +328,18 @@ pub struct Counts {
     pub subproblems: u64,
     /// Wall-clock seconds for the count.
     pub elapsed_s: f64,
+    /// The GPU adapter that counted keys beside the CPU (`--gpu`), by its driver's name;
+    /// with it `gpu_parts` (the parts this run counted on it) and `cpu_parts` (the rest:
+    /// counted on the CPU or resumed), which sum to `subproblems`. All three are left out
+    /// of the JSON where no GPU was used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<&'static str>,
+    /// The parts this run counted on the GPU, where one was used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_parts: Option<u64>,
+    /// The other parts, where a GPU was used: counted on the CPU, or resumed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_parts: Option<u64>,
 }
 
 /// The name of a kernel, or `mixed` where shards ran different ones.

@@ -99,6 +99,16 @@ use matching::{LEAF, Matcher, Within};
 use pieces::{Cache, Lines, MakeRoom, Pieces, RowSet, Store};
 use word::{Isa, Word, grows, held, hold, leaves, narrowed, resize_exact};
 
+/// A matching done outside this CPU's split (a GPU's): the pairs of a word of `table` and a
+/// word of `probe` that share no bit, either side reordered or not. A key counted
+/// through one ([`Join::count_on`]) builds its half-boards here, in the same chunks, blocks
+/// and layouts, and hands every matching to it: the count is the same, only where its pairs
+/// are matched differs.
+pub trait Pairs: Sync {
+    /// The pairs of `table` and `probe` words whose AND is zero.
+    fn disjoint(&self, table: &[u64], probe: &[u64]) -> u64;
+}
+
 /// How an `n`-board is cut: its left half (`h = n / 2` columns) into a top quadrant (rows
 /// `0..top`) and a bottom one; the right half's half-boards are the mirror images of left
 /// ones. The pieces of each key's rows are enumerated when it is counted.
@@ -318,6 +328,18 @@ impl Join {
         self.count_in(key, budget, kernel, u64::MAX, stop)
     }
 
+    /// [`Join::count_until`] with every matching handed to `pairs` (a GPU's): the key's
+    /// half-boards are built here, in `kernel`'s instructions, and its count is the same.
+    pub fn count_on(
+        &self,
+        key: Key,
+        budget: usize,
+        (kernel, pairs): (Kernel, &dyn Pairs),
+        stop: &AtomicBool,
+    ) -> u128 {
+        self.count_by(key, budget, (kernel, Some(pairs)), u64::MAX, stop)
+    }
+
     /// [`Join::count_until`] with chunks of at most `most` half-boards (and at most what
     /// the budget holds).
     ///
@@ -339,6 +361,18 @@ impl Join {
         most: u64,
         stop: &AtomicBool,
     ) -> u128 {
+        self.count_by(key, budget, (kernel, None), most, stop)
+    }
+
+    /// [`Join::count_in`], each matching handed to `pairs` where one is given.
+    fn count_by(
+        &self,
+        key: Key,
+        budget: usize,
+        (kernel, pairs): (Kernel, Option<&dyn Pairs>),
+        most: u64,
+        stop: &AtomicBool,
+    ) -> u128 {
         let entries: Vec<(Option<u8>, u8)> = key.entries(self.n as u32, self.symmetry).collect();
         SCRATCH.with_borrow_mut(|s| {
             let pieces = self.key_pieces(key, &entries, budget, stop, s);
@@ -357,7 +391,8 @@ impl Join {
                 [&mut s.left, &mut s.right, &mut s.group, &mut s.kept],
                 &mut s.matcher,
             );
-            let limits = self.limits(free, most, kernel, stop);
+            let mut limits = self.limits(free, most, kernel, stop);
+            limits.pairs = pairs;
             if odd {
                 return self.count_odd(key, &entries, pieces, &limits, s);
             }
@@ -436,6 +471,7 @@ impl Join {
                 (low, width)
             },
             isa: Isa::of(kernel),
+            pairs: None,
             within: Within {
                 bytes: free,
                 stop,
@@ -535,6 +571,10 @@ impl Join {
             for l in 0..lefts.chunks.len() {
                 if !whole {
                     self.build_chunk(lefts, l, &as_left, isa, left);
+                }
+                if let Some(pairs) = limits.pairs {
+                    found[0] += pairs.disjoint(left, group);
+                    continue;
                 }
                 let held = held([left, right, group, kept]);
                 let within = Within { held, ..within };
@@ -706,8 +746,15 @@ impl Join {
             ..limits.within
         };
         let mut found = [0u64; MAX_GROUPS];
-        matcher.fit_table((left.len(), right.len()), within);
-        matcher.disjoint(left, right, ends, &mut found, within);
+        if let Some(pairs) = limits.pairs {
+            let starts = std::iter::once(0).chain(ends.iter().copied());
+            for (g, (from, to)) in starts.zip(ends.iter().copied()).enumerate() {
+                found[g] = pairs.disjoint(left, &right[from..to]);
+            }
+        } else {
+            matcher.fit_table((left.len(), right.len()), within);
+            matcher.disjoint(left, right, ends, &mut found, within);
+        }
         let mut weighed = [0u64; MAX_GROUPS];
         for (&(e, weight), found) in groups.iter().zip(found) {
             weighed[e] += weight * found;
@@ -788,6 +835,13 @@ impl Join {
             }
         }
         let pairs = |matcher: &mut Matcher, a: &mut Vec<Word>, b: &mut Vec<Word>| {
+            if let Some(pairs) = limits.pairs {
+                return if *table {
+                    pairs.disjoint(b, a)
+                } else {
+                    pairs.disjoint(a, b)
+                };
+            }
             let mut found = [0u64];
             let within = Within {
                 held: held([left, right, a, b]),
@@ -861,6 +915,8 @@ struct Limits<'a> {
     /// (the middle queen's).
     wide: (usize, usize),
     isa: Isa,
+    /// Where every matching goes instead of this thread's split, if anywhere.
+    pairs: Option<&'a dyn Pairs>,
     /// What a matching may use: `free` bytes, the flag that abandons it.
     within: Within<'a>,
 }

@@ -139,7 +139,31 @@ pub fn estimate(
     settings: &Settings,
     seen: &(dyn Fn(&Sample) + Sync),
 ) -> Result<Estimate, Error> {
-    sampleable(plan, settings, engine.threads())?;
+    estimate_with(engine, plan, settings, seen, None)
+}
+
+/// [`estimate`] of the keys counted on a GPU alone (`gpu`, a [`crate::Pairs`]), one after
+/// another from one thread as the GPU counts them, the parts that are no key on that thread
+/// too: its thread-hours are the GPU's hours.
+pub fn estimate_on(
+    engine: &Engine,
+    plan: &Plan,
+    settings: &Settings,
+    seen: &(dyn Fn(&Sample) + Sync),
+    gpu: &dyn join::Pairs,
+) -> Result<Estimate, Error> {
+    estimate_with(engine, plan, settings, seen, Some(gpu))
+}
+
+fn estimate_with(
+    engine: &Engine,
+    plan: &Plan,
+    settings: &Settings,
+    seen: &(dyn Fn(&Sample) + Sync),
+    gpu: Option<&dyn join::Pairs>,
+) -> Result<Estimate, Error> {
+    let threads = if gpu.is_some() { 1 } else { engine.threads() };
+    sampleable(plan, settings, threads)?;
     let start = Instant::now();
     // No bound past what an `Instant` holds (the command line allows 10^9 s at most).
     let deadline = Duration::try_from_secs_f64(settings.seconds.max(0.0))
@@ -169,14 +193,13 @@ pub fn estimate(
             }
         }
         let _ended = Ended(&finished, clock.thread());
-        sample(engine, plan, settings, &over, seen)
+        sample(engine, plan, settings, (&over, gpu), seen)
     })
     .ok_or_else(|| Error::Uncosted {
         n: plan.n,
         seconds: settings.seconds.to_string(),
         parts: plan.len(),
     })?;
-    let threads = engine.threads();
     predict(plan, sampled, threads, settings.seconds)
 }
 
@@ -200,7 +223,7 @@ fn sample<'a>(
     engine: &Engine,
     plan: &'a Plan,
     settings: &Settings,
-    over: &AtomicBool,
+    (over, gpu): (&AtomicBool, Option<&dyn join::Pairs>),
     seen: &(dyn Fn(&Sample) + Sync),
 ) -> Option<Sampled<'a>> {
     let costs = engine.pool().install(|| plan.costs_until(over))?;
@@ -220,7 +243,10 @@ fn sample<'a>(
     let queue = picks(&strata, settings.samples.max(strata.len()), settings.seed);
     // A part that ended after the bound may have been abandoned: left out.
     let counted = |part: usize| {
-        plan.count_until(part, engine.kernel(), over);
+        let on_gpu = gpu.and_then(|g| plan.count_on(part, (engine.kernel(), g), over));
+        if on_gpu.is_none() {
+            plan.count_until(part, engine.kernel(), over);
+        }
         !over.load(Ordering::Relaxed)
     };
 
@@ -231,11 +257,15 @@ fn sample<'a>(
     // are not counted against the first samples. (A plan without parts, e.g. n = 2 or 3 in
     // full mode, has no stratum to warm up with.)
     if let Some(warm) = strata.get(usize::from(apart)) {
-        engine
-            .pool()
-            .broadcast(|b| counted(warm[b.index() % warm.len()]));
+        if gpu.is_some() {
+            counted(warm[0]);
+        } else {
+            engine
+                .pool()
+                .broadcast(|b| counted(warm[b.index() % warm.len()]));
+        }
     }
-    engine.pool().broadcast(|_| {
+    let each = || {
         loop {
             let k = next.fetch_add(1, Ordering::Relaxed);
             let Some(&(stratum, part)) = queue.get(k).filter(|_| !over.load(Ordering::Relaxed))
@@ -264,7 +294,14 @@ fn sample<'a>(
                 .unwrap_or_else(|e| e.into_inner())
                 .push(sample);
         }
-    });
+    };
+    // A GPU counts one part at a time: its samples are timed one after another, on the
+    // engine's threads (whose parallel steps the symmetric part uses).
+    if gpu.is_some() {
+        engine.install(each);
+    } else {
+        engine.pool().broadcast(|_| each());
+    }
     let mut samples = samples.into_inner().unwrap_or_else(|e| e.into_inner());
     samples.sort_by_key(|s| (s.stratum, s.part));
     let mut abandoned = abandoned.into_inner().unwrap_or_else(|e| e.into_inner());

@@ -45,7 +45,7 @@ pub use durable::{
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -238,6 +238,8 @@ pub struct Outcome {
     /// Each selected subproblem's counts (those resumed included), when the run was asked
     /// to keep them ([`Run::keep_each`]); empty otherwise.
     pub each: Vec<(usize, Tally)>,
+    /// The parts this run counted on a GPU ([`Run::on_gpu`]).
+    pub gpu_parts: u64,
 }
 
 impl Outcome {
@@ -246,6 +248,12 @@ impl Outcome {
         plan.counts(self.tally, self.kernel, self.threads, self.elapsed_s)
     }
 }
+
+/// A part counted on the CPU (and its observers told), by its index in the plan.
+type CountPart<'a> = dyn Fn(&usize) -> Tally + Sync + 'a;
+
+/// The observers told of a part counted elsewhere (a GPU's).
+type RecordPart<'a> = dyn Fn(usize, Tally) + Sync + 'a;
 
 /// Some or all subproblems of a plan, some perhaps counted already, and their observers.
 pub struct Run<'a> {
@@ -256,6 +264,7 @@ pub struct Run<'a> {
     observers: Vec<&'a dyn Observer>,
     keep_each: bool,
     method: Option<Method>,
+    gpu: Option<(&'a dyn crate::join::Pairs, bool)>,
 }
 
 impl<'a> Run<'a> {
@@ -269,6 +278,7 @@ impl<'a> Run<'a> {
             observers: Vec::new(),
             keep_each: false,
             method: None,
+            gpu: None,
         }
     }
 
@@ -296,6 +306,15 @@ impl<'a> Run<'a> {
     /// joined plan's keys).
     pub fn counted_by(mut self, method: Method) -> Run<'a> {
         self.method = Some(method);
+        self
+    }
+
+    /// Counts the join's keys on `gpu` too (a [`crate::Pairs`]: a GPU's matching), from a
+    /// thread of its own that takes the costliest parts left as the workers do; where
+    /// `only`, the workers count no key, only the parts that are none (a search's plan, full
+    /// mode's symmetric solutions).
+    pub fn on_gpu(mut self, gpu: &'a dyn crate::join::Pairs, only: bool) -> Run<'a> {
+        self.gpu = Some((gpu, only));
         self
     }
 
@@ -390,20 +409,35 @@ impl<'a> Run<'a> {
         let prior_parts = prior.len();
         let prior: Tally = prior.iter().map(|i| self.done[i]).sum();
         let (parts, skipped) = (prior_parts + todo.len(), AtomicUsize::new(0));
-        let one = |&i: &usize| {
-            if stop.load(Ordering::Relaxed) {
-                skipped.fetch_add(1, Ordering::Relaxed);
-                return Tally::default();
-            }
-            let t = plan.count_by(i, method, engine.kernel);
+        let record = |i: usize, t: Tally| {
             for o in &self.observers {
                 o.finished(i, t);
             }
             if self.keep_each {
                 kept.lock().unwrap_or_else(|e| e.into_inner()).push((i, t));
             }
+        };
+        let one = |&i: &usize| {
+            if stop.load(Ordering::Relaxed) {
+                skipped.fetch_add(1, Ordering::Relaxed);
+                return Tally::default();
+            }
+            let t = plan.count_by(i, method, engine.kernel);
+            record(i, t);
             t
         };
+        if let Some(gpu) = self.gpu {
+            let (tally, gpu_parts) = self.beside(engine, gpu, todo, (&one, &record));
+            let outcome = Outcome {
+                tally: prior + tally,
+                threads: engine.threads(),
+                elapsed_s: self.start.elapsed().as_secs_f64(),
+                kernel: Some(engine.kernel),
+                each: kept.into_inner().unwrap_or_else(|e| e.into_inner()),
+                gpu_parts,
+            };
+            return (outcome, skipped.into_inner(), parts);
+        }
         let one_thread = plan.sequential() || engine.threads() == 1;
         // On the engine's workers even on one thread: a part's own parallel steps (the
         // symmetric solutions' searches) then use them, not rayon's global pool.
@@ -424,7 +458,72 @@ impl<'a> Run<'a> {
             elapsed_s: self.start.elapsed().as_secs_f64(),
             kernel: Some(engine.kernel),
             each: kept.into_inner().unwrap_or_else(|e| e.into_inner()),
+            gpu_parts: 0,
         };
         (outcome, skipped.into_inner(), parts)
+    }
+
+    /// Counts `todo` on the engine's workers (`cpu`, each part; `record` tells the observers
+    /// of a part the GPU counted) and on a GPU thread beside
+    /// them, costliest first: the GPU takes keys only, the workers the parts that are none
+    /// first, then (unless the GPU is to count every key) keys from the same queue. Returns
+    /// the sum and the parts the GPU counted.
+    fn beside(
+        &self,
+        engine: &Engine,
+        (gpu, only): (&dyn crate::join::Pairs, bool),
+        mut todo: Vec<usize>,
+        (cpu, record): (&CountPart, &RecordPart),
+    ) -> (Tally, u64) {
+        let plan = self.plan;
+        let costs = engine.install(|| plan.costs().to_vec());
+        todo.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
+        let (keys, others): (Vec<usize>, Vec<usize>) =
+            todo.into_iter().partition(|&i| plan.is_key_part(i));
+        let (next_key, next_other) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let take = |queue: &[usize], next: &AtomicUsize| {
+            queue.get(next.fetch_add(1, Ordering::Relaxed)).copied()
+        };
+        let on_gpu = AtomicU64::new(0);
+        let never = AtomicBool::new(false);
+        let kernel = engine.kernel;
+        let gpu_loop = || {
+            let mut sum = Tally::default();
+            while let Some(i) = take(&keys, &next_key) {
+                let Some(t) = plan.count_on(i, (kernel, gpu), &never) else {
+                    sum = sum + cpu(&i);
+                    continue;
+                };
+                on_gpu.fetch_add(1, Ordering::Relaxed);
+                record(i, t);
+                sum = sum + t;
+            }
+            sum
+        };
+        let workers = || {
+            engine.install(|| {
+                (0..engine.threads())
+                    .into_par_iter()
+                    .with_max_len(1)
+                    .map(|_| {
+                        let mut sum = Tally::default();
+                        while let Some(i) = take(&others, &next_other) {
+                            sum = sum + cpu(&i);
+                        }
+                        while let Some(i) = (!only).then(|| take(&keys, &next_key)).flatten() {
+                            sum = sum + cpu(&i);
+                        }
+                        sum
+                    })
+                    .reduce(Tally::default, |a, b| a + b)
+            })
+        };
+        let (a, b) = std::thread::scope(|s| {
+            let g = s.spawn(gpu_loop);
+            let w = workers();
+            (g.join(), w)
+        });
+        let a = a.unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (a + b, on_gpu.into_inner())
     }
 }

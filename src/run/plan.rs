@@ -358,6 +358,12 @@ impl Plan {
         }
     }
 
+    /// Whether part `i` is a join's keys (the parts a GPU counts): every part of a joined
+    /// plan but full mode's last, the symmetric solutions'.
+    pub fn is_key_part(&self, i: usize) -> bool {
+        matches!(self.parts, Parts::Columns { .. }) && i < self.len_of_keys()
+    }
+
     /// Whether the plan has no parts (never: every board has one at least).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -488,6 +494,33 @@ impl Plan {
         self.count_with(i, self.method, kernel, stop)
     }
 
+    /// A join's part counted with its keys' matchings handed to `pairs` (a GPU's,
+    /// [`crate::Pairs`]), abandoned once `stop` is set as [`Plan::count_until`] is; `None`
+    /// where the part is no key's (a search's, the symmetric solutions'): the caller counts
+    /// it on the CPU.
+    pub fn count_on(
+        &self,
+        i: usize,
+        (kernel, pairs): (Kernel, &dyn join::Pairs),
+        stop: &AtomicBool,
+    ) -> Option<Tally> {
+        let Parts::Columns {
+            cut, keys, group, ..
+        } = &self.parts
+        else {
+            return None;
+        };
+        let part = keys.chunks(*group).nth(i)?;
+        let solutions = part
+            .iter()
+            .map(|&key| cut.count_on(key, self.join_budget, (kernel, pairs), stop))
+            .sum();
+        Some(Tally {
+            solutions,
+            unique8: solutions,
+        })
+    }
+
     /// [`Plan::count_by`] with a flag that abandons the part.
     fn count_with(&self, i: usize, method: Method, kernel: Kernel, stop: &AtomicBool) -> Tally {
         let (cut, keys) = match &self.parts {
@@ -580,6 +613,9 @@ impl Plan {
             symmetry: self.symmetry,
             subproblems: self.reported_subproblems(),
             elapsed_s,
+            gpu: None,
+            gpu_parts: None,
+            cpu_parts: None,
         }
     }
 }

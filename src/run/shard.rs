@@ -664,6 +664,7 @@ impl Sum {
                 elapsed_s: 0.0,
                 kernel: Some(kernel),
                 each: Vec::new(),
+                gpu_parts: 0,
             },
             files: Vec::new(),
             kernel: (kernel, true),

@@ -264,6 +264,8 @@ pub struct CountArgs {
     pub engine: EngineArgs,
     #[command(flatten)]
     pub long: LongRunArgs,
+    #[command(flatten)]
+    pub gpu: crate::gpu::GpuArgs,
 }
 
 #[derive(Debug, Args)]
@@ -290,6 +292,8 @@ pub struct EstimateArgs {
     pub seed: u64,
     #[command(flatten)]
     pub engine: EngineArgs,
+    #[command(flatten)]
+    pub gpu: crate::gpu::GpuArgs,
 }
 
 /// The longest `estimate --seconds` (about 32 years): a bound, not a wish.
@@ -569,6 +573,23 @@ impl EngineArgs {
 }
 
 impl Counting {
+    /// The options where a GPU counts too (`gpu`): the join, which is what a GPU counts,
+    /// where no method was asked for (a search is refused), and `--memory` less the GPU's
+    /// buffers ([`crate::gpu::share`]).
+    pub fn with_gpu(mut self, gpu: bool) -> anyhow::Result<Counting> {
+        if !gpu {
+            return Ok(self);
+        }
+        self.options.method = match self.options.method {
+            Method::Auto | Method::Join => Method::Join,
+            Method::Search => anyhow::bail!(
+                "--gpu counts the join's keys, and --method search has none: leave --method out or give --method join"
+            ),
+        };
+        self.options.memory -= crate::gpu::share(self.options.memory);
+        Ok(self)
+    }
+
     /// The split depth of an `n`-board: the one asked for (or the default), at most `n`:
     /// one `--split-depth` serves every board of a range.
     pub fn split_depth(&self, n: u32) -> usize {

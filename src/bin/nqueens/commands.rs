@@ -133,15 +133,20 @@ fn count(args: CountArgs) -> Result<(), Failure> {
     let interrupts = Interrupts::install(args.long.checkpoint.clone());
     let largest = args.sizes.iter().map(|r| *r.end()).max().unwrap_or(0);
     let counting = args.engine.counting(largest)?;
+    let counting = counting
+        .with_gpu(args.gpu.asked())
+        .map_err(Failure::Usage)?;
     one_board(&args)?;
     counting.precheck(args.sizes.iter().cloned().flatten())?;
     // The files' paths are checked (the output's temporary file made) before any planning.
     let mut output = files::prepare(&args.long)?;
+    let memory = args.engine.memory();
+    let gpu = crate::gpu::open(&args.gpu, crate::gpu::share(memory))?;
     let engine = Engine::new(&counting.options)?;
     let mut out = Printer::new(io::stdout().lock(), counting.format).on_terminal();
     let mut unused = UnusedDepth::new(&counting);
     for n in args.sizes.iter().cloned().flatten() {
-        let files = (&args.long, output.take(), &interrupts);
+        let files = (&args.long, output.take(), &interrupts, gpu.as_ref());
         if let Some(counts) = long_count(n, counting.split_depth(n), &engine, files)? {
             unused.check(&counts);
             out.print(&counts)?;
@@ -205,7 +210,12 @@ fn long_count(
     n: u32,
     split_depth: usize,
     engine: &Engine,
-    (long, mut output, interrupts): (&LongRunArgs, Option<Output>, &Interrupts),
+    (long, mut output, interrupts, gpu): (
+        &LongRunArgs,
+        Option<Output>,
+        &Interrupts,
+        Option<&crate::gpu::Opened>,
+    ),
 ) -> Result<Option<Counts>, Failure> {
     let start = Instant::now();
     let modes = (engine.method(), engine.symmetry());
@@ -226,6 +236,9 @@ fn long_count(
     hooks::pause_at("planning");
     let plan = Progress::during(&progress, || engine.plan_at(n, split_depth))?;
     let mut run = Run::new(&plan).started(start);
+    if let Some(g) = gpu {
+        run = run.on_gpu(g.pairs(), g.only());
+    }
     if let Some(shard) = long.shard {
         shard.check(&plan)?;
         // Costs are estimated on the engine's threads, as -j asks, not rayon's global pool.
@@ -276,7 +289,11 @@ fn long_count(
             })?;
             Ok(None)
         }
-        _ => whole_counts(&plan, &outcome, long).map(Some),
+        _ => {
+            let mut counts = whole_counts(&plan, &outcome, long)?;
+            crate::gpu::name_in(&mut counts, gpu, outcome.gpu_parts);
+            Ok(Some(counts))
+        }
     }
 }
 
@@ -550,7 +567,7 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
     let mut unused = UnusedDepth::new(&counting);
     for n in 0..=args.max_n {
         let depth = counting.split_depth(n);
-        let counts = long_count(n, depth, &engine, (&long, None, &interrupts))?
+        let counts = long_count(n, depth, &engine, (&long, None, &interrupts, None))?
             .expect("a count without --shard prints its counts");
         unused.check(&counts);
         let published = published::all(n).expect("--max-n is within the published table");
@@ -580,7 +597,11 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
 fn estimate(args: EstimateArgs) -> Result<(), Failure> {
     let n = args.n;
     let counting = args.engine.counting(n)?;
+    let counting = counting
+        .with_gpu(args.gpu.asked())
+        .map_err(Failure::Usage)?;
     counting.precheck([n])?;
+    let gpu = crate::gpu::open(&args.gpu, crate::gpu::share(args.engine.memory()))?;
     let engine = Engine::new(&counting.options)?;
     let plan = engine.plan_at(n, counting.split_depth(n))?;
     if let Some(count) = args.shards {
@@ -593,16 +614,18 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         ..estimate::Settings::default()
     };
     let start = Instant::now();
-    let e = sample(&engine, &plan, &settings, start)?;
+    let e = sample(&engine, &plan, &settings, (start, gpu.as_ref()))?;
+    // A GPU is one counter: its hours are the prediction's thread-hours.
+    let threads = if gpu.is_some() { 1 } else { engine.threads() };
     let longest = args
         .shards
-        .map(|count| longest_shard(&engine, &plan, &e, count));
+        .map(|count| longest_shard((&engine, threads), &plan, &e, count));
     let hours = |s: f64| s / 3600.0;
     let prediction = Prediction {
         n,
         method: plan.method,
-        kernel: nqueens_engine::types::kernel_name(Some(engine.kernel())),
-        threads: engine.threads(),
+        kernel: crate::gpu::loop_name(gpu.as_ref(), engine.kernel()),
+        threads,
         parts: e.parts,
         sampled: e.samples.len(),
         sampling_s: start.elapsed().as_secs_f64(),
@@ -612,7 +635,7 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         strata: e.strata,
         abandoned: e.abandoned.len(),
         lean: e.lean,
-        wall_s: e.wall(0..e.parts, engine.threads()),
+        wall_s: e.wall(0..e.parts, threads),
         memory_limit: (plan.method == Method::Join).then_some(counting.options.memory),
         memory_seen: peak_memory(),
         shards: args.shards,
@@ -631,7 +654,7 @@ fn sample(
     engine: &Engine,
     plan: &nqueens_engine::Plan,
     settings: &estimate::Settings,
-    start: Instant,
+    (start, gpu): (Instant, Option<&crate::gpu::Opened>),
 ) -> Result<estimate::Estimate, Failure> {
     let n = plan.n;
     let loud = std::io::IsTerminal::is_terminal(&io::stderr());
@@ -651,7 +674,10 @@ fn sample(
             );
         }
     };
-    let e = estimate::estimate(engine, plan, settings, &seen);
+    let e = match gpu {
+        Some(g) => estimate::estimate_on(engine, plan, settings, &seen, g.pairs()),
+        None => estimate::estimate(engine, plan, settings, &seen),
+    };
     // The line goes once the sampling ends: the summary takes its place.
     if loud && done.load(Ordering::Relaxed) > 0 {
         let _ = write!(io::stderr(), "\r\x1b[2K");
@@ -661,7 +687,7 @@ fn sample(
 
 /// The predicted wall time of the longest of `count` shards, the plan dealt once.
 fn longest_shard(
-    engine: &Engine,
+    (engine, threads): (&Engine, usize),
     plan: &nqueens_engine::Plan,
     e: &estimate::Estimate,
     count: usize,
@@ -673,7 +699,7 @@ fn longest_shard(
     }
     shards
         .into_iter()
-        .map(|parts| e.wall(parts, engine.threads()))
+        .map(|parts| e.wall(parts, threads))
         .fold(0.0, f64::max)
 }
 

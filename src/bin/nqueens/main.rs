@@ -10,6 +10,7 @@ mod cli;
 mod commands;
 mod files;
 mod forecast;
+mod gpu;
 mod hooks;
 mod layout;
 mod man;

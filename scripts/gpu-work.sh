@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The GPU path's work against the CPU join's on the same random keys of n = 18..23
+# (KEYS each, default 3), under this machine's adapter's limits: writes
+# results/<machine>/<date>-gpu-work/work.csv. `MACHINE=zen4 KEYS=3 scripts/gpu-work.sh`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+machine=${MACHINE:-$(hostname -s)}
+keys=${KEYS:-3}
+out="results/$machine/$(date -u +%F)-gpu-work"
+mkdir -p "$out"
+cargo build --release --features gpu,instruments --example gpu_work
+echo "n,key,cpu_tested,gpu_tested,min_workgroups,max_workgroups,matchings,submissions,dispatches,moved,visits,restarts,tile,workgroup_bytes" > "$out/work.csv"
+for n in 18 19 20 21 22 23; do
+  target/release/examples/gpu_work "$n" "$keys" 2>/dev/null | tee -a "$out/work.csv"
+done

@@ -101,7 +101,7 @@ use word::{Isa, Word, grows, held, hold, leaves, narrowed, resize_exact};
 
 /// A matching done outside this CPU's split (a GPU's): the pairs of a word of `table` and a
 /// word of `probe` that share no bit, either side reordered or not. A key counted
-/// through one ([`Join::count_on`]) builds its half-boards here, in the same chunks, blocks
+/// through one (`Join::count_on`) builds its half-boards here, in the same chunks, blocks
 /// and layouts, and hands every matching to it: the count is the same, only where its pairs
 /// are matched differs.
 pub trait Pairs: Sync {

@@ -1318,6 +1318,49 @@ fn own_errors_are_coloured_on_a_terminal_unless_no_color() {
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: --split-depth 9"));
 }
 
+/// `--color always` colours errors (nqueens' own and clap's) even off a terminal and beside
+/// NO_COLOR; `--color never` never colours, even on a terminal.
+#[test]
+fn color_always_and_never_decide_over_the_terminal() {
+    for args in [
+        &["count", "8", "--split-depth", "9", "--color", "always"][..],
+        &["--color=always", "count", "8", "--split-depth", "9"],
+    ] {
+        let out = nqueens().args(args).env("NO_COLOR", "1").output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.starts_with("\x1b[1m\x1b[31merror:\x1b[0m --split-depth 9"),
+            "{args:?}: {err:?}"
+        );
+    }
+    let out = nqueens()
+        .args(["count", "--bogus", "--color", "ALWAYS"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stderr.contains(&b'\x1b'), "clap's errors too");
+    if !have_script() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_nqueens");
+    for command in [
+        format!("{bin} count 8 --split-depth 9 --color never"),
+        format!("{bin} count --bogus --color never"),
+    ] {
+        let out = std::process::Command::new("script")
+            .args(["-qfec", &command, "/dev/null"])
+            .env_remove("NO_COLOR")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("error:") && !text.contains('\x1b'),
+            "{command}: {text:?}"
+        );
+    }
+}
+
 /// The README's install lines, as written there, on a fresh account (an empty HOME; the
 /// binary cargo builds stands in for `cargo install`): the completions and the man page
 /// land where it says, and where `man` is installed, its lines find the page.

@@ -1361,6 +1361,28 @@ fn color_always_and_never_decide_over_the_terminal() {
     }
 }
 
+/// A `--memory` beyond what the machine holds is refused before any work, naming the flag
+/// and the machine's memory, in every command that takes it.
+#[test]
+fn memory_beyond_the_machine_is_refused() {
+    for args in [
+        &["count", "8", "--memory", "999T"][..],
+        &["estimate", "14", "--memory", "999T"],
+        &["verify", "--max-n", "8", "--memory", "999T"],
+    ] {
+        let out = nqueens().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--memory") && err.contains("999 TiB is more than this machine's memory"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("GiB") || err.contains("TiB"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    succeeds(&["count", "8", "--memory", "64M"]);
+}
+
 /// The README's install lines, as written there, on a fresh account (an empty HOME; the
 /// binary cargo builds stands in for `cargo install`): the completions and the man page
 /// land where it says, and where `man` is installed, its lines find the page.

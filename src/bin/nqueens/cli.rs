@@ -314,9 +314,9 @@ pub struct EngineArgs {
     pub method: Method,
     /// Memory the join may use, all threads together (its pieces, then its tables): bytes, or
     /// with a unit: K, M, G, T or KiB, MiB, GiB, TiB (powers of 1024), KB, MB, GB, TB (powers
-    /// of 1000) [default: 2G, or 128M per thread where that is more, at most half of the
-    /// machine's or its cgroup's memory]
-    #[arg(long, value_name = "SIZE", value_parser = parse_memory, allow_hyphen_values = true)]
+    /// of 1000), at most the machine's or its cgroup's memory [default: 2G, or 128M per
+    /// thread where that is more, at most half of the machine's or its cgroup's memory]
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory_here, allow_hyphen_values = true)]
     pub memory: Option<usize>,
 }
 
@@ -431,6 +431,21 @@ fn parse_memory(s: &str) -> Result<usize, String> {
         return Err(bad());
     }
     Ok(bytes as usize)
+}
+
+/// [`parse_memory`], refusing more than this machine (or its cgroup) holds, where Linux says:
+/// a join could never take it, and a typo such as `999T` for `999M` would go unseen.
+fn parse_memory_here(s: &str) -> Result<usize, String> {
+    let bytes = parse_memory(s)?;
+    match nqueens_engine::run::machine_memory() {
+        Some(machine) if bytes > machine => Err(format!(
+            "{} is more than this machine's memory: at most {} (the least of its memory and \
+             its cgroup's limit)",
+            nqueens_engine::types::size_text(bytes),
+            nqueens_engine::types::size_text(machine),
+        )),
+        _ => Ok(bytes),
+    }
 }
 
 fn parse_percent(s: &str) -> Result<f64, String> {

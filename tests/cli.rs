@@ -992,6 +992,38 @@ fn bench_sweeps_the_threads_with_counts_checked_in_json_and_csv() {
     }
 }
 
+/// `bench` says on stderr when the machine was busy: here its one core is shared with a
+/// spinning process, so the count gets about half of it.
+#[test]
+fn bench_notes_a_busy_machine() {
+    let pinned = |program: &str| {
+        let mut c = std::process::Command::new("taskset");
+        c.args(["-c", "0", program]);
+        c
+    };
+    if pinned("true").status().is_err() {
+        eprintln!("NOT TESTED HERE: no `taskset` (util-linux) to share a core");
+        return;
+    }
+    let mut spinner = pinned("sh")
+        .args(["-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    let out = pinned(env!("CARGO_BIN_EXE_nqueens"))
+        .args(["bench", "--quick", "-j", "1", "--format", "csv"])
+        .output();
+    spinner.kill().unwrap();
+    spinner.wait().unwrap();
+    let out = out.unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("note: the machine was busy at 1 thread: the boards had "),
+        "{err}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("busy"));
+}
+
 #[test]
 fn bench_fails_on_a_wrong_count() {
     let out = nqueens()

@@ -1024,6 +1024,25 @@ fn bench_notes_a_busy_machine() {
     assert!(!String::from_utf8_lossy(&out.stdout).contains("busy"));
 }
 
+/// `verify`'s n = 0 row has no published fundamental count, and stderr says why; n = 1 has
+/// one and no such note.
+#[test]
+fn verify_says_why_n_0_has_no_published_unique() {
+    let (text, err) = succeeds(&["verify", "--max-n", "1", "--format", "json"]);
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows[0]["published_unique"], serde_json::Value::Null);
+    assert_eq!(rows[0]["computed_unique"], 1);
+    assert_eq!(rows[1]["published_unique"], 1);
+    assert!(
+        err.contains("note: n = 0, the empty board") && err.contains("A002562 starts at n = 1"),
+        "{err}"
+    );
+    assert_eq!(err.matches("note: n = ").count(), 1, "{err}");
+}
+
 #[test]
 fn bench_fails_on_a_wrong_count() {
     let out = nqueens()

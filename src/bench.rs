@@ -138,18 +138,30 @@ pub fn median_run<T>(mut runs: Vec<(f64, T)>) -> Option<(f64, T)> {
 }
 
 /// Seconds of CPU time this process has used, all its threads together (those ended
-/// included), where the system says (Linux's `/proc/self/stat`, in its 1/100 s ticks).
-/// Set beside the wall time, it shows how much of the machine a count got: on a shared
-/// machine a thread that waits for a core counts in the wall time only.
+/// included), where the system says (`getrusage`, to the microsecond: a board of the tests'
+/// workload takes milliseconds). Set beside the wall time, it shows how much of the machine a
+/// count got: on a shared machine a thread that waits for a core counts in the wall time only.
 pub fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The fields after the command's name (in parentheses, which may hold spaces): utime
-    // and stime are the 12th and 13th.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace().skip(11);
-    let (user, system): (u64, u64) = (fields.next()?.parse().ok()?, fields.next()?.parse().ok()?);
-    // USER_HZ, the unit of these fields, is 100 on every Linux ABI.
-    Some((user + system) as f64 / 100.0)
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+    // SAFETY: getrusage writes the whole struct where it returns 0.
+    let usage = unsafe {
+        if libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) != 0 {
+            return None;
+        }
+        usage.assume_init()
+    };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
+}
+
+/// Whether a count on `threads` threads that took `wall` seconds and `cpu` CPU seconds
+/// had the machine to itself: false where the CPU time is below three quarters of what
+/// those threads could use on the cores this process may run on (`cores`), the rest having
+/// gone to other work. A count's threads wait for one another at its end, so a quarter is
+/// left to that; counts under a tenth of a second (the tests' workload) are not judged, their
+/// threads' start and the scheduler's slices weighing as much as the count.
+pub fn had_the_machine(threads: usize, cores: usize, wall: f64, cpu: f64) -> bool {
+    wall < 0.1 || cpu >= 0.75 * threads.min(cores).max(1) as f64 * wall
 }
 
 /// The CPU's model name as the system reports it (Linux's `/proc/cpuinfo`), where it does.
@@ -189,6 +201,15 @@ pub fn isa() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_short_of_cpu_time_had_a_busy_machine() {
+        assert!(had_the_machine(2, 2, 1.0, 1.9));
+        assert!(!had_the_machine(2, 2, 1.0, 1.1));
+        assert!(had_the_machine(8, 2, 1.0, 1.6), "at most the cores");
+        assert!(!had_the_machine(1, 2, 1.0, 0.5));
+        assert!(had_the_machine(1, 2, 0.004, 0.002), "too short to judge");
+    }
 
     #[test]
     fn thread_counts_double_up_to_the_most() {

@@ -992,6 +992,57 @@ fn bench_sweeps_the_threads_with_counts_checked_in_json_and_csv() {
     }
 }
 
+/// `bench` says on stderr when the machine was busy: here its one core is shared with a
+/// spinning process, so the count gets about half of it.
+#[test]
+fn bench_notes_a_busy_machine() {
+    let pinned = |program: &str| {
+        let mut c = std::process::Command::new("taskset");
+        c.args(["-c", "0", program]);
+        c
+    };
+    if pinned("true").status().is_err() {
+        eprintln!("NOT TESTED HERE: no `taskset` (util-linux) to share a core");
+        return;
+    }
+    let mut spinner = pinned("sh")
+        .args(["-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    let out = pinned(env!("CARGO_BIN_EXE_nqueens"))
+        .args(["bench", "--quick", "-j", "1", "--format", "csv"])
+        .output();
+    spinner.kill().unwrap();
+    spinner.wait().unwrap();
+    let out = out.unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("note: the machine was busy at 1 thread: the boards had "),
+        "{err}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("busy"));
+}
+
+/// `verify`'s n = 0 row has no published fundamental count, and stderr says why; n = 1 has
+/// one and no such note.
+#[test]
+fn verify_says_why_n_0_has_no_published_unique() {
+    let (text, err) = succeeds(&["verify", "--max-n", "1", "--format", "json"]);
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows[0]["published_unique"], serde_json::Value::Null);
+    assert_eq!(rows[0]["computed_unique"], 1);
+    assert_eq!(rows[1]["published_unique"], 1);
+    assert!(
+        err.contains("note: n = 0, the empty board") && err.contains("A002562 starts at n = 1"),
+        "{err}"
+    );
+    assert_eq!(err.matches("note: n = ").count(), 1, "{err}");
+}
+
 #[test]
 fn bench_fails_on_a_wrong_count() {
     let out = nqueens()
@@ -1316,6 +1367,71 @@ fn own_errors_are_coloured_on_a_terminal_unless_no_color() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: --split-depth 9"));
+}
+
+/// `--color always` colours errors (nqueens' own and clap's) even off a terminal and beside
+/// NO_COLOR; `--color never` never colours, even on a terminal.
+#[test]
+fn color_always_and_never_decide_over_the_terminal() {
+    for args in [
+        &["count", "8", "--split-depth", "9", "--color", "always"][..],
+        &["--color=always", "count", "8", "--split-depth", "9"],
+    ] {
+        let out = nqueens().args(args).env("NO_COLOR", "1").output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.starts_with("\x1b[1m\x1b[31merror:\x1b[0m --split-depth 9"),
+            "{args:?}: {err:?}"
+        );
+    }
+    let out = nqueens()
+        .args(["count", "--bogus", "--color", "ALWAYS"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stderr.contains(&b'\x1b'), "clap's errors too");
+    if !have_script() {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_nqueens");
+    for command in [
+        format!("{bin} count 8 --split-depth 9 --color never"),
+        format!("{bin} count --bogus --color never"),
+    ] {
+        let out = std::process::Command::new("script")
+            .args(["-qfec", &command, "/dev/null"])
+            .env_remove("NO_COLOR")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("error:") && !text.contains('\x1b'),
+            "{command}: {text:?}"
+        );
+    }
+}
+
+/// A `--memory` beyond what the machine holds is refused before any work, naming the flag
+/// and the machine's memory, in every command that takes it.
+#[test]
+fn memory_beyond_the_machine_is_refused() {
+    for args in [
+        &["count", "8", "--memory", "999T"][..],
+        &["estimate", "14", "--memory", "999T"],
+        &["verify", "--max-n", "8", "--memory", "999T"],
+    ] {
+        let out = nqueens().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--memory") && err.contains("999 TiB is more than this machine's memory"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("GiB") || err.contains("TiB"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    succeeds(&["count", "8", "--memory", "64M"]);
 }
 
 /// The README's install lines, as written there, on a fresh account (an empty HOME; the

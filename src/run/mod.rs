@@ -198,7 +198,7 @@ pub fn default_memory(threads: usize) -> usize {
 }
 
 /// The least of the machine's memory and its cgroup's limit, in bytes, where Linux says.
-fn machine_memory() -> Option<usize> {
+pub fn machine_memory() -> Option<usize> {
     let read = |path: &str| std::fs::read_to_string(path).ok();
     let total = read("/proc/meminfo").and_then(|m| {
         let line = m.lines().find(|l| l.starts_with("MemTotal:"))?.to_owned();

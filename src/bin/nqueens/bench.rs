@@ -152,6 +152,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
     let kernel = args.kernel.resolve()?;
     let most = nqueens_engine::run::worker_threads(args.threads)?;
     let sweep = bench::thread_counts(most);
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
     let cpu = bench::cpu_model().unwrap_or_else(|| "unknown".to_string());
     let isa = bench::isa();
     let _ = writeln!(
@@ -217,6 +218,24 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         let one = scores.first().map_or(score, |&(_, s)| s);
         scores.push((threads, score));
         out.print(&row(threads, None, (solutions, seconds, cpu, score, one)))?;
+        if let Some(cpu) = cpu
+            && !bench::had_the_machine(threads, cores, seconds, cpu)
+        {
+            let _ = writeln!(
+                io::stderr(),
+                "note: the machine was busy at {threads} thread{}: the boards had {} CPU \
+                 seconds of the {} that {} could use in {} s, so these rates are below what \
+                 it does alone",
+                if threads == 1 { "" } else { "s" },
+                significant(cpu),
+                significant(threads.min(cores) as f64 * seconds),
+                match threads.min(cores) {
+                    1 => "one core".to_string(),
+                    c => format!("{c} cores"),
+                },
+                significant(seconds),
+            );
+        }
     }
     summarize(workload.name, &scores, &wrong)
 }

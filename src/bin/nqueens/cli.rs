@@ -29,6 +29,71 @@ use crate::progress::When;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Colour on standard error: auto colours a terminal where NO_COLOR is unset or empty
+    #[arg(long, global = true, value_enum, ignore_case = true, value_name = "WHEN", default_value_t = Colour::Auto)]
+    pub color: Colour,
+}
+
+/// When messages on standard error are coloured (`--color`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Colour {
+    /// On a terminal, where NO_COLOR is unset or empty
+    Auto,
+    /// Always, even off a terminal
+    Always,
+    /// Never
+    Never,
+}
+
+impl Colour {
+    /// The `--color` given in `args` (the last one, as clap takes it), before they are parsed:
+    /// clap's own errors are coloured by it too. A value that is not one is left to clap.
+    pub fn among(args: &[std::ffi::OsString]) -> Colour {
+        let mut colour = Colour::Auto;
+        let mut next = false;
+        for arg in args.iter().skip(1) {
+            let Some(arg) = arg.to_str() else {
+                next = false;
+                continue;
+            };
+            if arg == "--" {
+                break;
+            }
+            let value = if next {
+                Some(arg)
+            } else {
+                arg.strip_prefix("--color=")
+            };
+            next = arg == "--color";
+            if let Some(v) = value.and_then(|v| <Colour as clap::ValueEnum>::from_str(v, true).ok())
+            {
+                colour = v;
+            }
+        }
+        colour
+    }
+
+    /// Whether standard error is coloured.
+    pub fn on(self) -> bool {
+        use std::io::IsTerminal;
+        match self {
+            Colour::Always => true,
+            Colour::Never => false,
+            Colour::Auto => {
+                std::io::stderr().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
+
+    /// clap's colour for its own help and errors.
+    pub fn clap(self) -> clap::ColorChoice {
+        match self {
+            Colour::Auto => clap::ColorChoice::Auto,
+            Colour::Always => clap::ColorChoice::Always,
+            Colour::Never => clap::ColorChoice::Never,
+        }
+    }
 }
 
 /// What `--version` prints after the name: the package's version, and the commit it was
@@ -249,9 +314,9 @@ pub struct EngineArgs {
     pub method: Method,
     /// Memory the join may use, all threads together (its pieces, then its tables): bytes, or
     /// with a unit: K, M, G, T or KiB, MiB, GiB, TiB (powers of 1024), KB, MB, GB, TB (powers
-    /// of 1000) [default: 2G, or 128M per thread where that is more, at most half of the
-    /// machine's or its cgroup's memory]
-    #[arg(long, value_name = "SIZE", value_parser = parse_memory, allow_hyphen_values = true)]
+    /// of 1000), at most the machine's or its cgroup's memory [default: 2G, or 128M per
+    /// thread where that is more, at most half of the machine's or its cgroup's memory]
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory_here, allow_hyphen_values = true)]
     pub memory: Option<usize>,
 }
 
@@ -366,6 +431,21 @@ fn parse_memory(s: &str) -> Result<usize, String> {
         return Err(bad());
     }
     Ok(bytes as usize)
+}
+
+/// [`parse_memory`], refusing more than this machine (or its cgroup) holds, where Linux says:
+/// a join could never take it, and a typo such as `999T` for `999M` would go unseen.
+fn parse_memory_here(s: &str) -> Result<usize, String> {
+    let bytes = parse_memory(s)?;
+    match nqueens_engine::run::machine_memory() {
+        Some(machine) if bytes > machine => Err(format!(
+            "{} is more than this machine's memory: at most {} (the least of its memory and \
+             its cgroup's limit)",
+            nqueens_engine::types::size_text(bytes),
+            nqueens_engine::types::size_text(machine),
+        )),
+        _ => Ok(bytes),
+    }
 }
 
 fn parse_percent(s: &str) -> Result<f64, String> {

@@ -572,6 +572,15 @@ fn verify(args: VerifyArgs) -> Result<(), Failure> {
         unused.check(&counts);
         let published = published::all(n).expect("--max-n is within the published table");
         let check = Check::of(&counts, published, published::fundamental(n));
+        if check.computed_unique.is_some() && check.published_unique.is_none() {
+            let _ = writeln!(
+                io::stderr(),
+                "note: n = {n}, the empty board: its one solution is checked against A000170; \
+                 A002562 starts at n = 1, so its fundamental count ({}) has no published value \
+                 to meet (published_unique -)",
+                check.computed_unique.unwrap_or_default()
+            );
+        }
         if !check.ok {
             bad.push(n);
         }

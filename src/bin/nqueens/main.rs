@@ -3,7 +3,7 @@
 use std::io::ErrorKind;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 mod bench;
 mod cli;
@@ -66,11 +66,18 @@ fn main() -> ExitCode {
     return_large_buffers();
     hooks::pause_at("start");
     progress::start_clock();
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let colour = cli::Colour::among(&args);
+    output::set_colour(colour.on());
+    let parsed = Cli::command()
+        .color(colour.clap())
+        .try_get_matches_from(&args)
+        .and_then(|mut matches| Cli::from_arg_matches_mut(&mut matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // clap's whole message: the error, its tip (a similar subcommand or flag, the
-            // allowed values) and the usage, coloured only on a terminal (clap follows NO_COLOR).
+            // allowed values) and the usage, coloured as `--color` says (clap follows NO_COLOR).
             // --help and --version exit 0; bad input and `nqueens` alone exit 2.
             let _ = e.print();
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));

@@ -21,7 +21,7 @@ that last hours: progress weighted by each part's estimated cost, a checkpoint t
 and shards for a cluster that merge adds up.
 
 Results go to standard output; progress, notes and errors to standard error, in colour only when \
-it is a terminal and NO_COLOR is not set.";
+it is a terminal and NO_COLOR is not set (--color always or never decides instead).";
 
 /// The columns of `count` and `merge`.
 const OUTPUT: &[(&str, &str)] = &[
@@ -80,7 +80,7 @@ const EXIT_STATUS: &[(&str, &str)] = &[
 const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "NO_COLOR",
-        "When set to anything but the empty string, messages on standard error are not coloured.",
+        "When set to anything but the empty string, messages on standard error are not coloured, unless --color always says so.",
     ),
     (
         "RAYON_NUM_THREADS",

@@ -493,11 +493,19 @@ impl Record for Check {
     }
 }
 
+/// Whether stderr is coloured, set once from `--color` ([`set_colour`]); until then as
+/// `--color auto`.
+static COLOUR: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// Sets whether stderr is coloured, for the rest of the command.
+pub fn set_colour(on: bool) {
+    let _ = COLOUR.set(on);
+}
+
 /// Writes `error: {message}` on stderr, the `error:` in bold red as clap writes its own, where
-/// stderr is a terminal and `NO_COLOR` is unset or empty.
+/// `--color` says so ([`crate::cli::Colour::on`]).
 pub fn error(message: impl std::fmt::Display) {
-    let colour =
-        io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let colour = *COLOUR.get_or_init(|| crate::cli::Colour::Auto.on());
     let prefix = if colour {
         "\x1b[1m\x1b[31merror:\x1b[0m"
     } else {

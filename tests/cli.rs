@@ -328,7 +328,7 @@ fn no_arguments_print_the_usage_and_exit_2() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        err.contains("Usage: nqueens <COMMAND>") && err.contains("count"),
+        err.contains("Usage: nqueens [OPTIONS] <COMMAND>") && err.contains("count"),
         "{err}"
     );
 }
@@ -1037,7 +1037,8 @@ fn verify_says_why_n_0_has_no_published_unique() {
     assert_eq!(rows[0]["computed_unique"], 1);
     assert_eq!(rows[1]["published_unique"], 1);
     assert!(
-        err.contains("note: n = 0, the empty board") && err.contains("A002562 starts at n = 1"),
+        err.contains("note: n = 0 has no published fundamental count")
+            && err.contains("A002562 starts at n = 1"),
         "{err}"
     );
     assert_eq!(err.matches("note: n = ").count(), 1, "{err}");

@@ -4,59 +4,15 @@
 //! slicing, 4 bytes a part each, held about three times this bound.) The only test in this binary:
 //! nothing else allocates beside it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 use nqueens_engine::run::quorum::{self, Source};
 use nqueens_engine::run::shard::{self, Shard, ShardResult};
 use nqueens_engine::{Engine, Options, Plan, Run, Symmetry, Tally};
 
-/// The system allocator, counting the bytes held and the most held at once.
-struct Counted;
-
-static HELD: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(bytes: usize) {
-    let held = HELD.fetch_add(bytes, Ordering::Relaxed) + bytes;
-    PEAK.fetch_max(held, Ordering::Relaxed);
-}
-
-// SAFETY: every call is passed to `System` as it came; the counters only add and subtract
-// the sizes `System` was asked for.
-unsafe impl GlobalAlloc for Counted {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        HELD.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new: usize) -> *mut u8 {
-        if new >= layout.size() {
-            grew(new - layout.size());
-        } else {
-            HELD.fetch_sub(layout.size() - new, Ordering::Relaxed);
-        }
-        // SAFETY: the caller's contract, passed on.
-        unsafe { System.realloc(ptr, layout, new) }
-    }
-}
-
-#[global_allocator]
-static COUNTED: Counted = Counted;
+mod counted;
+use counted::{HELD, PEAK};
 
 /// Shard 0 of every slicing of n = 12's plan (searched at depth 5, no symmetry) from 1 to
 /// 1,000 shards, each a run of its own in one folder, merged under a quorum of 1: the parts

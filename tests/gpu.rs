@@ -198,6 +198,16 @@ mod gpu {
         assert_eq!(gpu.count_disjoint(&a, &b), want);
     }
 
+    /// The JSON a run wrote to stdout, once it succeeded (its stderr in the failure).
+    fn json(out: &std::process::Output) -> serde_json::Value {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
     /// `count --gpu-only` names the adapter and its parts in JSON, which sum to the plan's; a
     /// software adapter is said on stderr.
     #[test]
@@ -206,12 +216,7 @@ mod gpu {
             .args(["count", "12", "--gpu-only", "--format", "json"])
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = json(&out);
         assert_eq!(v["solutions"], 14200);
         let gpu = v["gpu"].as_str().expect("the adapter named");
         assert!(!gpu.is_empty());
@@ -267,12 +272,7 @@ mod gpu {
             .arg(dir.path())
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = json(&out);
         assert_eq!(v["solutions"], 2680);
     }
 }

@@ -82,7 +82,16 @@ pub fn flagged(e: &Error) -> String {
         Error::SplitDepth { .. }
         | Error::TooManySubproblems { .. }
         | Error::SplitTooDeep { .. } => renamed("split depth", "--split-depth"),
-        Error::Kernel { .. } => renamed("kernel", "--kernel"),
+        Error::Kernel { asked, has } => {
+            // Each loop the CPU has, as the flag that asks for it.
+            let flags: Vec<String> = has.iter().map(|k| format!("--kernel {k}")).collect();
+            let choices = match flags.split_last() {
+                Some((last, [])) => last.clone(),
+                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                None => String::new(),
+            };
+            format!("--kernel {asked}: this CPU lacks its instructions; it has {choices}")
+        }
         Error::Shards { .. } => renamed("shard", "--shard"),
         Error::Memory { .. } => format!("--memory: {text}"),
         Error::JoinSize(_) => format!("--method join: {text}"),

@@ -1,5 +1,5 @@
 //! The join holds what `--memory` gives it: every byte the process allocates, counted by this
-//! test binary's allocator, stays within the plan's memory while keys are counted in chunks.
+//! binary's allocator, stays within the plan's memory while keys are counted in chunks.
 //! A buffer grown by `Vec`'s doubling, kept from a key or a block before beside this one's,
 //! a matching's room sized as if its sides were all the thread held, or a key's pieces put
 //! in place before the buffers of the key before were let go would each pass it (each did).
@@ -8,8 +8,7 @@ use std::sync::atomic::Ordering;
 
 use nqueens_engine::{Kernel, Method, Plan, Symmetry};
 
-mod counted;
-use counted::{HELD, PEAK};
+use crate::counted::{HELD, PEAK, alone};
 
 /// The most bytes held at once while `picked` keys of an `n`-board are counted on this thread
 /// with a plan given `memory` bytes and one thread, the plan included.
@@ -31,11 +30,11 @@ fn peak(n: u32, memory: usize, every: usize) -> usize {
 /// `SMALL_SHARE`): its pieces, chunks and room all pass under pressure, and the keys differ
 /// in size, so buffers one key grew meet another key's. Then n = 23 given 64 MiB, a small
 /// share, where a key's own pieces take most of the thread's (every 24th key: at 3543734
-/// it held 69,051,427 bytes). (The only test in this binary: nothing else allocates beside
-/// it.) Below such a share a key's own pieces may still pass it: a thread holds at least
-/// them, its sides' sizes and the least chunk (`FEWEST_BOARDS` in `cut`).
+/// it held 69,051,427 bytes). Below such a share a key's own pieces may still pass it: a
+/// thread holds at least them, its sides' sizes and the least chunk (`FEWEST_BOARDS` in `cut`).
 #[test]
 fn a_join_holds_at_most_its_memory() {
+    let _alone = alone();
     for (n, mib, every) in [(24, 128, 16), (23, 96, 16), (23, 64, 24)] {
         let memory = mib << 20;
         let peak = peak(n, memory, every);

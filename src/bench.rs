@@ -279,7 +279,7 @@ mod tests {
             for case in Workload::TINY.cases {
                 let c = case.count(t, Kernel::Auto).unwrap();
                 assert_eq!(c.method, case.method);
-                assert_eq!(c.threads, t);
+                assert_eq!(c.threads, Some(t));
                 assert_eq!(
                     Some(c.solutions),
                     crate::published::all(case.n),

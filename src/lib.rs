@@ -165,8 +165,8 @@ pub mod instruments {
 pub use join::Pairs;
 pub use run::{Engine, Observer, Outcome, Run};
 pub use types::{
-    Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Method, Options, Symmetry,
-    Tally,
+    Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, Kernel, Loops, MAX_N, Method, Options,
+    Symmetry, Tally,
 };
 
 /// Counts the solutions of the `n`-queens problem, for every `n` from 0 to [`MAX_N`]: the

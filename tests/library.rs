@@ -96,8 +96,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use nqueens_engine::run::FileError;
 use nqueens_engine::run::shard::{Disagreement, MergeError, Shard};
 use nqueens_engine::{
-    Engine, Error, Kernel, Method, Observer, Options, Run, Tally, count, published,
+    Engine, Error, Kernel, Loops, Method, Observer, Options, Run, Tally, count, published,
 };
+use serde_json::json;
 
 /// A loop over every board counts each one with the default options: the default split
 /// depth is at most the board's size.
@@ -172,7 +173,46 @@ fn an_outcome_names_the_loop_that_counted_it() {
     let plan = engine.plan(11).unwrap();
     let counts = Run::new(&plan).execute(&engine).counts(&plan);
     assert_eq!(counts.solutions, 2680);
-    assert_eq!(counts.kernel, Some(Kernel::Scalar));
+    assert_eq!(counts.kernel, Loops::One(Kernel::Scalar));
+    assert_eq!(counts.threads, Some(engine.threads()));
+}
+
+/// A run that resumes every part names no loop or threads (a checkpoint's records do not
+/// say what counted them); one that counts any part names its own.
+#[test]
+fn a_resumed_run_names_only_the_loop_and_threads_it_counted_with() {
+    let two = Engine::new(&Options {
+        threads: NonZeroUsize::new(2),
+        ..Options::default()
+    })
+    .unwrap();
+    let plan = two.plan(12).unwrap();
+    let each = Run::new(&plan).keep_each().execute(&two).each;
+    assert_eq!(each.len(), plan.len());
+    let one = Engine::new(&Options {
+        threads: NonZeroUsize::new(1),
+        kernel: Kernel::Scalar,
+        ..Options::default()
+    })
+    .unwrap();
+    let done: std::collections::HashMap<usize, Tally> = each.into_iter().collect();
+    let all = Run::new(&plan).resume(done.clone()).execute(&one);
+    let counts = all.counts(&plan);
+    assert_eq!(counts.solutions, 14200);
+    assert_eq!((counts.kernel, counts.threads), (Loops::Resumed, None));
+    let json = serde_json::to_value(counts).unwrap();
+    assert_eq!(
+        (&json["kernel"], &json["threads"]),
+        (&json!(null), &json!(null))
+    );
+    let mut most = done;
+    most.remove(&0);
+    let rest = Run::new(&plan).resume(most).execute(&one).counts(&plan);
+    assert_eq!(rest.solutions, 14200);
+    assert_eq!(
+        (rest.kernel, rest.threads),
+        (Loops::One(Kernel::Scalar), Some(1))
+    );
 }
 
 /// Sets its flag once `after` parts have finished.

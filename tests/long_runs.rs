@@ -8,6 +8,7 @@ use assert_cmd::Command;
 use nqueens_engine::Tally;
 use nqueens_engine::run::shard::ShardResult;
 use nqueens_engine::types::Residues;
+use serde_json::Value::Null;
 
 #[path = "../examples/mutate/files.rs"]
 mod file_trials;
@@ -134,9 +135,48 @@ fn killed_run_resumes_to_the_uninterrupted_counts() {
             "{said}"
         );
         assert_eq!(counts(&resumed), whole, "{symmetry}");
-        // Running again over a complete checkpoint recounts nothing and agrees.
-        assert_eq!(counts(&nqueens(&args)), whole);
+        // Running again over a complete checkpoint recounts nothing and agrees, naming no
+        // loop or threads: none counted this run.
+        let mut again = counts(&nqueens(&args));
+        assert_eq!((&again["kernel"], &again["threads"]), (&Null, &Null));
+        for said in ["kernel", "threads"] {
+            again[said] = whole[said].clone();
+        }
+        assert_eq!(again, whole);
     }
+}
+
+/// A resumed count names the loop and threads of this run's counting: none where the
+/// checkpoint held every part (its records do not say which loop made them), this run's
+/// where it counted any, whatever `-j` and `--kernel` the earlier runs had.
+#[test]
+fn a_resumed_count_names_only_the_loop_and_threads_it_counted_with() {
+    let dir = scratch("labels");
+    let ckpt = dir.join("n12.ckpt");
+    let first = ["count", "12", "-j", "2", "--checkpoint", path(&ckpt)];
+    crash_after(&first, "20");
+    let other = ["-j", "1", "--kernel", "scalar", "--format", "json"];
+    let partly = counts(&nqueens(&[&first[..2], &other, &first[4..]].concat()));
+    let named = (&partly["kernel"], &partly["threads"]);
+    assert_eq!(named, (&serde_json::json!("scalar"), &serde_json::json!(1)));
+    let finished = |format: &str| {
+        let mut args = [&first[..2], &other[..4], &first[4..]].concat();
+        args.extend(["--format", format]);
+        let out = nqueens(&args);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{err}");
+        assert!(err.contains("none left to count"), "{err}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let row: serde_json::Value = serde_json::from_str(&finished("json")).unwrap();
+    assert_eq!(row["solutions"], 14200);
+    assert_eq!((&row["kernel"], &row["threads"]), (&Null, &Null));
+    let csv = finished("csv");
+    let fields: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(&fields[3..7], ["join", "", "", ""], "{csv}");
+    let table = finished("table");
+    let cells: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(&cells[3..6], ["join", "-", "-"], "{table}");
 }
 
 /// A plan is the same on every machine: shards of a join made with 1 thread and a small

@@ -51,7 +51,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::types::{
-    Counts, DEFAULT_MEMORY, Error, Kernel, MAX_THREADS, Method, Options, Symmetry, Tally,
+    Counts, DEFAULT_MEMORY, Error, Kernel, Loops, MAX_THREADS, Method, Options, Symmetry, Tally,
 };
 use plan::Plan;
 
@@ -88,6 +88,15 @@ impl Engine {
             method: options.method,
             memory: options.memory,
         })
+    }
+
+    /// The engine's loop where a run `counted` some part, else [`Loops::Resumed`].
+    fn counted(&self, counted: bool) -> Loops {
+        if counted {
+            Loops::One(self.kernel)
+        } else {
+            Loops::Resumed
+        }
     }
 
     /// Number of worker threads.
@@ -227,14 +236,16 @@ pub trait Observer: Sync {
 pub struct Outcome {
     /// The sum over the run's subproblems, those resumed from earlier runs included.
     pub tally: Tally,
-    /// Worker threads used (1 where the parts ran one after another: a search at split
-    /// depth 0, or an engine of one thread).
-    pub threads: usize,
+    /// Worker threads this run counted on (1 where the parts ran one after another: a
+    /// search at split depth 0, or an engine of one thread); `None` where it counted no
+    /// part (every one resumed).
+    pub threads: Option<usize>,
     /// Wall-clock seconds of this run.
     pub elapsed_s: f64,
-    /// The counting loop that ran, resolved for the CPU ([`Engine::kernel`]); `None` where
-    /// shards counted with different loops were merged.
-    pub kernel: Option<Kernel>,
+    /// The counting loop that ran, resolved for the CPU ([`Engine::kernel`]):
+    /// [`Loops::Mixed`] where shards counted with different loops were merged,
+    /// [`Loops::Resumed`] where this run counted no part.
+    pub kernel: Loops,
     /// Each selected subproblem's counts (those resumed included), when the run was asked
     /// to keep them ([`Run::keep_each`]); empty otherwise.
     pub each: Vec<(usize, Tally)>,
@@ -427,18 +438,21 @@ impl<'a> Run<'a> {
             t
         };
         if let Some(gpu) = self.gpu {
+            let counted = !todo.is_empty() || prior_parts == 0;
             let (tally, gpu_parts) = self.beside(engine, gpu, todo, (&one, &record));
             let outcome = Outcome {
                 tally: prior + tally,
-                threads: engine.threads(),
+                threads: counted.then(|| engine.threads()),
                 elapsed_s: self.start.elapsed().as_secs_f64(),
-                kernel: Some(engine.kernel),
+                kernel: engine.counted(counted),
                 each: kept.into_inner().unwrap_or_else(|e| e.into_inner()),
                 gpu_parts,
             };
             return (outcome, skipped.into_inner(), parts);
         }
         let one_thread = plan.sequential() || engine.threads() == 1;
+        // Every selected part resumed (at least one): this run counted none.
+        let counted = !todo.is_empty() || prior_parts == 0;
         // On the engine's workers even on one thread: a part's own parallel steps (the
         // symmetric solutions' searches) then use them, not rayon's global pool.
         let tally = engine.install(|| {
@@ -454,9 +468,9 @@ impl<'a> Run<'a> {
         });
         let outcome = Outcome {
             tally: prior + tally,
-            threads: if one_thread { 1 } else { engine.threads() },
+            threads: counted.then_some(if one_thread { 1 } else { engine.threads() }),
             elapsed_s: self.start.elapsed().as_secs_f64(),
-            kernel: Some(engine.kernel),
+            kernel: engine.counted(counted),
             each: kept.into_inner().unwrap_or_else(|e| e.into_inner()),
             gpu_parts: 0,
         };

@@ -16,7 +16,8 @@ use crate::search::roots::{self, Root, Subproblem};
 use crate::search::schedule::{Schedule, State};
 use crate::search::symmetry;
 use crate::types::{
-    Counts, DEFAULT_MEMORY, Error, Kernel, MAX_SUBPROBLEMS, Method, Symmetry, Tally, validate,
+    Counts, DEFAULT_MEMORY, Error, Kernel, Loops, MAX_SUBPROBLEMS, Method, Symmetry, Tally,
+    validate,
 };
 
 /// The boards `auto` joins: from n = 10, where the join starts to beat the search, up to
@@ -588,14 +589,15 @@ impl Plan {
     }
 
     /// The counts of the whole board from the sum over all its subproblems, counted with
-    /// `kernel` (`None` for shards counted with different loops) on `threads` threads in
-    /// `elapsed_s` seconds. The method is the plan's; the split depth is reported only where
-    /// the search ran.
+    /// `kernel` (a [`Kernel`], or `None` for shards counted with different loops, or a
+    /// [`Loops`]) on `threads` threads (`None` with [`Loops::Resumed`]) in `elapsed_s`
+    /// seconds. The method is the plan's; the split depth is reported only where the search
+    /// ran.
     pub fn counts(
         &self,
         tally: Tally,
-        kernel: Option<Kernel>,
-        threads: usize,
+        kernel: impl Into<Loops>,
+        threads: impl Into<Option<usize>>,
         elapsed_s: f64,
     ) -> Counts {
         let unique = (self.symmetry == Symmetry::Full).then(|| {
@@ -607,8 +609,8 @@ impl Plan {
             solutions: tally.solutions,
             unique,
             method: self.method,
-            kernel,
-            threads,
+            kernel: kernel.into(),
+            threads: threads.into(),
             split_depth: (self.method == Method::Search).then_some(self.split_depth),
             symmetry: self.symmetry,
             subproblems: self.reported_subproblems(),

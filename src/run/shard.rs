@@ -21,7 +21,7 @@ use crate::run::durable::{
 use crate::run::plan::{Config, Plan};
 use crate::run::{Engine, Outcome, Run};
 use crate::types::{
-    Error, Kernel, MAX_SUBPROBLEMS, MAX_THREADS, Method, Residues, Symmetry, Tally,
+    Error, Kernel, Loops, MAX_SUBPROBLEMS, MAX_THREADS, Method, Residues, Symmetry, Tally,
 };
 
 /// Part `index` of `count` disjoint parts of a plan's subproblems.
@@ -660,9 +660,9 @@ impl Sum {
             plan,
             outcome: Outcome {
                 tally: Tally::default(),
-                threads: 1,
+                threads: Some(1),
                 elapsed_s: 0.0,
-                kernel: Some(kernel),
+                kernel: Loops::One(kernel),
                 each: Vec::new(),
                 gpu_parts: 0,
             },
@@ -677,8 +677,8 @@ impl Sum {
     /// in [`Sum::files`].
     pub(crate) fn note(&mut self, path: PathBuf, r: &ShardResult) -> u32 {
         self.kernel.1 &= r.kernel == self.kernel.0;
-        self.outcome.kernel = self.kernel.1.then_some(self.kernel.0);
-        self.outcome.threads = self.outcome.threads.max(r.threads);
+        self.outcome.kernel = self.kernel.1.then_some(self.kernel.0).into();
+        self.outcome.threads = self.outcome.threads.max(Some(r.threads));
         self.outcome.elapsed_s = self.outcome.elapsed_s.max(r.elapsed_s);
         self.files.push(path);
         self.kernels.push(r.kernel);

@@ -330,9 +330,16 @@ fn open_checkpoint<'a>(
     run = run.resume(done);
     let already = run.already_done().len();
     if already > 0 {
+        let selected = run.selected().len();
+        // A checkpoint's records do not say which loop or threads made them: with none left,
+        // the result names neither.
+        let none_left = if already == selected {
+            ", none left to count"
+        } else {
+            ""
+        };
         progress::say(&format!(
-            "resuming: {already} of {} parts done (from {})",
-            run.selected().len(),
+            "resuming: {already} of {selected} parts done (from {}){none_left}",
             path.display()
         ));
     }
@@ -410,12 +417,14 @@ fn write_shard(
     kept: Option<&Path>,
 ) -> Result<(), Failure> {
     let selected = outcome.each.len();
+    // A shard result names a loop and a thread count (its format asks for both): where
+    // every part was resumed, the engine's loop and one thread.
     let result = ShardResult::new(
         plan,
         shard,
         engine.kernel(),
         outcome.each,
-        outcome.threads,
+        outcome.threads.unwrap_or(1),
         outcome.elapsed_s,
     );
     let dest = output.path().to_path_buf();

@@ -204,8 +204,8 @@ impl Record for Counts {
             Some(self.solutions.to_string()),
             self.unique.map(|u| u.to_string()),
             Some(self.method.to_string()),
-            Some(kernel_name(self.kernel).to_string()),
-            Some(self.threads.to_string()),
+            self.kernel.name().map(str::to_string),
+            self.threads.map(|t| t.to_string()),
             self.split_depth.map(|d| d.to_string()),
             Some(self.symmetry.to_string()),
             Some(self.subproblems.to_string()),
@@ -427,7 +427,7 @@ pub struct Check {
     /// How the board was counted (`search` or `join`).
     pub method: Method,
     /// The counting loop that ran (`scalar`, `avx2` or `avx512`).
-    pub kernel: &'static str,
+    pub kernel: nqueens_engine::Loops,
     /// Wall-clock seconds for the count.
     pub elapsed_s: f64,
 }
@@ -447,7 +447,7 @@ impl Check {
             published_unique,
             ok: counts.solutions == published && unique_ok,
             method: counts.method,
-            kernel: kernel_name(counts.kernel),
+            kernel: counts.kernel,
             elapsed_s: counts.elapsed_s,
         }
     }
@@ -479,7 +479,7 @@ impl Record for Check {
             self.published_unique.map(|u| u.to_string()),
             Some(self.ok.to_string()),
             Some(self.method.to_string()),
-            Some(self.kernel.to_string()),
+            self.kernel.name().map(str::to_string),
             Some(exact(self.elapsed_s)),
         ]
     }

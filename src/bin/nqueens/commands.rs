@@ -331,9 +331,10 @@ fn open_checkpoint<'a>(
     let already = run.already_done().len();
     if already > 0 {
         let selected = run.selected().len();
-        // A checkpoint's records do not say which loop or threads made them.
+        // A checkpoint's records do not say which loop or threads made them: with none left,
+        // the result names neither.
         let none_left = if already == selected {
-            ", none left to count (the result names no kernel or threads)"
+            ", none left to count"
         } else {
             ""
         };

@@ -98,16 +98,39 @@ impl Case {
     /// Counts the board on `threads` threads of a pool of its own with `kernel`: the whole
     /// count, planning included, as `count` times it.
     pub fn count(self, threads: usize, kernel: Kernel) -> Result<Counts, Error> {
-        let engine = Engine::new(&Options {
+        // Planning too runs on the engine's threads, never on rayon's global pool.
+        self.engine(threads, kernel)?.count(self.n)
+    }
+
+    /// [`Case::count`] with the join's keys counted on `gpu` too (a [`crate::Pairs`]), or
+    /// on it alone where `only` ([`crate::Run::on_gpu`]): the counts, and how many parts it
+    /// counted.
+    pub fn count_on(
+        self,
+        threads: usize,
+        kernel: Kernel,
+        (gpu, only): (&dyn crate::join::Pairs, bool),
+    ) -> Result<(Counts, u64), Error> {
+        let start = std::time::Instant::now();
+        let engine = self.engine(threads, kernel)?;
+        let plan = engine.plan(self.n)?;
+        let outcome = crate::Run::new(&plan)
+            .started(start)
+            .on_gpu(gpu, only)
+            .execute(&engine);
+        Ok((outcome.counts(&plan), outcome.gpu_parts))
+    }
+
+    /// The engine a count of this case runs on.
+    fn engine(self, threads: usize, kernel: Kernel) -> Result<Engine, Error> {
+        Engine::new(&Options {
             threads: Some(NonZeroUsize::new(threads).unwrap_or(NonZeroUsize::MIN)),
             split_depth: None,
             symmetry: crate::Symmetry::Full,
             kernel,
             method: self.method,
             memory: DEFAULT_MEMORY,
-        })?;
-        // Planning too runs on the engine's threads, never on rayon's global pool.
-        engine.count(self.n)
+        })
     }
 }
 

@@ -275,7 +275,7 @@ fn long_count(
         p.counting(costs, run.selected(), &run.already_done(), engine.threads());
     }
     if let Some(c) = &checkpoint {
-        run = run.observe(c.as_ref());
+        run = run.observe(c.as_ref()).resumed_on_gpu(c.resumed_on_gpu());
         let parts = (run.already_done().len(), run.selected().len());
         interrupts.save(Arc::clone(c), parts);
     }
@@ -289,12 +289,22 @@ fn long_count(
     let (outcome, saved) = memory::during(Use::Counting, || {
         execute(run, engine, progress.as_ref(), checkpoint.as_deref())
     });
+    if let Some(why) = &outcome.gpu_failed {
+        return Err(gpu_failed(
+            why,
+            long.checkpoint.as_deref().filter(|_| saved),
+        ));
+    }
     match (long.shard, output) {
         (Some(shard), Some(output)) => {
             debug_assert_eq!(outcome.each.len(), selected);
             let kept = long.checkpoint.as_deref().filter(|_| saved);
+            // A run without a GPU that resumed a GPU's records names the loop alone.
+            let gpu = gpu
+                .map(crate::gpu::Opened::name)
+                .or_else(|| (!outcome.gpu_each.is_empty()).then_some("gpu"));
             memory::during(Use::Output, || {
-                write_shard(&plan, (shard, engine, outcome), output, kept)
+                write_shard(&plan, (shard, engine, outcome, gpu), output, kept)
             })?;
             Ok(None)
         }
@@ -304,6 +314,19 @@ fn long_count(
             Ok(Some(counts))
         }
     }
+}
+
+/// The failure of a count whose GPU failed (`why`): the parts counted before it are in the
+/// checkpoint at `kept`, where one holds them.
+fn gpu_failed(why: &str, kept: Option<&Path>) -> Failure {
+    let then = match kept {
+        Some(path) => format!(
+            "the parts counted before it are saved in {}: run the same command again to resume",
+            path.display()
+        ),
+        None => "nothing was saved (no --checkpoint): run the same command again to count from the start".into(),
+    };
+    Failure::Failed(anyhow::anyhow!("{why}; the count stopped; {then}"))
 }
 
 /// Opens `--checkpoint` where one is given: its records audited ([`audit_resumed`]) and
@@ -412,14 +435,14 @@ fn execute(
 /// file ([`files::keep`]).
 fn write_shard(
     plan: &nqueens_engine::Plan,
-    (shard, engine, outcome): (shard::Shard, &Engine, Outcome),
+    (shard, engine, outcome, gpu): (shard::Shard, &Engine, Outcome, Option<&str>),
     output: Output,
     kept: Option<&Path>,
 ) -> Result<(), Failure> {
     let selected = outcome.each.len();
     // A shard result names a loop and a thread count (its format asks for both): where
     // every part was resumed, the engine's loop and one thread.
-    let result = ShardResult::new(
+    let mut result = ShardResult::new(
         plan,
         shard,
         engine.kernel(),
@@ -427,6 +450,9 @@ fn write_shard(
         outcome.threads.unwrap_or(1),
         outcome.elapsed_s,
     );
+    if let Some(adapter) = gpu {
+        result = result.counted_on_gpu(adapter, outcome.gpu_each);
+    }
     let dest = output.path().to_path_buf();
     let written = result.write(output).and_then(|written| {
         hooks::pause_at("output");
@@ -664,6 +690,8 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         memory_seen: peak_memory(),
         shards: args.shards,
         longest_shard_s: longest,
+        gpu: gpu.as_ref().map(crate::gpu::Opened::name),
+        gpu_hours: gpu.as_ref().map(|_| hours(e.core_seconds)),
     };
     summarize(&prediction, &e, args.seconds);
     let mut out = Printer::new(io::stdout().lock(), counting.format).on_terminal();
@@ -705,6 +733,10 @@ fn sample(
     // The line goes once the sampling ends: the summary takes its place.
     if loud && done.load(Ordering::Relaxed) > 0 {
         let _ = write!(io::stderr(), "\r\x1b[2K");
+    }
+    // A GPU that failed timed nothing that can be trusted.
+    if let Some(failure) = gpu.and_then(crate::gpu::Opened::failure) {
+        return Err(failure);
     }
     Ok(e?)
 }

@@ -567,6 +567,11 @@ pub struct Prediction {
     pub shards: Option<usize>,
     /// Predicted wall-clock seconds of the longest shard on `threads` threads.
     pub longest_shard_s: Option<f64>,
+    /// The GPU adapter that counted the sample (`--gpu`, `--gpu-only`; `null` without one).
+    pub gpu: Option<&'static str>,
+    /// With a GPU, the prediction in its hours: one GPU's hours for the whole count (the
+    /// same figure as `thread_hours`, the GPU being the one counter); `null` without one.
+    pub gpu_hours: Option<f64>,
 }
 
 impl Record for Prediction {
@@ -590,10 +595,14 @@ impl Record for Prediction {
             "memory_seen",
             "shards",
             "longest_shard_s",
+            "gpu",
+            "gpu_hours",
         ]
     }
     fn widths() -> &'static [usize] {
-        &[2, 6, 6, 7, 8, 7, 10, 12, 16, 17, 6, 9, 6, 12, 12, 11, 6, 15]
+        &[
+            2, 6, 6, 7, 8, 7, 10, 12, 16, 17, 6, 9, 6, 12, 12, 11, 6, 15, 3, 9,
+        ]
     }
     fn cells(&self) -> Vec<Option<String>> {
         vec![
@@ -615,6 +624,8 @@ impl Record for Prediction {
             self.memory_seen.map(|m| m.to_string()),
             self.shards.map(|k| k.to_string()),
             self.longest_shard_s.map(exact),
+            self.gpu.map(str::to_string),
+            self.gpu_hours.map(exact),
         ]
     }
     fn table(&self) -> Vec<Option<String>> {
@@ -626,10 +637,14 @@ impl Record for Prediction {
         cells[12] = self.lean.map(significant);
         cells[13] = Some(format!("{:.1}", self.wall_s));
         cells[17] = self.longest_shard_s.map(|s| format!("{s:.1}"));
+        cells[18] = self
+            .gpu
+            .map(|g| g.split_whitespace().collect::<Vec<_>>().join("_"));
+        cells[19] = self.gpu_hours.map(significant);
         cells
     }
     fn above() -> &'static [usize] {
-        &[0, 1, 2, 3, 4, 5, 10, 11, 12, 14, 15, 16]
+        &[0, 1, 2, 3, 4, 5, 10, 11, 12, 14, 15, 16, 18]
     }
 }
 
@@ -683,6 +698,8 @@ mod tests {
             memory_seen: None,
             shards: Some(8),
             longest_shard_s: Some(2.777_777_7),
+            gpu: Some("NVIDIA H200"),
+            gpu_hours: Some(0.012_345_678_9),
         };
         let (csv, json) = both(&prediction);
         assert_eq!(csv, json);

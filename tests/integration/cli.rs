@@ -1785,6 +1785,51 @@ fn tables_fit_100_columns_on_a_terminal() {
     );
     let (off, _) = succeeds(&["count", "8", "10"]);
     assert!(off.starts_with(" n  ") && off.lines().next().unwrap().contains("method"));
+    merge_partial_fits_100_columns_on_a_terminal();
+}
+
+/// `merge --partial`'s table (and its quorum's) on a terminal: the board and how it was
+/// counted above the row, the missing ranges cut to what fits; off a terminal and in JSON
+/// every column and range.
+fn merge_partial_fits_100_columns_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    for (folder, shards) in [("a", &[0, 2, 4, 6, 8, 10, 12, 14, 16][..]), ("b", &[0, 2])] {
+        std::fs::create_dir(at(folder)).unwrap();
+        for i in shards {
+            let output = at(&format!("{folder}/{i}.json"));
+            let shard = format!("{i}/40");
+            succeeds(&["count", "12", "--shard", &shard, "--output", &output]);
+        }
+    }
+    let missing = "1 3 5 7 9 11 13 15 17-39";
+    let partial = format!("merge --partial {}", at("a"));
+    let quorum = format!("merge --quorum 2 --partial {} {}", at("a"), at("b"));
+    for args in [&partial, &quorum] {
+        let (code, text) = on_a_terminal(100, 60, args);
+        assert_eq!(code, Some(0), "{args}: {text}");
+        // The stderr lines of prose wrap as the terminal does; the table's lines fit.
+        let table: Vec<&str> = text
+            .split("\r\n")
+            .filter(|l| !l.starts_with("partial:") && !l.starts_with("quorum"))
+            .collect();
+        for line in &table {
+            assert!(line.chars().count() <= 100, "{args}: {line:?}");
+        }
+        assert!(
+            table[0].starts_with("n 12, complete false, method join, kernel "),
+            "{args}: {text}"
+        );
+        let row = table.iter().rev().find(|l| !l.trim().is_empty()).unwrap();
+        assert!(row.ends_with(" more"), "the ranges cut to fit: {row:?}");
+    }
+    let (row, _) = succeeds(&["merge", "--partial", &at("a")]);
+    let header = row.lines().next().unwrap();
+    assert!(header.contains(" method ") && header.ends_with("missing"), "{row}");
+    assert!(row.trim_end().ends_with(missing), "{row}");
+    let (v, _) = json(&["merge", "--partial", "--format", "json", &at("a")]);
+    assert_eq!(v["missing"], missing);
+    assert_eq!((&v["shards"], &v["parts_merged"].is_u64()), (&40.into(), &true));
 }
 
 /// The lines a terminal `width` columns wide shows once `text` is written to it: characters

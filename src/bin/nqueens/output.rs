@@ -60,6 +60,12 @@ pub trait Record: Serialize {
     fn table(&self) -> Vec<Option<String>> {
         self.cells()
     }
+    /// The table's cells on a terminal, where its last column has `room` columns left of
+    /// the table's width: [`Record::table`], unless that column's text can be shortened.
+    fn table_within(&self, room: usize) -> Vec<Option<String>> {
+        let _ = room;
+        self.table()
+    }
     /// The columns (indices) a table on a terminal moves into a line above its rows: those
     /// that repeat from row to row, so that the rest fits 100 columns.
     fn above() -> &'static [usize] {
@@ -138,8 +144,14 @@ impl<W: Write> Printer<W> {
                         .collect();
                     padded.join("  ")
                 };
-                let cells: Vec<String> = record
-                    .table()
+                let cells = match kept.split_last() {
+                    Some((_, before)) if self.terminal => {
+                        let used: usize = before.iter().map(|&i| R::widths()[i] + 2).sum();
+                        record.table_within(TABLE_WIDTH.saturating_sub(used))
+                    }
+                    _ => record.table(),
+                };
+                let cells: Vec<String> = cells
                     .into_iter()
                     .map(|c| c.unwrap_or_else(|| "-".into()))
                     .collect();
@@ -329,11 +341,14 @@ impl Record for Coverage {
         cells
     }
     fn table(&self) -> Vec<Option<String>> {
-        let mut cells = self.cells();
-        let at = cells.len() - 2;
-        cells[at] = Some(format!("{:.6}", self.cost_merged));
-        cells[at + 1] = cells[at + 1].as_deref().map(shortened);
-        cells
+        self.table_within(usize::MAX)
+    }
+    fn table_within(&self, room: usize) -> Vec<Option<String>> {
+        rounded_and_shortened(self.cells(), self.cost_merged, room)
+    }
+    fn above() -> &'static [usize] {
+        // The board, whether it is complete, how it was counted, the shards and the parts.
+        &[0, 1, 4, 5, 6, 7, 9]
     }
 }
 
@@ -364,15 +379,33 @@ pub struct Agreement {
 /// The most ranges of parts or shards a table's cell shows; JSON and CSV give them all.
 pub const TABLE_RANGES: usize = 20;
 
-/// A list of ranges (`0-3 7 9-12`) as a table shows it: the first [`TABLE_RANGES`], then
-/// `and N more`.
-fn shortened(ranges: &str) -> String {
+/// A list of ranges (`0-3 7 9-12`) as a table shows it within `room` columns: all of them
+/// where at most [`TABLE_RANGES`] fit, else the most of the first [`TABLE_RANGES`] that fit
+/// with `and N more` (at least one, where none fits).
+fn shortened(ranges: &str, room: usize) -> String {
     let words: Vec<&str> = ranges.split(' ').collect();
-    if words.len() <= TABLE_RANGES {
+    if words.len() <= TABLE_RANGES && ranges.len() <= room {
         return ranges.to_string();
     }
-    let more = words.len() - TABLE_RANGES;
-    format!("{} and {more} more", words[..TABLE_RANGES].join(" "))
+    let with_more = |k: usize| format!("{} and {} more", words[..k].join(" "), words.len() - k);
+    (1..=TABLE_RANGES.min(words.len() - 1))
+        .rev()
+        .map(with_more)
+        .find(|text| text.len() <= room)
+        .unwrap_or_else(|| with_more(1))
+}
+
+/// The table's cells of a merge's `cells`, whose last two are the share of the work merged
+/// (shown rounded: `cost`) and the ranges missing (shortened to `room` columns).
+fn rounded_and_shortened(
+    mut cells: Vec<Option<String>>,
+    cost: f64,
+    room: usize,
+) -> Vec<Option<String>> {
+    let at = cells.len() - 2;
+    cells[at] = Some(format!("{cost:.6}"));
+    cells[at + 1] = cells[at + 1].as_deref().map(|r| shortened(r, room));
+    cells
 }
 
 /// [`Agreement`]'s columns and widths.
@@ -401,11 +434,15 @@ impl Record for Agreement {
         cells
     }
     fn table(&self) -> Vec<Option<String>> {
-        let mut cells = self.cells();
-        let at = cells.len() - 2;
-        cells[at] = Some(format!("{:.6}", self.cost_agreed));
-        cells[at + 1] = cells[at + 1].as_deref().map(shortened);
-        cells
+        self.table_within(usize::MAX)
+    }
+    fn table_within(&self, room: usize) -> Vec<Option<String>> {
+        rounded_and_shortened(self.cells(), self.cost_agreed, room)
+    }
+    fn above() -> &'static [usize] {
+        // The board, whether it is complete, how it was counted, the quorum, runs, sources
+        // and parts.
+        &[0, 1, 4, 5, 6, 7, 8, 9, 10]
     }
 }
 

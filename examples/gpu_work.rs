@@ -3,8 +3,10 @@
 //! [SEED] [WORKGROUP_BYTES]` counts `KEYS` random keys of `N` (the same keys for a seed on
 //! every machine) on the CPU and on the GPU, checks that they agree, and prints one CSV row
 //! a key: the pairs each tested at its leaves, the fewest workgroups of the GPU's
-//! submissions (a matching's last left out), its submissions, dispatches, words moved by
-//! the split levels, probe words visiting leaves, and the sizes the adapter's limits gave.
+//! submissions (the key's last left out) and the most, the fewest of a dispatch that had
+//! any, its matchings, submissions, dispatches (and those that found no work), its deepest
+//! level, words moved by the split levels, probe words visiting leaves, restarts, and the
+//! sizes the adapter's limits gave.
 
 mod common;
 
@@ -39,15 +41,18 @@ fn main() {
             .expect("a key's part");
         let work = gpu.take_work();
         assert_eq!(on_gpu, cpu, "n={n} part {i}: the GPU and the CPU disagree");
-        let largest = work.workgroups.iter().map(|w| w.0).max().unwrap_or(0);
+        let largest = work.workgroups.iter().max().copied().unwrap_or(0);
+        let blank = |w: Option<u64>| w.map_or(String::new(), |w| w.to_string());
         println!(
-            "{n},{i},{cpu_tested},{},{},{largest},{},{},{},{},{},{},{},{}",
+            "{n},{i},{cpu_tested},{},{},{largest},{},{},{},{},{},{},{},{},{},{},{}",
             work.tested,
-            work.min_workgroups()
-                .map_or(String::new(), |w| w.to_string()),
+            blank(work.min_workgroups()),
+            blank(work.fewest),
             work.matchings,
             work.submissions,
             work.dispatches,
+            work.idle,
+            work.depth,
             work.moved,
             work.visits,
             work.restarts,

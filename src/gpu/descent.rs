@@ -1,39 +1,53 @@
-//! One matching on the GPU, level by level: the host keeps the queue of tasks between
-//! levels (a few words each), the words never leave the GPU.
+//! One matching on the GPU: its split levels encoded many to a submission, each dispatch
+//! sized by the GPU itself (the level before writes its indirect arguments), its leaves
+//! pooled into one dispatch at the submission's end; the host reads back once a
+//! submission, a few hundred words, and the words never leave the GPU.
 
 use wgpu::BufferUsages as U;
 
-use super::{SLICE, Sizes, buffer, pipeline, uniform};
+use super::{SLICE, Sizes, buffer, pipeline};
 
-/// A run of a split task's table span or probe span that one workgroup scatters.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
-struct Slice {
-    task: u32,
-    start: u32,
-    len: u32,
-    probe: u32,
-}
+/// Bytes of a list's header: its dispatch arguments, count, words and table buffer.
+const HEAD: u64 = 32;
+/// Bytes of a split task as the shaders store it (a task and five words).
+const NODE: u64 = 36;
+/// Bytes of a leaf item (a task).
+const ITEM: u64 = 16;
+/// Bytes of a slice.
+const SLICE_BYTES: u64 = 16;
+/// Words of a header the clears zero (its dispatch arguments, count and words), keeping the
+/// table buffer it names.
+const CLEARED: u64 = 20;
 
-/// A table span against a probe span, as the shaders read it.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
-struct Task {
-    t_off: u32,
-    t_len: u32,
-    p_off: u32,
-    p_len: u32,
-}
+/// A parent whose one child is itself: a matching's whole task, at its first level.
+const ROOT: u32 = 0xffff_fffe;
 
-/// A split's second child with this probe length says its first is its task, unsplit.
-const UNSPLIT: u32 = u32::MAX;
+/// Two-word counters the leaves add their counts to, spread to keep the atomics apart.
+const FOUND: u32 = 64;
+/// Words of the control buffer: the probe bump, the overflow flags, the pairs tested, the
+/// probe visits, the words moved (two words each), then the [`FOUND`] counters.
+const CONTROL: u64 = 16 + 2 * FOUND as u64;
+
+/// The most levels a matching has: a path through the split picks each of the 64
+/// diagonals once at most, and its first level is the matching's root.
+const LEVELS_MOST: u32 = 66;
+
+/// Workgroups a level's scatter aims at: more than an H200 holds at once (about 2,000) many
+/// times over, so that one key's level fills the chip.
+const SPREAD: u32 = 16_384;
+/// The least words a scatter's workgroup takes, and the most.
+const SLICE_LEAST: u32 = 32;
+const SLICE_MOST: u32 = 4096;
+
+/// Why a descent stopped short ([`Overflow::Probe`]'s bit, or a list's).
+const OVERFLOW_PROBE: u32 = 1;
 
 /// What the GPU path did: the speed proof that needs no device.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Work {
     /// Matchings handed to the GPU.
     pub matchings: u64,
-    /// Pairs of words tested at the leaves (tile words times slice words).
+    /// Pairs of words tested at the leaves (tile words times item words).
     pub tested: u128,
     /// Probe words visiting a leaf tile.
     pub visits: u128,
@@ -41,26 +55,30 @@ pub struct Work {
     pub moved: u128,
     /// Words uploaded.
     pub uploaded: u128,
-    /// Compute dispatches.
+    /// Compute dispatches encoded.
     pub dispatches: u64,
-    /// Submissions, each a level of one matching.
+    /// Dispatches that found no work (levels encoded past a matching's last).
+    pub idle: u64,
+    /// The fewest workgroups of a dispatch that had any.
+    pub fewest: Option<u64>,
+    /// Submissions: each one command buffer of a matching's levels and its leaves, handed
+    /// to the queue at once and read back once.
     pub submissions: u64,
-    /// Non-empty workgroups of each submission, in order, each matching's last marked
-    /// `true`.
-    pub workgroups: Vec<(u64, bool)>,
-    /// Matchings restarted with their table cut in two, the probe buffer having run out.
+    /// Workgroups each submission ran, in order, each given a non-empty task (a slice, a
+    /// split task, a leaf item).
+    pub workgroups: Vec<u64>,
+    /// Descents started again, a list or the probe buffer having run out.
     pub restarts: u64,
+    /// The deepest level a matching reached.
+    pub depth: u32,
 }
 
 impl Work {
-    /// The fewest workgroups of any submission that is not its matching's last (`None`
-    /// where every submission was one).
+    /// The fewest workgroups of any submission but the last (`None` where there was one):
+    /// taken after each key, the submissions but the key's last.
     pub fn min_workgroups(&self) -> Option<u64> {
-        self.workgroups
-            .iter()
-            .filter(|(_, last)| !last)
-            .map(|&(w, _)| w)
-            .min()
+        let (_, rest) = self.workgroups.split_last()?;
+        rest.iter().copied().min()
     }
 }
 
@@ -68,7 +86,6 @@ impl Work {
 pub(super) struct Device {
     device: wgpu::Device,
     queue: wgpu::Queue,
-    pick: wgpu::ComputePipeline,
     scatter: wgpu::ComputePipeline,
     children: wgpu::ComputePipeline,
     leaf: wgpu::ComputePipeline,
@@ -77,31 +94,33 @@ pub(super) struct Device {
     budget: u64,
     /// Probe words the probe buffer holds at least (grown where a descent ran out).
     room: u64,
+    /// Leaf items and slices the lists hold at least (grown where a descent ran out).
+    items: u64,
+    slices: u64,
     buffers: Option<Buffers>,
     pub(super) work: Work,
 }
 
 /// The buffers of a matching: two table buffers (a level reads one, writes the other), the
-/// probe buffer (the probe, then each level's compacted spans), the queue's tasks and their
-/// children, the leaves' items and counts, the bump counter, and their read-back copies.
+/// probe buffer (the probe, then each level's compacted spans), the split tasks of two
+/// levels (one level's parents, the next's), the slices, the leaves' items, the control
+/// words (counters and flags), the read-back copy, and the bind groups of all of them.
 struct Buffers {
     table: [wgpu::Buffer; 2],
     probe: wgpu::Buffer,
-    tasks: wgpu::Buffer,
-    kids: wgpu::Buffer,
-    /// Per task: its diagonal, its probe room, its counters.
-    meta: wgpu::Buffer,
+    nodes: [wgpu::Buffer; 2],
     slices: wgpu::Buffer,
     items: wgpu::Buffer,
-    found: wgpu::Buffer,
-    state: wgpu::Buffer,
-    kids_back: wgpu::Buffer,
-    found_back: wgpu::Buffer,
-    state_back: wgpu::Buffer,
-    /// Words each table buffer and the probe buffer hold; tasks and items each holds.
+    control: wgpu::Buffer,
+    back: wgpu::Buffer,
+    /// Per level parity: the scatter's and the children's bind groups; then the leaves'.
+    scatter: [wgpu::BindGroup; 2],
+    children: [wgpu::BindGroup; 2],
+    leaf: wgpu::BindGroup,
+    /// Words each table buffer and the probe buffer hold; entries each list holds.
     table_words: u64,
     probe_words: u64,
-    task_slots: u64,
+    node_slots: u64,
     slice_slots: u64,
     item_slots: u64,
 }
@@ -110,6 +129,18 @@ struct Buffers {
 enum Overflow {
     /// The probe buffer ran out of room for the levels' compacted spans.
     Probe,
+    /// A submission's leaf items (or slices) passed their list.
+    Lists,
+}
+
+/// What one submission's read-back says.
+struct Report {
+    /// Overflow flags (none: 0).
+    overflow: u32,
+    /// The control words: counters, flags, counts.
+    control: Vec<u32>,
+    /// Split tasks left for the next level.
+    left: u32,
 }
 
 impl Device {
@@ -119,21 +150,25 @@ impl Device {
         sizes: Sizes,
         budget: u64,
     ) -> Device {
-        let split = include_str!("split.wgsl");
-        let pick = pipeline(&device, split, "pick", sizes);
-        let scatter = pipeline(&device, split, "scatter", sizes);
-        let children = pipeline(&device, split, "children", sizes);
-        let leaf = pipeline(&device, include_str!("leaf.wgsl"), "leaf", sizes);
+        let consts = format!(
+            "const ROW: u32 = {}u;\nconst LEAF_SLICE: u32 = {SLICE}u;\nconst FOUND: u32 = \
+             {FOUND}u;\nconst SPREAD: u32 = {SPREAD}u;\nconst SLICE_LEAST: u32 = \
+             {SLICE_LEAST}u;\nconst SLICE_MOST: u32 = {SLICE_MOST}u;\n",
+            sizes.max_dimension
+        );
+        let split = format!("{consts}{}", include_str!("split.wgsl"));
+        let leaf = format!("{consts}{}", include_str!("leaf.wgsl"));
         Device {
+            scatter: pipeline(&device, &split, "scatter", sizes),
+            children: pipeline(&device, &split, "children", sizes),
+            leaf: pipeline(&device, &leaf, "leaf", sizes),
             device,
             queue,
-            pick,
-            scatter,
-            children,
-            leaf,
             sizes,
             budget,
             room: 0,
+            items: 0,
+            slices: 0,
             buffers: None,
             work: Work::default(),
         }
@@ -174,6 +209,15 @@ impl Device {
     fn each(&mut self, table: &[u64], probe: &[u64]) -> u64 {
         match self.descend(table, probe) {
             Ok(found) => found,
+            Err(Overflow::Lists) => {
+                self.work.restarts += 1;
+                let (items, slices) = self
+                    .buffers
+                    .as_ref()
+                    .map_or((0, 0), |b| (b.item_slots, b.slice_slots));
+                (self.items, self.slices) = (4 * items, 4 * slices);
+                self.each(table, probe)
+            }
             Err(Overflow::Probe) => {
                 self.work.restarts += 1;
                 // A probe buffer four times as large where the budget and a binding hold
@@ -189,23 +233,31 @@ impl Device {
         }
     }
 
-    /// Grows the buffers to hold a table of `t` words, a probe of `p` and room for the
-    /// levels' compacted spans (four probes' words where the budget holds them), within
-    /// the budget; the queue's buffers kept where they are as large.
+    /// Grows the buffers to hold a table of `t` words, a probe of `p`, room for the levels'
+    /// compacted spans (eight probes' words where the budget holds them) and the lists a
+    /// table of `t` words takes, within the budget; kept where they are as large.
     fn grow(&mut self, t: u64, p: u64) {
+        let tile = u64::from(self.sizes.tile);
+        // A level's split tasks have disjoint table spans of more than a tile each.
+        let nodes = t / tile + 2;
+        let items = self.items.max(4 * nodes + 1024);
         let fits = self.buffers.as_ref().is_some_and(|b| {
             b.table_words >= t
                 && b.probe_words >= (2 * p).min(self.sizes.binding_words).max(p)
                 && b.probe_words >= self.room
+                && b.node_slots >= nodes
+                && b.slice_slots >= slices_for(b.table_words + b.probe_words, nodes)
+                && b.slice_slots >= self.slices
+                && b.item_slots >= items
         });
         if fits {
             return;
         }
         let old = self.buffers.take();
-        let (tasks, slices, items) = old
-            .as_ref()
-            .map_or((0, 0, 0), |b| (b.task_slots, b.slice_slots, b.item_slots));
-        let table_words = t.next_power_of_two();
+        let (t0, n0, s0, i0) = old.as_ref().map_or((0, 0, 0, 0), |b| {
+            (b.table_words, b.node_slots, b.slice_slots, b.item_slots)
+        });
+        let table_words = t.next_power_of_two().max(t0);
         let room = self.budget.saturating_sub(16 * table_words) / 8;
         // Eight probes' words of room: the levels' compacted spans at n = 20 reach four.
         let probe_words = p
@@ -217,319 +269,237 @@ impl Device {
         drop(old);
         // What the budget could not give is not asked again.
         self.room = self.room.min(probe_words);
+        let slices = slices_for(table_words + probe_words, nodes).max(self.slices);
+        let slots = [
+            nodes.next_power_of_two().max(n0),
+            slices.next_power_of_two().max(s0),
+            items.next_power_of_two().max(i0),
+        ];
+        self.buffers = Some(self.make(table_words, probe_words, slots));
+    }
+
+    /// New buffers of `table_words` and `probe_words`, lists of `slots` (split tasks,
+    /// slices, items) entries, and their bind groups.
+    fn make(&self, table_words: u64, probe_words: u64, slots: [u64; 3]) -> Buffers {
         let d = &self.device;
         let words = U::STORAGE | U::COPY_DST;
-        let (table, probe) = (
-            [
-                buffer(d, 8 * table_words, words),
-                buffer(d, 8 * table_words, words),
-            ],
-            buffer(d, 8 * probe_words, words),
-        );
-        let mut b = Buffers {
-            table,
-            probe,
-            tasks: buffer(d, 16, words),
-            kids: buffer(d, 16, words),
-            meta: buffer(d, 16, words),
-            slices: buffer(d, 16, words),
-            items: buffer(d, 16, words),
-            found: buffer(d, 16, words),
-            state: buffer(d, 16, words | U::COPY_SRC),
-            kids_back: buffer(d, 16, U::MAP_READ | U::COPY_DST),
-            found_back: buffer(d, 16, U::MAP_READ | U::COPY_DST),
-            state_back: buffer(d, 16, U::MAP_READ | U::COPY_DST),
-            table_words,
-            probe_words,
-            task_slots: 0,
-            slice_slots: 0,
-            item_slots: 0,
-        };
-        slots(
-            d,
-            &mut b,
-            (tasks.max(1024), slices.max(1024)),
-            items.max(1024),
-        );
-        self.buffers = Some(b);
-    }
-
-    /// The descent of one matching: level by level, the leaves of the level counted and
-    /// its other tasks split, until no task is left.
-    fn descend(&mut self, table: &[u64], probe: &[u64]) -> Result<u64, Overflow> {
-        let tile = self.sizes.tile;
-        self.grow(table.len() as u64, probe.len() as u64);
-        {
-            let b = self.buffers.as_ref().expect("grown");
-            self.queue
-                .write_buffer(&b.table[0], 0, bytemuck::cast_slice(table));
-            self.queue
-                .write_buffer(&b.probe, 0, bytemuck::cast_slice(probe));
-            let state = [probe.len() as u32, 0, 0, 0];
-            self.queue
-                .write_buffer(&b.state, 0, bytemuck::cast_slice(&state));
-        }
-        self.work.matchings += 1;
-        self.work.uploaded += (table.len() + probe.len()) as u128;
-        let mut queue = vec![(
-            Task {
-                t_off: 0,
-                t_len: table.len() as u32,
-                p_off: 0,
-                p_len: probe.len() as u32,
-            },
-            false,
-        )];
-        let (mut found, mut cur) = (0u64, 0usize);
-        while !queue.is_empty() {
-            let (leaves, splits): (Vec<_>, Vec<_>) = queue
-                .drain(..)
-                .partition(|&(t, unsplit)| unsplit || t.t_len <= tile);
-            let splits: Vec<Task> = splits.into_iter().map(|(t, _)| t).collect();
-            let items = tiles(leaves.iter().map(|&(t, _)| t), tile);
-            let last = splits.is_empty();
-            let (count, kids, overflow, workgroups) = self.level(cur, &splits, &items)?;
-            found += count;
-            if overflow {
-                return Err(Overflow::Probe);
-            }
-            self.work.workgroups.push((workgroups, last));
-            for pair in kids.chunks_exact(2) {
-                let (a, b) = (pair[0], pair[1]);
-                if b.p_len == UNSPLIT {
-                    queue.push((a, true));
-                    continue;
-                }
-                self.work.moved += u128::from(a.t_len + b.t_len + b.p_len);
-                for t in [a, b] {
-                    if t.t_len > 0 && t.p_len > 0 {
-                        queue.push((t, false));
-                    }
-                }
-            }
-            cur = 1 - cur;
-        }
-        Ok(found)
-    }
-
-    /// One level, one submission: `items` counted at the leaves from table buffer `cur`,
-    /// `splits` split from it into the other (a diagonal picked a task, then every task's
-    /// spans in slices, then its children); their count, the children of the splits and
-    /// whether the probe buffer overflowed. Returns the workgroups it ran (none empty).
-    fn level(
-        &mut self,
-        cur: usize,
-        splits: &[Task],
-        items: &[Task],
-    ) -> Result<(u64, Vec<Task>, bool, u64), Overflow> {
-        let cut = slices(splits);
-        let d = &self.device;
-        let b = self.buffers.as_mut().expect("grown");
-        slots(
-            d,
-            b,
-            (splits.len() as u64, cut.len() as u64),
-            items.len() as u64,
-        );
-        let b = &*b;
-        let mut encoder = d.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        let max = self.sizes.max_dimension;
-        let wide = |n: usize| -> (u32, u32) {
-            let n = n as u32;
-            let w = n.clamp(1, max);
-            (w, n.div_ceil(w))
-        };
-        let mut workgroups = 0u64;
-        let dispatch = |pipeline: &wgpu::ComputePipeline,
-                        bound: &[(u32, &wgpu::Buffer)],
-                        (count, per): (usize, usize),
-                        encoder: &mut wgpu::CommandEncoder| {
-            let groups = count.div_ceil(per);
-            let (w, h) = wide(groups);
-            let shape = uniform(d, [count as u32, w, b.probe_words as u32, 0]);
-            let mut bound = bound.to_vec();
-            bound.push((6, &shape));
-            let group = d.create_bind_group(&wgpu::BindGroupDescriptor {
+        let list = U::STORAGE | U::COPY_DST | U::COPY_SRC | U::INDIRECT;
+        let [node_slots, slice_slots, item_slots] = slots;
+        let table = [
+            buffer(d, 8 * table_words, words),
+            buffer(d, 8 * table_words, words),
+        ];
+        let probe = buffer(d, 8 * probe_words, words);
+        let nodes = [
+            buffer(d, HEAD + NODE * node_slots, list),
+            buffer(d, HEAD + NODE * node_slots, list),
+        ];
+        let slices = buffer(d, HEAD + SLICE_BYTES * slice_slots, list);
+        let items = buffer(d, HEAD + ITEM * item_slots, list);
+        let control = buffer(d, 4 * CONTROL, words | U::COPY_SRC);
+        let back = buffer(d, back_bytes(LEVELS_MOST), U::MAP_READ | U::COPY_DST);
+        let group = |pipeline: &wgpu::ComputePipeline, bound: &[(u32, &wgpu::Buffer)]| {
+            d.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: None,
                 layout: &pipeline.get_bind_group_layout(0),
-                entries: &entries(&bound),
-            });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &group, &[]);
-            pass.dispatch_workgroups(w, h, 1);
-            groups as u64
+                entries: &entries(bound),
+            })
         };
-        if !items.is_empty() {
-            self.queue
-                .write_buffer(&b.items, 0, bytemuck::cast_slice(items));
+        let scatter = |c: usize| {
             let bound = [
-                (0, &b.table[cur]),
-                (1, &b.probe),
-                (2, &b.items),
-                (3, &b.found),
+                (0, &table[c]),
+                (1, &table[1 - c]),
+                (2, &probe),
+                (3, &nodes[c]),
+                (4, &slices),
+                (5, &control),
             ];
-            // The leaf shader's shape is its binding 4.
-            workgroups += dispatch_leaf(d, &self.leaf, &bound, items.len(), &mut encoder, max);
-            encoder.copy_buffer_to_buffer(&b.found, 0, &b.found_back, 0, 4 * items.len() as u64);
-            self.work.dispatches += 1;
-            for t in items {
-                self.work.tested += u128::from(t.t_len) * u128::from(t.p_len);
-                self.work.visits += u128::from(t.p_len);
+            group(&self.scatter, &bound)
+        };
+        let children = |c: usize| {
+            let bound = [
+                (5, &control),
+                (6, &table[1 - c]),
+                (7, &probe),
+                (8, &nodes[c]),
+                (9, &nodes[1 - c]),
+                (10, &slices),
+                (11, &items),
+            ];
+            group(&self.children, &bound)
+        };
+        let leafs = [
+            (0, &table[0]),
+            (1, &table[1]),
+            (2, &probe),
+            (3, &items),
+            (4, &control),
+        ];
+        Buffers {
+            scatter: [scatter(0), scatter(1)],
+            children: [children(0), children(1)],
+            leaf: group(&self.leaf, &leafs),
+            table,
+            probe,
+            nodes,
+            slices,
+            items,
+            control,
+            back,
+            table_words,
+            probe_words,
+            node_slots,
+            slice_slots,
+            item_slots,
+        }
+    }
+
+    /// The descent of one matching: the table uploaded to table buffer 1 (its root's
+    /// children are read there), the probe, the root as the first level's one parent; then
+    /// submissions of many levels each until no split task is left.
+    fn descend(&mut self, table: &[u64], probe: &[u64]) -> Result<u64, Overflow> {
+        let (t, p) = (table.len() as u64, probe.len() as u64);
+        self.grow(t, p);
+        self.work.matchings += 1;
+        self.work.uploaded += u128::from(t + p);
+        let b = self.buffers.as_ref().expect("grown");
+        let q = &self.queue;
+        q.write_buffer(&b.table[1], 0, bytemuck::cast_slice(table));
+        q.write_buffer(&b.probe, 0, bytemuck::cast_slice(probe));
+        let mut control = vec![0u32; CONTROL as usize];
+        control[0] = p as u32;
+        q.write_buffer(&b.control, 0, bytemuck::cast_slice(&control));
+        // The first level's header and its one parent (the root), whose children's words
+        // are in table buffer 1; the second level's, whose are in table buffer 0.
+        let (t, p) = (t as u32, p as u32);
+        let words = t.saturating_add(p);
+        let root: [u32; 17] = [1, 1, 1, 1, words, 1, 0, 0, 0, t, 0, p, ROOT, 0, 0, 0, 0];
+        q.write_buffer(&b.nodes[0], 0, bytemuck::cast_slice(&root));
+        q.write_buffer(&b.nodes[1], 0, bytemuck::cast_slice(&[0u32; 8]));
+        q.write_buffer(&b.slices, 0, bytemuck::cast_slice(&[0u32; 8]));
+        q.write_buffer(&b.items, 0, bytemuck::cast_slice(&[0u32; 8]));
+        // Levels a submission takes: about twice the halvings from the table to a tile
+        // (the splits are uneven), none past the root where the table is a tile.
+        let tile = self.sizes.tile;
+        let halvings = (t.div_ceil(tile)).next_power_of_two().trailing_zeros();
+        let mut first = 0;
+        loop {
+            let last = if t <= tile {
+                0
+            } else {
+                first + (2 * halvings + 4).min(LEVELS_MOST)
+            };
+            let report = self.submit(first, last);
+            if report.overflow != 0 {
+                self.add_counts(&report.control);
+                return Err(if report.overflow & OVERFLOW_PROBE != 0 {
+                    Overflow::Probe
+                } else {
+                    Overflow::Lists
+                });
             }
+            // A path picks each diagonal once at most: the levels end.
+            if report.left == 0 {
+                self.add_counts(&report.control);
+                return Ok(found(&report.control));
+            }
+            first = last + 1;
         }
-        if !splits.is_empty() {
-            self.queue
-                .write_buffer(&b.tasks, 0, bytemuck::cast_slice(splits));
-            self.queue
-                .write_buffer(&b.slices, 0, bytemuck::cast_slice(&cut));
-            let (tin, tout) = (&b.table[cur], &b.table[1 - cur]);
-            let picked = [
-                (0, tin),
-                (2, &b.probe),
-                (3, &b.tasks),
-                (5, &b.state),
-                (7, &b.meta),
-            ];
-            workgroups += dispatch(&self.pick, &picked, (splits.len(), 1), &mut encoder);
-            let scattered = [
-                (0, tin),
-                (1, tout),
-                (2, &b.probe),
-                (3, &b.tasks),
-                (7, &b.meta),
-                (8, &b.slices),
-            ];
-            workgroups += dispatch(&self.scatter, &scattered, (cut.len(), 1), &mut encoder);
-            let born = [(3, &b.tasks), (4, &b.kids), (7, &b.meta)];
-            dispatch(&self.children, &born, (splits.len(), 64), &mut encoder);
-            encoder.copy_buffer_to_buffer(&b.kids, 0, &b.kids_back, 0, 32 * splits.len() as u64);
-            encoder.copy_buffer_to_buffer(&b.state, 0, &b.state_back, 0, 16);
-            self.work.dispatches += 3;
+    }
+
+    /// Adds a descent's counters (`control`'s) to the work.
+    fn add_counts(&mut self, control: &[u32]) {
+        let wide =
+            |at: usize| u128::from(u64::from(control[at]) | u64::from(control[at + 1]) << 32);
+        self.work.tested += wide(2);
+        self.work.visits += wide(4);
+        self.work.moved += wide(6);
+    }
+
+    /// One submission: levels `first..=last` (each a scatter of its slices, but the root's,
+    /// and its split tasks' children), then the leaves of every item they cut, in one
+    /// command buffer; each dispatch's workgroups, the split tasks left and the control words
+    /// read back once.
+    fn submit(&mut self, first: u32, last: u32) -> Report {
+        let d = &self.device;
+        let b = self.buffers.as_ref().expect("grown");
+        let mut encoder = d.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        // Each dispatch's arguments are copied out once it has run, then cleared for the
+        // level after next; slot 0 of the copies is the split tasks left.
+        let mut records = 0u64;
+        let mut children = Vec::new();
+        let mut run = |encoder: &mut wgpu::CommandEncoder,
+                       (pipeline, group): (&wgpu::ComputePipeline, &wgpu::BindGroup),
+                       list: &wgpu::Buffer| {
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, group, &[]);
+                pass.dispatch_workgroups_indirect(list, 0);
+            }
+            records += 1;
+            encoder.copy_buffer_to_buffer(list, 0, &b.back, 4 * CONTROL + 16 * records, 16);
+            encoder.clear_buffer(list, 0, Some(CLEARED));
+            records as usize - 1
+        };
+        for g in first..=last {
+            let c = (g % 2) as usize;
+            if g > 0 {
+                run(&mut encoder, (&self.scatter, &b.scatter[c]), &b.slices);
+            }
+            let at = run(&mut encoder, (&self.children, &b.children[c]), &b.nodes[c]);
+            children.push((g, at));
         }
+        run(&mut encoder, (&self.leaf, &b.leaf), &b.items);
+        let left = &b.nodes[((last + 1) % 2) as usize];
+        encoder.copy_buffer_to_buffer(left, 0, &b.back, 4 * CONTROL, 16);
+        encoder.copy_buffer_to_buffer(&b.control, 0, &b.back, 0, 4 * CONTROL);
         self.queue.submit([encoder.finish()]);
-        self.work.submissions += 1;
-        let mut count = 0u64;
-        if !items.is_empty() {
-            let partials: Vec<u32> = read(d, &b.found_back, 4 * items.len() as u64);
-            count = partials.iter().map(|&c| u64::from(c)).sum();
+        let back: Vec<u32> = read(d, &b.back, 4 * CONTROL + 16 * (records + 1));
+        let control = back[..CONTROL as usize].to_vec();
+        let counts: Vec<u64> = back[CONTROL as usize..]
+            .chunks_exact(4)
+            .map(|r| u64::from(r[3]))
+            .collect();
+        let (left, done) = (counts[0], &counts[1..]);
+        let w = &mut self.work;
+        w.submissions += 1;
+        w.dispatches += done.len() as u64;
+        w.idle += done.iter().filter(|&&c| c == 0).count() as u64;
+        let busy = done.iter().copied().filter(|&c| c > 0);
+        w.fewest = busy.chain(w.fewest).min();
+        w.workgroups.push(done.iter().sum());
+        if let Some(&(g, _)) = children.iter().rev().find(|&&(_, at)| done[at] > 0) {
+            w.depth = w.depth.max(g);
         }
-        let (mut kids, mut overflow) = (Vec::new(), false);
-        if !splits.is_empty() {
-            kids = read(d, &b.kids_back, 32 * splits.len() as u64);
-            let state: Vec<u32> = read(d, &b.state_back, 16);
-            overflow = state[1] != 0;
+        Report {
+            overflow: control[1],
+            control,
+            left: left as u32,
         }
-        Ok((count, kids, overflow, workgroups))
     }
 }
 
-/// Dispatches the leaves: a workgroup an item of `count`, `bound` its buffers (its shape
-/// added as binding 4). Returns its workgroups.
-fn dispatch_leaf(
-    d: &wgpu::Device,
-    leaf: &wgpu::ComputePipeline,
-    bound: &[(u32, &wgpu::Buffer)],
-    count: usize,
-    encoder: &mut wgpu::CommandEncoder,
-    max: u32,
-) -> u64 {
-    let n = count as u32;
-    let w = n.clamp(1, max);
-    let shape = uniform(d, [n, w, 0, 0]);
-    let mut bound = bound.to_vec();
-    bound.push((4, &shape));
-    let group = d.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &leaf.get_bind_group_layout(0),
-        entries: &entries(&bound),
-    });
-    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-    pass.set_pipeline(leaf);
-    pass.set_bind_group(0, &group, &[]);
-    pass.dispatch_workgroups(w, n.div_ceil(w), 1);
-    u64::from(n)
+/// Slices a level of a matching of `words` words (table and probe buffers) and at most
+/// `nodes` split tasks takes at most: its words (at most twice its parents') in slices of
+/// its parents' words over [`SPREAD`] (within [`SLICE_LEAST`] and [`SLICE_MOST`]), and one
+/// more a span.
+fn slices_for(words: u64, nodes: u64) -> u64 {
+    4 * u64::from(SPREAD) + 2 * words / u64::from(SLICE_MOST) + 4 * nodes
 }
 
-/// The least words a scatter's workgroup takes, and the most.
-const SLICE_LEAST: u32 = 32;
-const SLICE_MOST: u32 = 4096;
-
-/// Workgroups a level's scatter aims at: more than an H200 holds at once (about 2,000) many
-/// times over, so that one key's level fills the chip.
-const SCATTER_WORKGROUPS: u64 = 16_384;
-
-/// The slices a level's `splits` are scattered in: each task's table span and probe span
-/// cut into runs of one size, the level's words over [`SCATTER_WORKGROUPS`] within
-/// [`SLICE_LEAST`] and [`SLICE_MOST`].
-fn slices(splits: &[Task]) -> Vec<Slice> {
-    let words: u64 = splits
-        .iter()
-        .map(|t| u64::from(t.t_len) + u64::from(t.p_len))
-        .sum();
-    let size = words
-        .div_ceil(SCATTER_WORKGROUPS)
-        .clamp(u64::from(SLICE_LEAST), u64::from(SLICE_MOST)) as u32;
-    let mut out = Vec::new();
-    for (task, t) in splits.iter().enumerate() {
-        for (len, probe) in [(t.t_len, 0), (t.p_len, 1)] {
-            for start in (0..len).step_by(size as usize) {
-                out.push(Slice {
-                    task: task as u32,
-                    start,
-                    len: size.min(len - start),
-                    probe,
-                });
-            }
-        }
-    }
-    out
+/// Bytes of a submission's read-back of `levels` levels at most: the control words, the
+/// split tasks left, a record of each dispatch's arguments.
+fn back_bytes(levels: u32) -> u64 {
+    4 * CONTROL + 16 * (2 * u64::from(levels) + 8)
 }
 
-/// Grows `b`'s queue buffers (tasks, their children, items, their counts and the
-/// read-back copies) to hold `tasks` tasks and `items` items, where they hold fewer.
-fn slots(d: &wgpu::Device, b: &mut Buffers, (tasks, cut): (u64, u64), items: u64) {
-    let words = U::STORAGE | U::COPY_DST;
-    let back = U::MAP_READ | U::COPY_DST;
-    if tasks > b.task_slots {
-        let n = tasks.next_power_of_two();
-        b.tasks = buffer(d, 16 * n, words);
-        b.kids = buffer(d, 32 * n, words | U::COPY_SRC);
-        b.kids_back = buffer(d, 32 * n, back);
-        b.meta = buffer(d, 32 * n, words);
-        b.task_slots = n;
-    }
-    if cut > b.slice_slots {
-        let n = cut.next_power_of_two();
-        b.slices = buffer(d, 16 * n, words);
-        b.slice_slots = n;
-    }
-    if items > b.item_slots {
-        let n = items.next_power_of_two();
-        b.items = buffer(d, 16 * n, words);
-        b.found = buffer(d, 4 * n, words | U::COPY_SRC);
-        b.found_back = buffer(d, 4 * n, back);
-        b.item_slots = n;
-    }
-}
-
-/// The leaves' items of `tasks`: each task's table span in tiles of at most `tile` words,
-/// each against its probe span in slices of at most [`SLICE`] words.
-fn tiles(tasks: impl Iterator<Item = Task>, tile: u32) -> Vec<Task> {
-    let mut items = Vec::new();
-    for t in tasks {
-        for t_at in (0..t.t_len).step_by(tile as usize) {
-            for p_at in (0..t.p_len).step_by(SLICE as usize) {
-                items.push(Task {
-                    t_off: t.t_off + t_at,
-                    t_len: tile.min(t.t_len - t_at),
-                    p_off: t.p_off + p_at,
-                    p_len: SLICE.min(t.p_len - p_at),
-                });
-            }
-        }
-    }
-    items
+/// The pairs the leaves found: their [`FOUND`] counters in `control`, summed.
+fn found(control: &[u32]) -> u64 {
+    control[16..]
+        .chunks_exact(2)
+        .map(|c| u64::from(c[0]) | u64::from(c[1]) << 32)
+        .sum()
 }
 
 /// Bind group entries for `bound`, each buffer whole at its binding.

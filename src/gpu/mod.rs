@@ -4,13 +4,15 @@
 //! chunks, blocks and layouts); every matching of a table side against a probe side is
 //! handed to a [`Gpu`] ([`crate::join::Pairs`]), which counts the pairs of words that share
 //! no bit. On the GPU the matching is the join's split, breadth-first: each level takes a
-//! queue of tasks (a table span against a probe span), one workgroup a task, that picks a
-//! diagonal from samples of both spans, partitions the table span on it and compacts the
-//! probe words without it (`split.wgsl`); a task whose table span is at most a tile (or that
-//! no diagonal splits) goes to the leaves, where a workgroup holds a tile of table words in
-//! workgroup memory and counts a slice of probe words against it (`leaf.wgsl`). Counts are
-//! per-workgroup `u32` partials, each at most a tile times a slice, summed here in `u128`.
-//! `docs/gpu.md` gives the design and its limits.
+//! list of tasks (a table span against a probe span) that picked a diagonal from samples of
+//! both spans, partitions the table spans on it and compacts the probe words without it, a
+//! workgroup a slice, then writes the next level's list, a workgroup a task (`split.wgsl`),
+//! many levels to a submission with the GPU writing each dispatch's size; a task whose table
+//! span is at most a tile (or that no diagonal splits) goes to the leaves, where a workgroup
+//! holds a tile of table words in workgroup memory and counts a slice of probe words against
+//! it (`leaf.wgsl`). Counts are per-workgroup `u32` partials, each at most a tile times a
+//! slice, added on the GPU to two-word counters and summed here. `docs/gpu.md` gives the
+//! design and its limits.
 //!
 //! Nothing of this module is imported by the join: it stands on [`crate::join::Pairs`].
 
@@ -183,14 +185,15 @@ impl Sizes {
         })
     }
 
-    /// Workgroup memory the split shader declares: two tables of 64 counts and six words.
+    /// Workgroup memory the split shader declares: two tables of 64 counts, ten words and
+    /// two tasks.
     fn split_bytes() -> u32 {
-        2 * 64 * 4 + 6 * 4
+        2 * 64 * 4 + 10 * 4 + 2 * 16
     }
 
-    /// Workgroup memory the leaf shader declares: its tile and its counter.
+    /// Workgroup memory the leaf shader declares: its tile and two words.
     pub fn leaf_bytes(&self) -> u32 {
-        self.tile * 8 + 4
+        self.tile * 8 + 8
     }
 }
 
@@ -415,21 +418,4 @@ fn buffer(device: &wgpu::Device, bytes: u64, usage: wgpu::BufferUsages) -> wgpu:
         usage,
         mapped_at_creation: false,
     })
-}
-
-/// A uniform buffer holding `words`. Made mapped and filled here rather than by
-/// `create_buffer_init`, which panics where the device is lost: the buffer is then left
-/// unfilled, and the device's error handlers have the error.
-fn uniform(device: &wgpu::Device, words: [u32; 4]) -> wgpu::Buffer {
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: 16,
-        usage: wgpu::BufferUsages::UNIFORM,
-        mapped_at_creation: true,
-    });
-    if let Ok(mut range) = buffer.slice(..).get_mapped_range_mut() {
-        range.copy_from_slice(bytemuck::cast_slice(&words));
-    }
-    buffer.unmap();
-    buffer
 }

@@ -1825,11 +1825,17 @@ fn merge_partial_fits_100_columns_on_a_terminal() {
     }
     let (row, _) = succeeds(&["merge", "--partial", &at("a")]);
     let header = row.lines().next().unwrap();
-    assert!(header.contains(" method ") && header.ends_with("missing"), "{row}");
+    assert!(
+        header.contains(" method ") && header.ends_with("missing"),
+        "{row}"
+    );
     assert!(row.trim_end().ends_with(missing), "{row}");
     let (v, _) = json(&["merge", "--partial", "--format", "json", &at("a")]);
     assert_eq!(v["missing"], missing);
-    assert_eq!((&v["shards"], &v["parts_merged"].is_u64()), (&40.into(), &true));
+    assert_eq!(
+        (&v["shards"], &v["parts_merged"].is_u64()),
+        (&40.into(), &true)
+    );
 }
 
 /// The lines a terminal `width` columns wide shows once `text` is written to it: characters

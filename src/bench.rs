@@ -63,7 +63,7 @@ const fn join(n: u32) -> Case {
 
 impl Workload {
     /// The benchmark: about a minute of wall time on an idle machine of two cores, two and
-    /// a half where it is shared (measured: results/README.md).
+    /// a half where it is shared (results/zen3/2026-11-25-bench-and-first-solutions/).
     pub const V1: Workload = Workload {
         name: "v1",
         cases: &[search(16), search(17), join(17), join(18), join(19)],

@@ -108,8 +108,9 @@ impl Kernel {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
-    /// `join` where it is faster (n = 10 to 27) and at 28, where the search cannot finish;
-    /// `search` otherwise (measured: results/README.md).
+    /// `join` where it is faster (n = 10 to 27, results/zen4/2026-11-22-vertical-cut-join/)
+    /// and at 28, where the search cannot finish (results/zen3/2026-11-26-search-bound/);
+    /// `search` otherwise.
     #[default]
     Auto,
     /// Backtracking to the leaves, in the counting loop the kernel picks.

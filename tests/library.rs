@@ -356,12 +356,11 @@ fn every_error() -> Vec<Error> {
     errors.into()
 }
 
-/// Every variant of `FileError` (the path's name is the caller's: the binary passes its flag).
+/// Every variant of `FileError` (none names a flag: the binary adds the one a path came with).
 fn every_file_error() -> Vec<FileError> {
     let path = || PathBuf::from("shards/0.json");
     let files = [
         FileError::Unusable {
-            flag: "the output",
             path: path(),
             why: "a directory".into(),
         },
@@ -498,7 +497,18 @@ fn library_errors_name_values_never_flags() {
         .map(ToString::to_string)
         .chain(files.iter().map(ToString::to_string))
         .chain(merges.iter().map(ToString::to_string));
-    for text in texts {
+    // As the checks of a path to write give them, too.
+    let dir = tempfile::tempdir().unwrap();
+    let given = dir.path().join("sub/");
+    let refused = [
+        nqueens_engine::run::file_to_write(&given).unwrap_err(),
+        nqueens_engine::run::Output::create(dir.path())
+            .err()
+            .unwrap(),
+    ];
+    assert!(refused.iter().all(FileError::is_usage), "{refused:?}");
+    let refused = refused.iter().map(ToString::to_string);
+    for text in texts.chain(refused) {
         assert!(!text.contains("--"), "{text}");
     }
     // The size of a memory budget is said in binary units.

@@ -22,8 +22,8 @@ use crate::types::{
 
 /// The boards `auto` joins: from n = 10, where the join starts to beat the search, up to
 /// [`join::MAX_CUT_N`]. The join's lead grows with n, and at n = 28 the search's parts
-/// take hours each. Below 10 both take well under a millisecond (measured:
-/// results/README.md).
+/// take hours each. Below 10 both take well under a millisecond
+/// (results/zen4/2026-11-22-vertical-cut-join/).
 pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 10..=join::MAX_CUT_N;
 
 /// A thread's share of a join's memory below which the pieces get the most of it
@@ -326,7 +326,7 @@ impl Plan {
     /// the pieces the last quarter. A smaller share makes a thread no faster, while the
     /// pieces it takes from the others are enumerated again and again: a chunk of
     /// `join::THREAD_FLOOR` bytes counts as fast where the pieces leave it that much
-    /// (measured: results/README.md). There a thread gets a quarter of its fair share, at
+    /// (results/xeon/2026-11-27-small-share/). There a thread gets a quarter of its fair share, at
     /// least the floor, and the pieces the rest. Memory only decides how a part is counted,
     /// never the plan.
     pub fn split_memory(free: usize, threads: usize) -> (usize, usize) {
@@ -632,7 +632,7 @@ fn binomial(n: u32, k: u32) -> u64 {
 /// hours on a thread from n = 24; cut so, `estimate` ends within seconds of its bound. Up
 /// to n = 20 at the default depth no subproblem has more. Smaller subtrees would stop
 /// sooner but leave the lanes running part empty, so counts, which read no flag, never
-/// cut (measured: results/README.md).
+/// cut (results/zen3/2026-11-26-search-bound/).
 pub const ABANDON_ROWS: usize = 18;
 
 /// Counts one subproblem of the search, abandoned once `stop` is set: with a flag that can

@@ -58,6 +58,28 @@ impl From<FileError> for Failure {
     }
 }
 
+/// A file error about a path given with `flag`, as the command line says it: a path that
+/// cannot serve is named with its flag (`--output x/: names a directory, ...`).
+pub fn flagged_file(e: &FileError, flag: &str) -> String {
+    match e {
+        FileError::Unusable { .. } => format!("{flag} {e}"),
+        _ => e.to_string(),
+    }
+}
+
+impl Failure {
+    /// [`Failure::from`] a file error about a path given with `flag`, its message
+    /// [`flagged_file`].
+    pub fn file(e: FileError, flag: &str) -> Failure {
+        let text = anyhow::anyhow!("{}", flagged_file(&e, flag));
+        if e.is_usage() {
+            Failure::Usage(text)
+        } else {
+            Failure::Failed(text)
+        }
+    }
+}
+
 impl From<Error> for Failure {
     /// A library error, with the flag that gave its value: the input's fault (exit 2)
     /// unless the threads could not start or the count was stopped.
@@ -481,6 +503,7 @@ fn write_shard(
                 },
             },
         };
+        let e = flagged_file(&e, "--output");
         return Err(Failure::Failed(anyhow::anyhow!("{e}; {kept}")));
     }
     let _ = writeln!(
@@ -513,7 +536,8 @@ fn write_rescued(
     let dest = output.path().to_path_buf();
     if let Err(e) = result.write(output).and_then(|written| written.publish()) {
         return Err(Failure::Failed(anyhow::anyhow!(
-            "{e}; the shard's counts stay in {}: run the same command again to write {} from them without counting again",
+            "{}; the shard's counts stay in {}: run the same command again to write {} from them without counting again",
+            flagged_file(&e, "--output"),
             file.display(),
             dest.display()
         )));

@@ -4,7 +4,7 @@
 # table, then random keys of n = 24..27 on the GPU alone against all CPU threads, equal key
 # by key and timed, then short estimates. Every row is appended to $OUT/gpu.csv as it is
 # measured. Needs the release binary built with `--features gpu` (NQUEENS, default
-# target/release/nqueens) and the gpu_work example.
+# target/release/nqueens) and the gpu_work instrument.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DEADLINE_S=${DEADLINE_S:-230}
@@ -33,7 +33,7 @@ done
 # Keys: the GPU alone against the CPU join, key by key (gpu_work checks that they agree).
 for n in 24 25 26 27; do
   [ "$(left)" -gt 30 ] || break
-  timeout "$(left)" target/release/examples/gpu_work "$n" 16 2>/dev/null \
+  timeout "$(left)" target/release/gpu_work "$n" 16 2>/dev/null \
     | while read -r line; do row "keys,$n,work,\"$line\","; done
 done
 for n in 22 27; do

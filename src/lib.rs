@@ -145,7 +145,7 @@ pub mod types;
 
 pub use run::plan::Plan;
 
-/// The join's own counters and a part's key, for the measuring tools in `examples/`
+/// The join's own counters and a part's key, for the measuring tools in `scripts/instruments`
 /// (`--features instruments`). They follow the code, with no promise of stability.
 #[cfg(feature = "instruments")]
 pub mod instruments {

@@ -1,7 +1,10 @@
 //! The library without the command line: a crate that depends on nqueens-engine with
-//! `default-features = false` builds none of the binary's crates.
+//! `default-features = false` builds none of the binary's crates, and the examples in
+//! `examples/` run without a feature (`examples.rs`).
 
 use std::process::Command;
+
+mod examples;
 
 /// The crates of nqueens-engine' normal dependency tree, with `extra` flags to `cargo tree`.
 fn tree(extra: &[&str]) -> Vec<String> {

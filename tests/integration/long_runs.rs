@@ -3171,7 +3171,7 @@ fn a_live_writers_temporary_file_cannot_be_an_output_nor_is_another_file_there_r
     assert_eq!(std::fs::read_to_string(dir.join(&held[0])).unwrap(), "mine");
 }
 
-/// A sample of `scripts/mutate.sh`'s file trials (`examples/mutate/files.rs`): rescue files
+/// A sample of `scripts/mutate.sh`'s file trials (`tests/mutate/files.rs`): rescue files
 /// planted by another user or as links, and `ulimit -f` limits; `scripts/mutate.sh N SEED
 /// files` runs many more.
 #[test]

@@ -20,8 +20,9 @@ mod reference;
 mod scaling_script;
 mod solve;
 
-// The file trials the `mutate` instrument runs by the thousand; `long_runs` runs a sample.
-#[path = "../../examples/mutate/files.rs"]
+// The file trials the `mutate` instrument (scripts/instruments) runs by the thousand;
+// `long_runs` runs a sample.
+#[path = "../mutate/files.rs"]
 mod file_trials;
-#[path = "../../examples/mutate/trials.rs"]
+#[path = "../mutate/trials.rs"]
 mod trials;

@@ -1,7 +1,7 @@
 //! Random mutations of a checkpoint, each resumed as `nqueens count --checkpoint` resumes it:
 //! the file opened for the same plan ([`Checkpoint::open`]), the parts it does not hold
-//! counted, and the sum checked. Shared by `examples/mutate.rs` (`scripts/mutate.sh N`) and
-//! the test suite's sample (`tests/integration/mutations.rs`), beside the shard trials (`trials.rs`),
+//! counted, and the sum checked. Shared by the `mutate` instrument (`scripts/mutate.sh N`) and
+//! the test suite's sample (`tests/mutations.rs`), beside the shard trials (`trials.rs`),
 //! whose random numbers and byte mutations these reuse.
 //!
 //! A **mutation** changes the file's bytes as an accident or a careless edit would (a bit

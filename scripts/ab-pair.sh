@@ -5,7 +5,7 @@
 # differ; the swap evens out a core's own speed. Needs two cores and `taskset`.
 #
 # Usage: scripts/ab-pair.sh ROUNDS A B -- ARGS...
-#   e.g. scripts/ab-pair.sh 3 /tmp/time_keys-old target/release/examples/time_keys -- 27 1 5 avx2
+#   e.g. scripts/ab-pair.sh 3 /tmp/time_keys-old target/release/time_keys -- 27 1 5 avx2
 set -euo pipefail
 [ $# -ge 4 ] && [ "$4" = "--" ] || { sed -n 2,8p "$0"; exit 2; }
 rounds=$1 a=$2 b=$3

@@ -4,7 +4,7 @@
 # the least of the runs: on a machine shared with other work, the fairer measure of the code.
 #
 # Usage: scripts/ab-time.sh RUNS A B -- ARGS...
-#   e.g. scripts/ab-time.sh 3 /tmp/time_keys-old target/release/examples/time_keys -- 22 60 7 avx2
+#   e.g. scripts/ab-time.sh 3 /tmp/time_keys-old target/release/time_keys -- 22 60 7 avx2
 set -euo pipefail
 [ $# -ge 4 ] && [ "$4" = "--" ] || { sed -n 2,7p "$0"; exit 2; }
 runs=$1 a=$2 b=$3

@@ -7,8 +7,8 @@
 # line per copy goes to $OUT/contended.txt: NAME,COPIES,ROUND,COPY,<time_keys line>.
 #
 # Usage: OUT=DIR [DEADLINE_S=290] [N=27] [SEED=5] scripts/device-contended.sh NAME=TIME_KEYS_BIN...
-#   each TIME_KEYS_BIN a release build of examples/time_keys (`--features instruments`, no
-#   -C target-cpu).
+#   each TIME_KEYS_BIN a release build of time_keys (scripts/instruments, `--features
+#   instruments`, no -C target-cpu).
 set -uo pipefail
 out=${OUT:?OUT=DIR}
 mkdir -p "$out"

@@ -8,8 +8,8 @@ machine=${MACHINE:-$(hostname -s)}
 keys=${KEYS:-3}
 out="results/$machine/$(date -u +%F)-gpu-work"
 mkdir -p "$out"
-cargo build --release --features gpu,instruments --example gpu_work
+cargo build --release -p nqueens-instruments --features gpu,instruments --bin gpu_work
 echo "n,key,cpu_tested,gpu_tested,min_workgroups,max_workgroups,fewest_dispatch,matchings,submissions,dispatches,idle,depth,moved,visits,restarts,tile,workgroup_bytes" > "$out/work.csv"
 for n in 18 19 20 21 22 23; do
-  target/release/examples/gpu_work "$n" "$keys" 2>/dev/null | tee -a "$out/work.csv"
+  target/release/gpu_work "$n" "$keys" 2>/dev/null | tee -a "$out/work.csv"
 done

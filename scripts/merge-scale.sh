@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # merge at the scale of a plan (issue 30): K real shard results of a small board (default
 # 176,871, as many as n = 22's join plan has parts: n = 14 searched at split depth 6 with no
-# symmetry, 241,484 parts) made by examples/make_shards.rs, then merged as a folder, as a
+# symmetry, 241,484 parts) made by the make_shards instrument, then merged as a folder, as a
 # --list file and with --partial after a few are removed, each under /usr/bin/time -v.
 # Appends one row per merge to OUT_CSV (its header written when it is new): machine, commit,
 # files, how they were given, wall seconds, user and system CPU seconds, peak memory, the total.
@@ -20,8 +20,8 @@ csv=${3:-$(results_dir merge-scale)/merge-scale.csv}
 mkdir -p "$(dirname "$csv")"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cargo build --release --quiet --manifest-path "$root/Cargo.toml" --example make_shards
-"$(target_dir)/release/examples/make_shards" 14 6 none "$k" "$work/shards" >&2
+cargo build --release --quiet --manifest-path "$root/Cargo.toml" -p nqueens-instruments --bin make_shards
+"$(target_dir)/release/make_shards" 14 6 none "$k" "$work/shards" >&2
 [ -f "$csv" ] || echo "cpu_model,logical_cpus,commit,files,given_as,threads,wall_s,user_s,sys_s,max_rss_kb,shards_merged,solutions" >"$csv"
 
 # One merge under /usr/bin/time -v: a CSV row.

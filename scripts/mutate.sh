@@ -3,8 +3,8 @@
 # --quorum 2 beside a genuine run, random mutations of a checkpoint, each resumed for its
 # plan, and random attacks on the files a shard run writes (rescue files planted by another
 # user or as links, `ulimit -f` limits), each run through the nqueens binary, and the verdicts
-# checked (examples/mutate.rs, examples/mutate/trials.rs, examples/mutate/checkpoints.rs and
-# examples/mutate/files.rs; the test suite runs 224, 260 and 24 of them). Writes the verdicts
+# checked (the `mutate` instrument in scripts/instruments, with tests/mutate/trials.rs,
+# checkpoints.rs and files.rs; the test suite runs 224, 260 and 24 of them). Writes the verdicts
 # by kind to mutations.csv (shards), checkpoint-mutations.csv and file-mutations.csv, and a
 # README naming the machine, the command and the commit, in a new folder
 # results/<machine>/<date>-mutations/ (<date>-checkpoint-mutations/ or <date>-file-mutations/
@@ -16,7 +16,7 @@
 #
 #   scripts/mutate.sh [N] [SEED] [shards|checkpoints|files|both|all]   # defaults: 10000, 71, both
 set -euo pipefail
-# This script runs the example, not the nqueens binary: lib.sh need not build a release.
+# This script runs the instrument, not the nqueens binary: lib.sh need not build a release.
 NQUEENS_BIN=${NQUEENS_BIN:-unused}
 . "$(dirname "$0")/lib.sh"
 trials=${1:-10000}
@@ -30,8 +30,9 @@ case $set in
 esac
 dir=${OUT_DIR:-$(results_dir "$topic")}
 mkdir -p "$dir"
-# The file trials run the binary built beside the example (dev profile).
-cargo build --quiet --manifest-path "$root/Cargo.toml" --example mutate --bin nqueens
+# The file trials run the binary built beside the instrument (dev profile).
+cargo build --quiet --manifest-path "$root/Cargo.toml" -p nqueens-instruments --bin mutate
+cargo build --quiet --manifest-path "$root/Cargo.toml" --bin nqueens
 status=0
 start=$(now)
 : >"$dir/failures.txt"
@@ -45,7 +46,7 @@ for one in shards checkpoints files; do
     checkpoints) csv=checkpoint-mutations.csv ;;
     files) csv=file-mutations.csv ;;
   esac
-  "$(target_dir)/debug/examples/mutate" "$trials" "$seed" "$one" >"$dir/$csv" 2>>"$dir/failures.txt" || status=$?
+  "$(target_dir)/debug/mutate" "$trials" "$seed" "$one" >"$dir/$csv" 2>>"$dir/failures.txt" || status=$?
 done
 seconds=$(elapsed "$start" "$(now)")
 [ -s "$dir/failures.txt" ] || rm -f "$dir/failures.txt"
@@ -73,7 +74,7 @@ README
   fi
   cat <<README
 - **Machine.** $(hostname -s 2>/dev/null || uname -n): $cpu_model, $cpus logical CPUs.
-- **Command.** \`scripts/mutate.sh $trials $seed $set\` (examples/mutate.rs in the dev profile), $seconds s.
+- **Command.** \`scripts/mutate.sh $trials $seed $set\` (the \`mutate\` instrument in the dev profile), $seconds s.
 - **Commit.** $commit.
 README
   if [ "$set" = shards ] || [ "$set" = both ] || [ "$set" = all ]; then

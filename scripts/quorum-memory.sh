@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # merge --quorum's memory against the number of slicings: shard 0 of each slicing of a plan
 # from A to B shards (default n = 19 searched at split depth 2 in full symmetry, slicings 1
-# to 4000), made by examples/make_shards.rs, then merged with `merge --quorum 1 --partial` as
+# to 4000), made by the make_shards instrument, then merged with `merge --quorum 1 --partial` as
 # a folder under /usr/bin/time -v. Each slicing is a deal of the plan that the quorum checks
 # its file against: memory that grows with the slicings, not with the parts, is what this
 # measures. Appends a row to OUT_CSV (its header written when it is new): machine, commit,
@@ -23,8 +23,8 @@ mkdir -p "$(dirname "$csv")"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The dev profile optimises our code (Cargo.toml): the files are made without a release build.
-cargo build --quiet --manifest-path "$root/Cargo.toml" --example make_shards
-"$(target_dir)/debug/examples/make_shards" "$n" "$depth" full "$slicings" "$work/shards" >&2
+cargo build --quiet --manifest-path "$root/Cargo.toml" -p nqueens-instruments --bin make_shards
+"$(target_dir)/debug/make_shards" "$n" "$depth" full "$slicings" "$work/shards" >&2
 files=$(find "$work/shards" -name '*.json' | wc -l)
 [ -f "$csv" ] || echo "cpu_model,logical_cpus,commit,binary,files,wall_s,user_s,sys_s,max_rss_kb,parts,parts_agreed" >"$csv"
 out=$(/usr/bin/time -v "$bin" merge --quorum 1 --partial --format json "$work/shards" 2>"$work/time.txt")

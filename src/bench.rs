@@ -63,7 +63,7 @@ const fn join(n: u32) -> Case {
 
 impl Workload {
     /// The benchmark: about a minute of wall time on an idle machine of two cores, two and
-    /// a half where it is shared (measured: results/README.md).
+    /// a half where it is shared (results/zen3/2026-11-25-bench-and-first-solutions/).
     pub const V1: Workload = Workload {
         name: "v1",
         cases: &[search(16), search(17), join(17), join(18), join(19)],
@@ -98,16 +98,39 @@ impl Case {
     /// Counts the board on `threads` threads of a pool of its own with `kernel`: the whole
     /// count, planning included, as `count` times it.
     pub fn count(self, threads: usize, kernel: Kernel) -> Result<Counts, Error> {
-        let engine = Engine::new(&Options {
+        // Planning too runs on the engine's threads, never on rayon's global pool.
+        self.engine(threads, kernel)?.count(self.n)
+    }
+
+    /// [`Case::count`] with the join's keys counted on `gpu` too (a [`crate::Pairs`]), or
+    /// on it alone where `only` ([`crate::Run::on_gpu`]): the counts, and how many parts it
+    /// counted.
+    pub fn count_on(
+        self,
+        threads: usize,
+        kernel: Kernel,
+        (gpu, only): (&dyn crate::join::Pairs, bool),
+    ) -> Result<(Counts, u64), Error> {
+        let start = std::time::Instant::now();
+        let engine = self.engine(threads, kernel)?;
+        let plan = engine.plan(self.n)?;
+        let outcome = crate::Run::new(&plan)
+            .started(start)
+            .on_gpu(gpu, only)
+            .execute(&engine);
+        Ok((outcome.counts(&plan), outcome.gpu_parts))
+    }
+
+    /// The engine a count of this case runs on.
+    fn engine(self, threads: usize, kernel: Kernel) -> Result<Engine, Error> {
+        Engine::new(&Options {
             threads: Some(NonZeroUsize::new(threads).unwrap_or(NonZeroUsize::MIN)),
             split_depth: None,
             symmetry: crate::Symmetry::Full,
             kernel,
             method: self.method,
             memory: DEFAULT_MEMORY,
-        })?;
-        // Planning too runs on the engine's threads, never on rayon's global pool.
-        engine.count(self.n)
+        })
     }
 }
 
@@ -279,7 +302,7 @@ mod tests {
             for case in Workload::TINY.cases {
                 let c = case.count(t, Kernel::Auto).unwrap();
                 assert_eq!(c.method, case.method);
-                assert_eq!(c.threads, t);
+                assert_eq!(c.threads, Some(t));
                 assert_eq!(
                     Some(c.solutions),
                     crate::published::all(case.n),

@@ -145,7 +145,7 @@ pub mod types;
 
 pub use run::plan::Plan;
 
-/// The join's own counters and a part's key, for the measuring tools in `examples/`
+/// The join's own counters and a part's key, for the measuring tools in `scripts/instruments`
 /// (`--features instruments`). They follow the code, with no promise of stability.
 #[cfg(feature = "instruments")]
 pub mod instruments {
@@ -165,8 +165,8 @@ pub mod instruments {
 pub use join::Pairs;
 pub use run::{Engine, Observer, Outcome, Run};
 pub use types::{
-    Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, Kernel, MAX_N, Method, Options, Symmetry,
-    Tally,
+    Counts, DEFAULT_MEMORY, DEFAULT_SPLIT_DEPTH, Error, Kernel, Loops, MAX_N, Method, Options,
+    Symmetry, Tally,
 };
 
 /// Counts the solutions of the `n`-queens problem, for every `n` from 0 to [`MAX_N`]: the

@@ -108,8 +108,9 @@ impl Kernel {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
-    /// `join` where it is faster (n = 10 to 27) and at 28, where the search cannot finish;
-    /// `search` otherwise (measured: results/README.md).
+    /// `join` where it is faster (n = 10 to 27, results/zen4/2026-11-22-vertical-cut-join/)
+    /// and at 28, where the search cannot finish (results/zen3/2026-11-26-search-bound/);
+    /// `search` otherwise.
     #[default]
     Auto,
     /// Backtracking to the leaves, in the counting loop the kernel picks.
@@ -312,13 +313,14 @@ pub struct Counts {
     pub unique: Option<u128>,
     /// How the board was counted: `search` or `join` (`auto` resolved for the board).
     pub method: Method,
-    /// The counting loop that ran, resolved for the CPU: `scalar`, `avx2` or `avx512` (the
-    /// join's matcher follows it too). `None` only where shards counted with different loops
-    /// were merged (`"mixed"` in JSON).
-    #[serde(serialize_with = "kernel_or_mixed")]
-    pub kernel: Option<Kernel>,
-    /// Worker threads used (1 where a search at split depth 0 ran on one thread).
-    pub threads: usize,
+    /// The counting loop that made the counts, resolved for the CPU: `scalar`, `avx2` or
+    /// `avx512` (the join's matcher follows it too); `"mixed"` in JSON where shards counted
+    /// with different loops were merged, `null` where this run counted no part (see
+    /// [`Loops`]).
+    pub kernel: Loops,
+    /// Worker threads this run counted on (1 where a search at split depth 0 ran on one
+    /// thread); `None` (`null` in JSON) where it counted no part.
+    pub threads: Option<usize>,
     /// Rows placed before the search's split; `None` (`null` in JSON) where the join ran,
     /// which cuts the board into its keys at any depth.
     pub split_depth: Option<usize>,
@@ -347,9 +349,49 @@ pub fn kernel_name(kernel: Option<Kernel>) -> &'static str {
     kernel.map_or("mixed", Kernel::name)
 }
 
-/// Serializes a kernel as its name, or `mixed` ([`kernel_name`]).
-fn kernel_or_mixed<S: serde::Serializer>(kernel: &Option<Kernel>, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(kernel_name(*kernel))
+/// Which counting loop made a result's counts ([`Counts::kernel`]).
+///
+/// A checkpoint's records hold counts, not the loop or threads that made them, so a run
+/// that only resumes finished parts names neither: it says it counted nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Loops {
+    /// Every part this run counted ran this loop (resolved for the CPU, never `Auto`).
+    One(Kernel),
+    /// Shards counted with different loops were merged.
+    Mixed,
+    /// This run counted no part: every one came from a checkpoint.
+    Resumed,
+}
+
+impl Loops {
+    /// The loop's name, `mixed`, or `None` where this run counted nothing.
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Loops::One(kernel) => Some(kernel.name()),
+            Loops::Mixed => Some("mixed"),
+            Loops::Resumed => None,
+        }
+    }
+}
+
+impl From<Kernel> for Loops {
+    fn from(kernel: Kernel) -> Loops {
+        Loops::One(kernel)
+    }
+}
+
+/// `None` stands for shards counted with different loops ([`kernel_name`]'s `mixed`).
+impl From<Option<Kernel>> for Loops {
+    fn from(kernel: Option<Kernel>) -> Loops {
+        kernel.map_or(Loops::Mixed, Loops::One)
+    }
+}
+
+/// The loop's name, `"mixed"`, or `null` where this run counted nothing.
+impl Serialize for Loops {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.name().serialize(s)
+    }
 }
 
 /// Why a count could not be made. The messages name values in the library's terms (a split

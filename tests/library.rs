@@ -1,7 +1,10 @@
 //! The library without the command line: a crate that depends on nqueens-engine with
-//! `default-features = false` builds none of the binary's crates.
+//! `default-features = false` builds none of the binary's crates, and the examples in
+//! `examples/` run without a feature (`examples.rs`).
 
 use std::process::Command;
+
+mod examples;
 
 /// The crates of nqueens-engine' normal dependency tree, with `extra` flags to `cargo tree`.
 fn tree(extra: &[&str]) -> Vec<String> {
@@ -96,8 +99,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use nqueens_engine::run::FileError;
 use nqueens_engine::run::shard::{Disagreement, MergeError, Shard};
 use nqueens_engine::{
-    Engine, Error, Kernel, Method, Observer, Options, Run, Tally, count, published,
+    Engine, Error, Kernel, Loops, Method, Observer, Options, Run, Tally, count, published,
 };
+use serde_json::json;
 
 /// A loop over every board counts each one with the default options: the default split
 /// depth is at most the board's size.
@@ -172,7 +176,46 @@ fn an_outcome_names_the_loop_that_counted_it() {
     let plan = engine.plan(11).unwrap();
     let counts = Run::new(&plan).execute(&engine).counts(&plan);
     assert_eq!(counts.solutions, 2680);
-    assert_eq!(counts.kernel, Some(Kernel::Scalar));
+    assert_eq!(counts.kernel, Loops::One(Kernel::Scalar));
+    assert_eq!(counts.threads, Some(engine.threads()));
+}
+
+/// A run that resumes every part names no loop or threads (a checkpoint's records do not
+/// say what counted them); one that counts any part names its own.
+#[test]
+fn a_resumed_run_names_only_the_loop_and_threads_it_counted_with() {
+    let two = Engine::new(&Options {
+        threads: NonZeroUsize::new(2),
+        ..Options::default()
+    })
+    .unwrap();
+    let plan = two.plan(12).unwrap();
+    let each = Run::new(&plan).keep_each().execute(&two).each;
+    assert_eq!(each.len(), plan.len());
+    let one = Engine::new(&Options {
+        threads: NonZeroUsize::new(1),
+        kernel: Kernel::Scalar,
+        ..Options::default()
+    })
+    .unwrap();
+    let done: std::collections::HashMap<usize, Tally> = each.into_iter().collect();
+    let all = Run::new(&plan).resume(done.clone()).execute(&one);
+    let counts = all.counts(&plan);
+    assert_eq!(counts.solutions, 14200);
+    assert_eq!((counts.kernel, counts.threads), (Loops::Resumed, None));
+    let json = serde_json::to_value(counts).unwrap();
+    assert_eq!(
+        (&json["kernel"], &json["threads"]),
+        (&json!(null), &json!(null))
+    );
+    let mut most = done;
+    most.remove(&0);
+    let rest = Run::new(&plan).resume(most).execute(&one).counts(&plan);
+    assert_eq!(rest.solutions, 14200);
+    assert_eq!(
+        (rest.kernel, rest.threads),
+        (Loops::One(Kernel::Scalar), Some(1))
+    );
 }
 
 /// Sets its flag once `after` parts have finished.
@@ -316,12 +359,11 @@ fn every_error() -> Vec<Error> {
     errors.into()
 }
 
-/// Every variant of `FileError` (the path's name is the caller's: the binary passes its flag).
+/// Every variant of `FileError` (none names a flag: the binary adds the one a path came with).
 fn every_file_error() -> Vec<FileError> {
     let path = || PathBuf::from("shards/0.json");
     let files = [
         FileError::Unusable {
-            flag: "the output",
             path: path(),
             why: "a directory".into(),
         },
@@ -458,7 +500,18 @@ fn library_errors_name_values_never_flags() {
         .map(ToString::to_string)
         .chain(files.iter().map(ToString::to_string))
         .chain(merges.iter().map(ToString::to_string));
-    for text in texts {
+    // As the checks of a path to write give them, too.
+    let dir = tempfile::tempdir().unwrap();
+    let given = dir.path().join("sub/");
+    let refused = [
+        nqueens_engine::run::file_to_write(&given).unwrap_err(),
+        nqueens_engine::run::Output::create(dir.path())
+            .err()
+            .unwrap(),
+    ];
+    assert!(refused.iter().all(FileError::is_usage), "{refused:?}");
+    let refused = refused.iter().map(ToString::to_string);
+    for text in texts.chain(refused) {
         assert!(!text.contains("--"), "{text}");
     }
     // The size of a memory budget is said in binary units.

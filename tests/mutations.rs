@@ -1,12 +1,13 @@
-//! A sample of `examples/mutate.rs`'s trials: random mutations and forgeries of a shard set,
-//! merged alone, with a full audit and under a quorum of two runs, and random mutations of a
-//! checkpoint, resumed. No merge may give a wrong total after a mutation; none with an audit
-//! or a quorum after a forgery; the quorum names every forged part. No resume may give a
-//! wrong total after a mutation. `scripts/mutate.sh 10000` runs many more.
+//! A sample of the `mutate` instrument's trials (`tests/mutate/`): random mutations and
+//! forgeries of a shard set, merged alone, with a full audit and under a quorum of two runs,
+//! and random mutations of a checkpoint, resumed. No merge may give a wrong total after a
+//! mutation; none with an audit or a quorum after a forgery; the quorum names every forged
+//! part. No resume may give a wrong total after a mutation. `scripts/mutate.sh 10000` runs
+//! many more.
 
-#[path = "../examples/mutate/checkpoints.rs"]
+#[path = "mutate/checkpoints.rs"]
 mod checkpoints;
-#[path = "../examples/mutate/trials.rs"]
+#[path = "mutate/trials.rs"]
 mod trials;
 
 #[test]

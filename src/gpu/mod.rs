@@ -16,7 +16,7 @@
 //!
 //! Nothing of this module is imported by the join: it stands on [`crate::join::Pairs`].
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 mod descent;
 
@@ -67,6 +67,15 @@ pub enum GpuError {
         /// The adapter's name.
         name: String,
         /// wgpu's message.
+        why: String,
+    },
+    /// The device failed while it counted (lost, or it refused a call): nothing it counted
+    /// since the last good matching is a count.
+    #[error("GPU {name} failed: {why}")]
+    Failed {
+        /// The adapter's name.
+        name: String,
+        /// The device's message.
         why: String,
     },
 }
@@ -193,6 +202,22 @@ pub struct Gpu {
     adapter: Adapter,
     sizes: Sizes,
     inner: Mutex<descent::Device>,
+    /// The device's first error (uncaptured, lost, or a failed read-back), once there is
+    /// one: every matching from then on is refused.
+    fault: Fault,
+    /// The device, to lose it on purpose ([`Gpu::lose`]).
+    device: wgpu::Device,
+}
+
+/// Where a device's error handlers leave its first error.
+type Fault = Arc<Mutex<Option<String>>>;
+
+/// Keeps `why` in `fault` where it holds no error yet.
+fn note(fault: &Fault, why: String) {
+    fault
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert(why);
 }
 
 impl Gpu {
@@ -223,19 +248,72 @@ impl Gpu {
             required_features: wgpu::Features::empty(),
             required_limits: limits,
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
-            memory_hints: wgpu::MemoryHints::Performance,
+            memory_hints: memory_hints(options.buffer_bytes),
             trace: wgpu::Trace::Off,
         }))
         .map_err(|e| GpuError::Open {
             name: adapter.name.clone(),
             why: e.to_string(),
         })?;
-        let device = descent::Device::new(device, queue, sizes, options.buffer_bytes);
+        // wgpu's own handlers panic: these keep the error, and the count fails with it.
+        let fault: Fault = Arc::default();
+        let f = Arc::clone(&fault);
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| note(&f, e.to_string())));
+        let f = Arc::clone(&fault);
+        // A lost device explains the errors before it: its message replaces theirs.
+        device.set_device_lost_callback(move |reason, why| {
+            let mut fault = f.lock().unwrap_or_else(|e| e.into_inner());
+            *fault = Some(
+                format!("the device was lost ({reason:?}) {why}")
+                    .trim()
+                    .to_string(),
+            );
+        });
+        // The shaders compiled for these sizes: an error here refuses the adapter.
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let compiled = descent::Device::new(device.clone(), queue, sizes, options.buffer_bytes);
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Open {
+                name: adapter.name.clone(),
+                why: e.to_string(),
+            });
+        }
+        if let Some(why) = fault.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return Err(GpuError::Open {
+                name: adapter.name.clone(),
+                why,
+            });
+        }
         Ok(Gpu {
             adapter,
             sizes,
-            inner: Mutex::new(device),
+            inner: Mutex::new(compiled),
+            fault,
+            device,
         })
+    }
+
+    /// Loses the device on purpose, as a driver's reset would (`wgpu::Device::destroy`):
+    /// every matching after fails ([`GpuError::Failed`]). For tests of what a run does when
+    /// its GPU fails.
+    pub fn lose(&self) {
+        self.device.destroy();
+    }
+
+    /// The device's first error, where it had one: what it counted since is no count.
+    pub fn fault(&self) -> Option<GpuError> {
+        let fault = self.fault.lock().unwrap_or_else(|e| e.into_inner());
+        fault.as_ref().map(|why| GpuError::Failed {
+            name: self.adapter.name.clone(),
+            why: why.clone(),
+        })
+    }
+
+    /// The bytes of device memory its buffers hold now, blocks reserved and not yet used
+    /// included, where wgpu says (on a software adapter they are the host's memory).
+    pub fn reserved_bytes(&self) -> Option<u64> {
+        let report = self.device.generate_allocator_report()?;
+        Some(report.total_reserved_bytes)
     }
 
     /// The adapter this GPU is.
@@ -256,16 +334,54 @@ impl Gpu {
         std::mem::take(&mut d.work)
     }
 
-    /// The pairs of `a` and `b` words that share no bit, counted on the GPU.
-    pub fn count_disjoint(&self, a: &[u64], b: &[u64]) -> u64 {
+    /// The pairs of `a` and `b` words that share no bit, counted on the GPU; an error where
+    /// the device failed, in this matching or before ([`Gpu::fault`]).
+    pub fn count_disjoint(&self, a: &[u64], b: &[u64]) -> Result<u64, GpuError> {
+        let found = self.matched(a, b);
+        match self.fault() {
+            Some(e) => Err(e),
+            None => Ok(found),
+        }
+    }
+
+    /// The pairs the device counted, 0 once it has failed. A failure that surfaces as a
+    /// panic of the descent (a read-back the device did not map) is kept as the fault.
+    fn matched(&self, a: &[u64], b: &[u64]) -> u64 {
+        if self.fault().is_some() {
+            return 0;
+        }
         let mut d = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        d.disjoint(a, b)
+        let run = std::panic::AssertUnwindSafe(|| d.disjoint(a, b));
+        std::panic::catch_unwind(run).unwrap_or_else(|panic| {
+            let why = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("the descent stopped");
+            note(&self.fault, why.to_string());
+            0
+        })
     }
 }
 
 impl crate::join::Pairs for Gpu {
     fn disjoint(&self, table: &[u64], probe: &[u64]) -> u64 {
-        self.count_disjoint(table, probe)
+        self.matched(table, probe)
+    }
+
+    fn failed(&self) -> Option<String> {
+        self.fault().map(|e| e.to_string())
+    }
+}
+
+/// The blocks device memory is taken in for buffers of `buffer_bytes` in all: an eighth of
+/// them, from 4 MiB (the least wgpu takes) to 256 MiB. wgpu's own choice takes 128 MiB at
+/// least, which a small budget then passes (on a software adapter, in the host's memory);
+/// a buffer larger than a block gets memory of its own, of its size.
+fn memory_hints(buffer_bytes: u64) -> wgpu::MemoryHints {
+    let block = (buffer_bytes / 8).clamp(4 << 20, 256 << 20);
+    wgpu::MemoryHints::Manual {
+        suballocated_device_memory_block_size: block..block,
     }
 }
 

@@ -189,7 +189,7 @@ impl Matcher {
     /// buffer holds already) and a leaf's tables, but never less than `within.least` probe
     /// sides. [`room`] alone counts only the matching's own sides: a group of an even
     /// board's left words ([`Matcher::grouped`]) is matched with the whole chunks held,
-    /// which [`room`] alone would let pass the thread's budget (`tests/memory.rs`).
+    /// which [`room`] alone would let pass the thread's budget (`tests/memory/join.rs`).
     fn room(&self, within: Within, table: usize, probe: usize) -> usize {
         let aside = self.aside.capacity().max(table.max(probe) + 8);
         // A leaf's tables grow when the first leaf is filled, after the room is sized: a

@@ -107,6 +107,13 @@ use word::{Isa, Word, grows, held, hold, leaves, narrowed, resize_exact};
 pub trait Pairs: Sync {
     /// The pairs of `table` and `probe` words whose AND is zero.
     fn disjoint(&self, table: &[u64], probe: &[u64]) -> u64;
+
+    /// Why the matchings so far cannot be trusted, where they cannot (a device's error: a
+    /// GPU lost or refusing a call); once `Some`, a key counted through it is no count. By
+    /// default, never.
+    fn failed(&self) -> Option<String> {
+        None
+    }
 }
 
 /// How an `n`-board is cut: its left half (`h = n / 2` columns) into a top quadrant (rows

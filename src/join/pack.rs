@@ -1,20 +1,36 @@
-//! Keeping some of a vector's words, packed to the front and stored where a list of
-//! kept words ends: the step the half-boards' build (`halves.rs`), the matching's filter
-//! and partition (`matching.rs`) and an odd key's narrowing ([`narrow512`]) share.
-//! [`Pack`] (declared in `word.rs`, beside the words it packs) is that step in one ISA,
-//! implemented here: [`Wide`], eight words of AVX-512 packed by `vpcompressq` in a
-//! register (its memory form is slow on some CPUs), and [`Narrow`], four words of AVX2
-//! packed by a `vpermd` with indices from [`PACK`] (AVX2 has no compress); [`Wide32`] and
-//! [`Narrow32`] the same steps on the split's short words (32 bits: sixteen and eight a
-//! vector; `short.rs`). The filter and the partition are written once over
-//! it for both widths, the narrowing for full words ([`Tally`]), each with a
-//! `#[target_feature]` entry point per ISA; so are the split's sampling tally ([`tally_in`]:
-//! a vector of sampled words at a time, the same trait's loads and adds) and the count of
-//! the words that miss some bits that a side's sizes take ([`lacking_in`]).
+//! Keeping some of a vector's words: the words a test keeps are packed to the front of the
+//! vector and stored where a list of kept words ends. The half-boards' build (`halves.rs`),
+//! the matching's filter and partition (`matching.rs`) and an odd key's narrowing
+//! ([`narrow512`]) all take this step:
 //!
-//! Each store writes a whole vector at the end of the kept words, the next one overwriting
-//! past the ones it kept: so a list being filled needs room for one vector more than it
-//! can hold.
+//! ```text
+//! filter(from, bit, to):                                       (filter512, filter256)
+//!     for each vector w of from:
+//!         m = the words of w that lack bit                     (Pack::lacking)
+//!         store w's words in m packed at to[len..]; len += |m| (Pack::put)
+//!     the last few words a word at a time                      (word.rs's filter_words)
+//!
+//! partition(table, bit):                                       (partition512, partition256)
+//!     if the table is large: read it a block at a time from either end, and store each
+//!         vector's words without bit at the front, those with it at the back (two_ended)
+//!     else: keep the words without bit in place, those with it through aside, then
+//!         copy them back behind the others                     (through_aside)
+//! ```
+//!
+//! [`Pack`] (declared in `word.rs`, beside the words it packs) is that step in one ISA,
+//! and this module implements it: [`Wide`] packs eight words of AVX-512 by `vpcompressq`
+//! in a register (its memory form is slow on some CPUs), and [`Narrow`] packs four words
+//! of AVX2 by a `vpermd` with indices from [`PACK`] (AVX2 has no compress); [`Wide32`] and
+//! [`Narrow32`] take the same steps on the split's short words (32 bits: sixteen and eight
+//! a vector; `short.rs`). The filter and the partition are written once over it for both
+//! widths, the narrowing for full words ([`Tally`]), each with a `#[target_feature]`
+//! entry point per ISA; so are the split's sampling tally ([`tally_in`]: a vector of
+//! sampled words at a time, the same trait's loads and adds) and the count of the words
+//! that miss some bits, which a side's sizes take ([`lacking_in`]).
+//!
+//! Each store writes a whole vector at the end of the kept words, and the next one
+//! overwrites the words past the ones it kept: so a list being filled needs room for one
+//! vector more than it can hold.
 
 use std::arch::x86_64::*;
 

@@ -1,5 +1,26 @@
-//! The solutions that the seven symmetries other than the identity fix: with the total,
-//! Burnside's lemma gives the fundamental solutions.
+//! Full mode's symmetric part: the solutions that each of the seven symmetries other than
+//! the identity maps to itself are counted and summed. With the total, Burnside's lemma
+//! then gives the fundamental solutions: the total plus this sum is eight times their
+//! number.
+//!
+//! ```text
+//! fixed_by_symmetries(n):
+//!     for each symmetry g but the identity:
+//!         if g is the half turn: count it by the half turn's own search; next
+//!         for each column c of the first row, in parallel:
+//!             place (0, c) and every image of it under g; count the ways
+//!             to fill the lowest free row the same way, orbit by orbit
+//!     return the sum
+//!
+//! half_turn(n):
+//!     a queen (r, c) comes with (n - 1 - r, n - 1 - c): the top n / 2 rows decide the board
+//!     search those rows with bitmasks whose columns and diagonals are their own images
+//! ```
+//!
+//! A queen's whole orbit under `g` goes on the board at once ([`Fixed::place`]), so a
+//! board that `g` does not fix is never built. The half turn fixes most of these
+//! solutions, and its search (`Turned`) needs no orbit: each mask stays its own image.
+//! Both searches read their stop flag in the first [`STOP_ROWS`] rows only.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -2,6 +2,19 @@
 //! each solution 0, 1 or 2 times, so that the weights over the whole board sum to its
 //! solutions while the pairs of weight 0 (about half of them) are never matched.
 //!
+//! ```text
+//! weighed(key E, with its middle queen's row m on an odd board):
+//!     even board:
+//!         c = psi(E); a half-board's class is its top piece's  (psi, class)
+//!         L>, R= ...: the left and right half-boards above c, at c, ...
+//!         count 2 (L> x R>) + (L= x R>=) + (L> x R=)           (blocks; or R's ties first)
+//!     odd board:
+//!         c = |m - h|; a half-board's class is its middle row's queen's distance
+//!         the side with the middle row counts its half-boards above c twice, the rest
+//!         not at all                                           (from_middle)
+//!     no pair with a half-board below c is matched
+//! ```
+//!
 //! The keys stand for their orbits under the mirror and the upside-down image; the quarter
 //! turn maps a solution of key `E` (the rows of the left columns' queens, with the middle
 //! column's queen's row `m` on an odd board) to a solution of key `F` (the columns of the

@@ -1,12 +1,30 @@
-//! The join's bottom layer, which imports nothing of the join: a half-board's [`Word`] and
-//! the class bits at its top ([`TAG`]); [`SplitWord`], a word as the split holds it (64 bits, or
-//! 32 once the diagonals in play fit them); [`Pack`], the step that packs a vector's kept
-//! words, which `pack.rs` implements for each ISA's vectors ([`Wide`], [`Narrow`] and
-//! their short forms); [`Isa`], the instructions a key is counted in; the plain-word loops
-//! the vector loops finish their last few words with (tally, filter, the count of words
-//! lacking some bits, the narrowing of an odd key's left words, `pext`'s ranks); the
-//! buffers sized exactly to what they are asked to hold ([`resize_exact`], [`hold`]); and
-//! [`NEVER`], the stop flag of a count that is never abandoned.
+//! The join's bottom layer, which imports nothing of the join: it defines the word a
+//! half-board is written as, the step that packs the words a vector keeps, and the plain
+//! loops that every ISA's vector loops finish their last few words with.
+//!
+//! ```text
+//! a half-board's Word (64 bits):
+//!     bits 0 .. 2h - 1    the down-right diagonals both halves share
+//!     bits 32 ..          the down-left ones
+//!     bits 60 .. 63       its piece's class (TAG), where the quarter turn's weights use one
+//!
+//! pack(kept list, vector w, set m):                  (Pack; one form per ISA in pack.rs)
+//!     store the words of w in m at the list's end, in order
+//!     the end moves on by |m|; w's other words land past it, for the next store to overwrite
+//!
+//! filter_words(from, bit, to):                        (the same step a word at a time)
+//!     for each word w of from:
+//!         to[len] = w; len += 1 if w lacks bit        (no branch to mispredict)
+//! ```
+//!
+//! [`SplitWord`] is a word as the split holds it: 64 bits, or 32 once the diagonals in play
+//! fit them. [`Pack`] is declared here, beside the words it packs, and `pack.rs`
+//! implements it for each ISA's vectors ([`Wide`], [`Narrow`] and their short forms);
+//! [`Isa`] names the instructions a key is counted in. The other plain loops tally the
+//! split's samples, count the words that lack some bits, narrow an odd key's left words
+//! and rank a word's bits (`pext`). [`resize_exact`] and [`hold`] size buffers exactly to
+//! what they are asked to hold, and [`NEVER`] is the stop flag of a count that is never
+//! abandoned.
 
 use std::fmt::Debug;
 use std::ops::{BitAnd, BitOr};

@@ -60,6 +60,20 @@ struct Record {
     /// [`Residues::of`] the counts.
     residues: Residues,
     crc: u32,
+    /// The loop that counted it where it was no CPU's: `"gpu"` ([`Loop::Gpu`]). A CPU's
+    /// record has no such field, as before there was a GPU; the field is outside the
+    /// checksum, which vouches for counts only, so that an nqueens without it (which
+    /// ignores the field) resumes the file too.
+    #[serde(default, rename = "loop")]
+    counted_on: Option<Loop>,
+}
+
+/// A loop a record names ([`Record::counted_on`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Loop {
+    /// A GPU's matching ([`crate::run::Run::on_gpu`]).
+    Gpu,
 }
 
 impl Record {
@@ -115,8 +129,10 @@ fn crc_text(text: &mut Vec<u8>, tie: &Tie, subproblem: usize, t: Tally, r: Resid
 
 /// Appends the JSON line of a [`Record`] of `subproblem` with counts `t` to `out`, written
 /// by hand (this runs for every subproblem, and serde's writer takes about twice as long),
-/// using `text` for its checksum, tied to the file's plan by `tie`.
-fn write_record(out: &mut Vec<u8>, text: &mut Vec<u8>, tie: &Tie, subproblem: usize, t: Tally) {
+/// using `text` for its checksum, tied to the file's plan by `tie`; a part a GPU counted
+/// (`t.1`) names it (`"loop":"gpu"`).
+fn write_record(out: &mut Vec<u8>, text: &mut Vec<u8>, tie: &Tie, subproblem: usize, t: Done) {
+    let (t, on_gpu) = t;
     let r = Residues::of(t);
     let crc = crc_text(text, tie, subproblem, t, r);
     let [a, b, c, d] = r.0.map(u128::from);
@@ -133,8 +149,14 @@ fn write_record(out: &mut Vec<u8>, text: &mut Vec<u8>, tie: &Tie, subproblem: us
         out.extend_from_slice(key);
         decimal(out, value);
     }
+    if on_gpu {
+        out.extend_from_slice(b",\"loop\":\"gpu\"");
+    }
     out.extend_from_slice(b"}\n");
 }
+
+/// A finished part's counts, and whether a GPU counted it.
+type Done = (Tally, bool);
 
 /// Appends `x` in decimal, as `Display` writes it, without the formatting machinery (the
 /// records of a checkpoint are written by the hundred thousand).
@@ -221,7 +243,7 @@ pub const STAGE_EVERY: Duration = Duration::from_millis(50);
 
 /// Finished subproblems not yet handed to the file, queued by the workers.
 struct Queue {
-    records: Vec<(usize, Tally)>,
+    records: Vec<(usize, Done)>,
     /// When the records were last taken to be synced.
     synced: Instant,
 }
@@ -252,7 +274,7 @@ struct Sink {
     /// What ties the records to the plan.
     tie: Tie,
     /// The queue's other buffer (empty), swapped in when the queue is taken.
-    spare: Vec<(usize, Tally)>,
+    spare: Vec<(usize, Done)>,
     /// Closed by [`Checkpoint::close`]: nothing more is written.
     closed: bool,
 }
@@ -336,6 +358,8 @@ pub struct Checkpoint {
     sink: Mutex<Sink>,
     /// The first write error of [`Observer::finished`], reported by [`Checkpoint::finish`].
     failed: Mutex<Option<FileError>>,
+    /// The parts whose records, as opened, name a GPU as the loop that counted them.
+    on_gpu: Vec<usize>,
 }
 
 impl Checkpoint {
@@ -365,6 +389,7 @@ impl Checkpoint {
             .map_err(FileError::io("read checkpoint", path))?
             .len();
         let mut done = HashMap::new();
+        let mut on_gpu = Vec::new();
         let (mut skipped, mut replaced) = (None, None);
         // A file holding only the start of this run's header: a crash while it was being
         // written. It is written again.
@@ -395,7 +420,7 @@ impl Checkpoint {
             header_line.len() as u64
         } else {
             Self::read_header(path, &header, &file)?;
-            let found = Self::read(path, (plan, &tie), &file, len, &mut done)?;
+            let found = Self::read(path, (plan, &tie), &file, len, (&mut done, &mut on_gpu))?;
             let keep;
             (keep, replaced, skipped) = Self::settle_read(path, &mut file, found)?;
             keep
@@ -425,6 +450,7 @@ impl Checkpoint {
                 queue: Mutex::new(queue),
                 sink: Mutex::new(sink),
                 failed: Mutex::new(None),
+                on_gpu,
             },
             done,
             skipped,
@@ -476,7 +502,7 @@ impl Checkpoint {
         (plan, tie): (&Plan, &Tie),
         file: &File,
         len: u64,
-        done: &mut HashMap<usize, Tally>,
+        (done, on_gpu): (&mut HashMap<usize, Tally>, &mut Vec<usize>),
     ) -> Result<Found, FileError> {
         use std::collections::hash_map::Entry;
         let invalid = |why: String| FileError::invalid(path, why);
@@ -539,6 +565,9 @@ impl Checkpoint {
                         ))
                     })?;
                     e.insert(r.tally());
+                    if r.counted_on == Some(Loop::Gpu) {
+                        on_gpu.push(r.subproblem);
+                    }
                 }
             }
             found.keep = at;
@@ -611,12 +640,26 @@ impl Checkpoint {
         &self.path
     }
 
+    /// The parts whose records, as the file was opened, name a GPU as the loop that counted
+    /// them ([`Observer::finished_on_gpu`]), in increasing order: a run resuming them
+    /// ([`crate::run::Run::resumed_on_gpu`]) names them so in its shard.
+    pub fn resumed_on_gpu(&self) -> Vec<usize> {
+        let mut parts = self.on_gpu.clone();
+        parts.sort_unstable();
+        parts
+    }
+
     /// Records a finished subproblem: queues it for the next [`Checkpoint::flush`], and
     /// flushes at once where the queue has waited one and a half [`SYNC_EVERY`] (no timer).
     pub fn record(&self, subproblem: usize, tally: Tally) -> Result<(), FileError> {
+        self.record_by(subproblem, (tally, false))
+    }
+
+    /// [`Checkpoint::record`], the record naming a GPU as its loop where `done.1`.
+    fn record_by(&self, subproblem: usize, done: Done) -> Result<(), FileError> {
         let due = {
             let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-            q.records.push((subproblem, tally));
+            q.records.push((subproblem, done));
             q.synced.elapsed() >= SYNC_EVERY * 3 / 2
         };
         if due {
@@ -689,7 +732,7 @@ impl Checkpoint {
 impl Sink {
     /// Serializes the record of a finished subproblem, to be written by the next
     /// [`Sink::sync`].
-    fn add(&mut self, subproblem: usize, t: Tally) {
+    fn add(&mut self, subproblem: usize, t: Done) {
         write_record(&mut self.bytes, &mut self.text, &self.tie, subproblem, t);
         self.records += 1;
     }
@@ -778,14 +821,25 @@ impl Sink {
     }
 }
 
-impl Observer for Checkpoint {
-    fn finished(&self, index: usize, tally: Tally) {
-        if let Err(e) = self.record(index, tally) {
+impl Checkpoint {
+    /// Records a part for [`Observer`], keeping the first error for [`Checkpoint::finish`].
+    fn observed(&self, index: usize, done: Done) {
+        if let Err(e) = self.record_by(index, done) {
             self.failed
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .get_or_insert(e);
         }
+    }
+}
+
+impl Observer for Checkpoint {
+    fn finished(&self, index: usize, tally: Tally) {
+        self.observed(index, (tally, false));
+    }
+
+    fn finished_on_gpu(&self, index: usize, tally: Tally) {
+        self.observed(index, (tally, true));
     }
 }
 
@@ -820,7 +874,7 @@ mod tests {
                 unique8: counts[counts.len() - 1 - i],
             };
             out.clear();
-            write_record(&mut out, &mut text, &tie, i * 1_000_003, t);
+            write_record(&mut out, &mut text, &tie, i * 1_000_003, (t, i % 2 == 1));
             let r: Record = serde_json::from_slice(&out).unwrap();
             assert!(
                 out.ends_with(b"}\n") && r.sound(&tie),
@@ -828,6 +882,7 @@ mod tests {
                 String::from_utf8_lossy(&out)
             );
             assert_eq!((r.subproblem, r.tally()), (i * 1_000_003, t));
+            assert_eq!(r.counted_on == Some(Loop::Gpu), i % 2 == 1);
             let [a, b, c, d] = r.residues.0;
             let shown = format!(
                 "0badf00d 3/16 {} {x} {} {a} {b} {c} {d}",

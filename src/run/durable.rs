@@ -49,15 +49,13 @@ pub const CHECKPOINT_FORMAT: &str = "nqueens-checkpoint";
 /// The `format` a shard result names.
 pub const SHARD_FORMAT: &str = "nqueens-shard";
 
-/// Why a file could not be used: each message names the file (or the flag and the path
-/// given for it) and what is wrong.
+/// Why a file could not be used: each message names the file and what is wrong (the command
+/// line adds the flag a path was given with).
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
     /// A path given for a file cannot serve: bad input, found before any work.
-    #[error("{flag} {}: {why}", path.display())]
+    #[error("{}: {why}", path.display())]
     Unusable {
-        /// The flag the path was given with (`--output`, `--checkpoint`).
-        flag: &'static str,
         /// The path as given.
         path: PathBuf,
         /// What is wrong with it.
@@ -131,14 +129,13 @@ impl FileError {
     }
 }
 
-/// The path to write for a file given as `path` with `flag`, checked before any work: a
+/// The path to write for a file given as `path`, checked before any work: a
 /// regular file, or nothing yet in an existing directory. A symbolic link is followed to
 /// the regular file it names, which is returned; a path ending in `/`, a directory, a
 /// device, a FIFO or a socket, a link to one of those or to nothing, and a path in a
 /// directory that does not exist are refused.
-pub fn file_to_write(flag: &'static str, path: &Path) -> Result<PathBuf, FileError> {
+pub fn file_to_write(path: &Path) -> Result<PathBuf, FileError> {
     let unusable = |why: String| FileError::Unusable {
-        flag,
         path: path.to_path_buf(),
         why,
     };
@@ -479,7 +476,6 @@ fn check_target(dest: &Path) -> Result<(), String> {
 /// Where a result will go, whole or not at all (see the module's notes). Dropped before
 /// [`Written::publish`], it removes its temporary file.
 pub struct Output {
-    flag: &'static str,
     /// The destination as given (for messages).
     path: PathBuf,
     /// Where the result is renamed to (a symbolic link given as the path followed).
@@ -591,7 +587,7 @@ fn claim(tmp: &Path) -> io::Result<Option<File>> {
 }
 
 impl Output {
-    /// Checks the destination `path` (given with `flag`) as [`file_to_write`] does, and
+    /// Checks the destination `path` as [`file_to_write`] does, and
     /// that this process may replace it, and makes the temporary file beside it.
     ///
     /// The temporary file is `.NAME.HOST.SLOT.tmp` (`temporary_name`), locked by this
@@ -600,10 +596,9 @@ impl Output {
     /// ids (a requeued job and the killed one are both PID 1 in their PID namespaces); and
     /// one left by a writer that is gone (`kill -9`, a crash: its lock is free) is taken
     /// over, so it never blocks a new run and is replaced by its result.
-    pub fn create(flag: &'static str, path: &Path) -> Result<Output, FileError> {
-        let dest = file_to_write(flag, path)?;
+    pub fn create(path: &Path) -> Result<Output, FileError> {
+        let dest = file_to_write(path)?;
         let unusable = |why: String| FileError::Unusable {
-            flag,
             path: path.to_path_buf(),
             why,
         };
@@ -653,7 +648,6 @@ impl Output {
         })?;
         let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
         let out = Output {
-            flag,
             path: path.to_path_buf(),
             dest,
             linked,
@@ -723,12 +717,11 @@ impl Output {
     /// never following it). Refused where a live run holds it.
     fn target(&self) -> Result<PathBuf, FileError> {
         let real = if self.linked {
-            file_to_write(self.flag, &self.path)?
+            file_to_write(&self.path)?
         } else {
             match std::fs::symlink_metadata(&self.dest) {
                 Ok(m) if !m.is_file() && !m.file_type().is_symlink() => {
                     return Err(FileError::Unusable {
-                        flag: self.flag,
                         path: self.path.clone(),
                         why: format!(
                             "{}, not a regular file: give the path of a file",

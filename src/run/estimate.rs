@@ -450,7 +450,7 @@ fn groups(counts: &[(usize, usize)], fixed: usize) -> Vec<Vec<usize>> {
 /// over its parts is level). `scripts/estimate-bias.py` simulates one stratum of equal
 /// costs: from 2 to 16 threads and spreads of 0.5 to 2, the kept parts' mean is pulled
 /// down 1.1 to 1.9 times this. So it gives the order of the pull, on the low side
-/// (measured: results/README.md).
+/// (results/zen4/2026-11-28-kluev-and-lean/).
 fn lean(abandoned: usize, kept: usize, variance: f64, squares: f64, threads: usize) -> f64 {
     let share = 1.0 - 1.0 / threads.max(1) as f64;
     share * abandoned as f64 * squares * variance / kept as f64

@@ -45,13 +45,13 @@ pub use durable::{
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
 use crate::types::{
-    Counts, DEFAULT_MEMORY, Error, Kernel, MAX_THREADS, Method, Options, Symmetry, Tally,
+    Counts, DEFAULT_MEMORY, Error, Kernel, Loops, MAX_THREADS, Method, Options, Symmetry, Tally,
 };
 use plan::Plan;
 
@@ -88,6 +88,15 @@ impl Engine {
             method: options.method,
             memory: options.memory,
         })
+    }
+
+    /// The engine's loop where a run `counted` some part, else [`Loops::Resumed`].
+    fn counted(&self, counted: bool) -> Loops {
+        if counted {
+            Loops::One(self.kernel)
+        } else {
+            Loops::Resumed
+        }
     }
 
     /// Number of worker threads.
@@ -220,6 +229,12 @@ pub fn machine_memory() -> Option<usize> {
 pub trait Observer: Sync {
     /// Subproblem `index` of the plan finished with `tally`.
     fn finished(&self, index: usize, tally: Tally);
+
+    /// Subproblem `index` finished with `tally`, counted on a GPU ([`Run::on_gpu`]): by
+    /// default as [`Observer::finished`]; a checkpoint's record names the GPU.
+    fn finished_on_gpu(&self, index: usize, tally: Tally) {
+        self.finished(index, tally);
+    }
 }
 
 /// What a run counted.
@@ -227,19 +242,29 @@ pub trait Observer: Sync {
 pub struct Outcome {
     /// The sum over the run's subproblems, those resumed from earlier runs included.
     pub tally: Tally,
-    /// Worker threads used (1 where the parts ran one after another: a search at split
-    /// depth 0, or an engine of one thread).
-    pub threads: usize,
+    /// Worker threads this run counted on (1 where the parts ran one after another: a
+    /// search at split depth 0, or an engine of one thread); `None` where it counted no
+    /// part (every one resumed).
+    pub threads: Option<usize>,
     /// Wall-clock seconds of this run.
     pub elapsed_s: f64,
-    /// The counting loop that ran, resolved for the CPU ([`Engine::kernel`]); `None` where
-    /// shards counted with different loops were merged.
-    pub kernel: Option<Kernel>,
+    /// The counting loop that ran, resolved for the CPU ([`Engine::kernel`]):
+    /// [`Loops::Mixed`] where shards counted with different loops were merged,
+    /// [`Loops::Resumed`] where this run counted no part.
+    pub kernel: Loops,
     /// Each selected subproblem's counts (those resumed included), when the run was asked
     /// to keep them ([`Run::keep_each`]); empty otherwise.
     pub each: Vec<(usize, Tally)>,
-    /// The parts this run counted on a GPU ([`Run::on_gpu`]).
+    /// The parts counted on a GPU ([`Run::on_gpu`]), those resumed as such included
+    /// ([`Run::resumed_on_gpu`]).
     pub gpu_parts: u64,
+    /// Which parts those are, in increasing order, when the run was asked to keep each
+    /// part's counts ([`Run::keep_each`]); empty otherwise.
+    pub gpu_each: Vec<usize>,
+    /// Why the GPU stopped counting, where a device error stopped it: the parts it counted
+    /// before are kept (their observers heard of them), the part it was counting is not,
+    /// and no part starts after (the run is incomplete, its tally partial).
+    pub gpu_failed: Option<String>,
 }
 
 impl Outcome {
@@ -255,6 +280,10 @@ type CountPart<'a> = dyn Fn(&usize) -> Tally + Sync + 'a;
 /// The observers told of a part counted elsewhere (a GPU's).
 type RecordPart<'a> = dyn Fn(usize, Tally) + Sync + 'a;
 
+/// What stops a run with a GPU beside its workers: the caller's stop, the flag a GPU's
+/// failure sets, and the count of parts either left uncounted.
+type Halt<'a> = (&'a AtomicBool, &'a AtomicBool, &'a AtomicUsize);
+
 /// Some or all subproblems of a plan, some perhaps counted already, and their observers.
 pub struct Run<'a> {
     plan: &'a Plan,
@@ -265,6 +294,7 @@ pub struct Run<'a> {
     keep_each: bool,
     method: Option<Method>,
     gpu: Option<(&'a dyn crate::join::Pairs, bool)>,
+    resumed_on_gpu: Vec<usize>,
 }
 
 impl<'a> Run<'a> {
@@ -279,6 +309,7 @@ impl<'a> Run<'a> {
             keep_each: false,
             method: None,
             gpu: None,
+            resumed_on_gpu: Vec::new(),
         }
     }
 
@@ -299,6 +330,13 @@ impl<'a> Run<'a> {
     /// are added to the total and not counted again. Those outside the selection are ignored.
     pub fn resume(mut self, done: HashMap<usize, Tally>) -> Run<'a> {
         self.done = done;
+        self
+    }
+
+    /// Of the parts given to [`Run::resume`], those a GPU counted
+    /// ([`checkpoint::Checkpoint::resumed_on_gpu`]): the outcome counts them among the GPU's.
+    pub fn resumed_on_gpu(mut self, parts: Vec<usize>) -> Run<'a> {
+        self.resumed_on_gpu = parts;
         self
     }
 
@@ -387,7 +425,8 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The run's outcome, the parts `stop` left uncounted and the parts selected.
+    /// The run's outcome, the parts `stop` (or a GPU's failure) left uncounted and the
+    /// parts selected.
     fn counted(mut self, engine: &Engine, stop: &AtomicBool) -> (Outcome, usize, usize) {
         let plan = self.plan;
         let method = self.method.unwrap_or(plan.method);
@@ -407,8 +446,11 @@ impl<'a> Run<'a> {
                 .extend(prior.iter().map(|&i| (i, self.done[&i])));
         }
         let prior_parts = prior.len();
+        let prior_gpu = self.prior_on_gpu(&prior);
         let prior: Tally = prior.iter().map(|i| self.done[i]).sum();
         let (parts, skipped) = (prior_parts + todo.len(), AtomicUsize::new(0));
+        // Set where the GPU failed: no part starts after, on the CPU either.
+        let halted = AtomicBool::new(false);
         let record = |i: usize, t: Tally| {
             for o in &self.observers {
                 o.finished(i, t);
@@ -418,7 +460,7 @@ impl<'a> Run<'a> {
             }
         };
         let one = |&i: &usize| {
-            if stop.load(Ordering::Relaxed) {
+            if stop.load(Ordering::Relaxed) || halted.load(Ordering::Relaxed) {
                 skipped.fetch_add(1, Ordering::Relaxed);
                 return Tally::default();
             }
@@ -426,56 +468,96 @@ impl<'a> Run<'a> {
             record(i, t);
             t
         };
-        if let Some(gpu) = self.gpu {
-            let (tally, gpu_parts) = self.beside(engine, gpu, todo, (&one, &record));
-            let outcome = Outcome {
-                tally: prior + tally,
-                threads: engine.threads(),
-                elapsed_s: self.start.elapsed().as_secs_f64(),
-                kernel: Some(engine.kernel),
-                each: kept.into_inner().unwrap_or_else(|e| e.into_inner()),
-                gpu_parts,
-            };
-            return (outcome, skipped.into_inner(), parts);
-        }
-        let one_thread = plan.sequential() || engine.threads() == 1;
-        // On the engine's workers even on one thread: a part's own parallel steps (the
-        // symmetric solutions' searches) then use them, not rayon's global pool.
-        let tally = engine.install(|| {
-            if one_thread {
-                return todo.iter().map(one).sum();
-            }
-            let costs = plan.costs();
-            todo.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
-            todo.par_iter()
-                .with_max_len(1)
-                .map(one)
-                .reduce(Tally::default, |a, b| a + b)
-        });
-        let outcome = Outcome {
-            tally: prior + tally,
-            threads: if one_thread { 1 } else { engine.threads() },
-            elapsed_s: self.start.elapsed().as_secs_f64(),
-            kernel: Some(engine.kernel),
-            each: kept.into_inner().unwrap_or_else(|e| e.into_inner()),
+        // Every selected part resumed (at least one): this run counted none.
+        let counted = !todo.is_empty() || prior_parts == 0;
+        let mut outcome = Outcome {
+            tally: prior,
+            threads: counted.then(|| engine.threads()),
+            elapsed_s: 0.0,
+            kernel: engine.counted(counted),
+            each: Vec::new(),
             gpu_parts: 0,
+            gpu_each: Vec::new(),
+            gpu_failed: None,
         };
+        let gpu_kept = Mutex::new(prior_gpu);
+        if let Some(gpu) = self.gpu {
+            let on_gpu = |i: usize, t: Tally| {
+                for o in &self.observers {
+                    o.finished_on_gpu(i, t);
+                }
+                if self.keep_each {
+                    kept.lock().unwrap_or_else(|e| e.into_inner()).push((i, t));
+                }
+                gpu_kept.lock().unwrap_or_else(|e| e.into_inner()).push(i);
+            };
+            let halt = (stop, &halted, &skipped);
+            let (tally, failed) = self.beside(engine, gpu, todo, (&one, &on_gpu, halt));
+            outcome.tally = prior + tally;
+            outcome.gpu_failed = failed;
+        } else {
+            let one_thread = plan.sequential() || engine.threads() == 1;
+            // On the engine's workers even on one thread: a part's own parallel steps (the
+            // symmetric solutions' searches) then use them, not rayon's global pool.
+            let tally: Tally = engine.install(|| {
+                if one_thread {
+                    return todo.iter().map(one).sum();
+                }
+                let costs = plan.costs();
+                todo.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
+                todo.par_iter()
+                    .with_max_len(1)
+                    .map(one)
+                    .reduce(Tally::default, |a, b| a + b)
+            });
+            outcome.tally = prior + tally;
+            if one_thread && counted {
+                outcome.threads = Some(1);
+            }
+        }
+        let mut gpu_each = gpu_kept.into_inner().unwrap_or_else(|e| e.into_inner());
+        gpu_each.sort_unstable();
+        outcome.gpu_parts = gpu_each.len() as u64;
+        if self.keep_each {
+            outcome.gpu_each = gpu_each;
+        }
+        outcome.elapsed_s = self.start.elapsed().as_secs_f64();
+        outcome.each = kept.into_inner().unwrap_or_else(|e| e.into_inner());
         (outcome, skipped.into_inner(), parts)
     }
 
-    /// Counts `todo` on the engine's workers (`cpu`, each part; `record` tells the observers
-    /// of a part the GPU counted) and on a GPU thread beside
-    /// them, costliest first: the GPU takes keys only, the workers the parts that are none
-    /// first, then (unless the GPU is to count every key) keys from the same queue. Returns
-    /// the sum and the parts the GPU counted.
+    /// Of the resumed parts `prior`, those a GPU counted ([`Run::resumed_on_gpu`]).
+    fn prior_on_gpu(&self, prior: &[usize]) -> Vec<usize> {
+        if self.resumed_on_gpu.is_empty() {
+            return Vec::new();
+        }
+        let prior: std::collections::HashSet<usize> = prior.iter().copied().collect();
+        let mut on_gpu: Vec<usize> = self
+            .resumed_on_gpu
+            .iter()
+            .copied()
+            .filter(|i| prior.contains(i))
+            .collect();
+        on_gpu.sort_unstable();
+        on_gpu.dedup();
+        on_gpu
+    }
+
+    /// Counts `todo` on the engine's workers (`cpu`, each part; `on_gpu` tells the
+    /// observers of a part the GPU counted) and on a GPU thread beside them, costliest
+    /// first: the GPU takes keys only, the workers the parts that are none first, then
+    /// (unless the GPU is to count every key) keys from the same queue. No part starts once
+    /// `halt`'s stop is set, nor once the GPU fails (`halt`'s halted then set, and each part
+    /// left counted in its skipped). Returns the sum, and why the GPU failed where it did.
     fn beside(
         &self,
         engine: &Engine,
         (gpu, only): (&dyn crate::join::Pairs, bool),
         mut todo: Vec<usize>,
-        (cpu, record): (&CountPart, &RecordPart),
-    ) -> (Tally, u64) {
+        (cpu, on_gpu, halt): (&CountPart, &RecordPart, Halt),
+    ) -> (Tally, Option<String>) {
         let plan = self.plan;
+        let (stop, halted, skipped) = halt;
         let costs = engine.install(|| plan.costs().to_vec());
         todo.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
         let (keys, others): (Vec<usize>, Vec<usize>) =
@@ -484,21 +566,32 @@ impl<'a> Run<'a> {
         let take = |queue: &[usize], next: &AtomicUsize| {
             queue.get(next.fetch_add(1, Ordering::Relaxed)).copied()
         };
-        let on_gpu = AtomicU64::new(0);
         let never = AtomicBool::new(false);
         let kernel = engine.kernel;
         let gpu_loop = || {
-            let mut sum = Tally::default();
+            let (mut sum, mut failed) = (Tally::default(), None);
             while let Some(i) = take(&keys, &next_key) {
-                let Some(t) = plan.count_on(i, (kernel, gpu), &never) else {
-                    sum = sum + cpu(&i);
+                if stop.load(Ordering::Relaxed) || halted.load(Ordering::Relaxed) {
+                    skipped.fetch_add(1, Ordering::Relaxed);
                     continue;
-                };
-                on_gpu.fetch_add(1, Ordering::Relaxed);
-                record(i, t);
-                sum = sum + t;
+                }
+                let counted = plan.count_on(i, (kernel, gpu), &never);
+                // A count the device failed in is no count: it is dropped, and the run stops.
+                if let Some(why) = gpu.failed() {
+                    halted.store(true, Ordering::Relaxed);
+                    skipped.fetch_add(1, Ordering::Relaxed);
+                    failed.get_or_insert(why);
+                    continue;
+                }
+                match counted {
+                    Some(t) => {
+                        on_gpu(i, t);
+                        sum = sum + t;
+                    }
+                    None => sum = sum + cpu(&i),
+                }
             }
-            sum
+            (sum, failed)
         };
         let workers = || {
             engine.install(|| {
@@ -523,7 +616,7 @@ impl<'a> Run<'a> {
             let w = workers();
             (g.join(), w)
         });
-        let a = a.unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (a + b, on_gpu.into_inner())
+        let (a, failed) = a.unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (a + b, failed)
     }
 }

@@ -16,13 +16,14 @@ use crate::search::roots::{self, Root, Subproblem};
 use crate::search::schedule::{Schedule, State};
 use crate::search::symmetry;
 use crate::types::{
-    Counts, DEFAULT_MEMORY, Error, Kernel, MAX_SUBPROBLEMS, Method, Symmetry, Tally, validate,
+    Counts, DEFAULT_MEMORY, Error, Kernel, Loops, MAX_SUBPROBLEMS, Method, Symmetry, Tally,
+    validate,
 };
 
 /// The boards `auto` joins: from n = 10, where the join starts to beat the search, up to
 /// [`join::MAX_CUT_N`]. The join's lead grows with n, and at n = 28 the search's parts
-/// take hours each. Below 10 both take well under a millisecond (measured:
-/// results/README.md).
+/// take hours each. Below 10 both take well under a millisecond
+/// (results/zen4/2026-11-22-vertical-cut-join/).
 pub const JOIN_FASTER: std::ops::RangeInclusive<u32> = 10..=join::MAX_CUT_N;
 
 /// A thread's share of a join's memory below which the pieces get the most of it
@@ -325,7 +326,7 @@ impl Plan {
     /// the pieces the last quarter. A smaller share makes a thread no faster, while the
     /// pieces it takes from the others are enumerated again and again: a chunk of
     /// `join::THREAD_FLOOR` bytes counts as fast where the pieces leave it that much
-    /// (measured: results/README.md). There a thread gets a quarter of its fair share, at
+    /// (results/xeon/2026-11-27-small-share/). There a thread gets a quarter of its fair share, at
     /// least the floor, and the pieces the rest. Memory only decides how a part is counted,
     /// never the plan.
     pub fn split_memory(free: usize, threads: usize) -> (usize, usize) {
@@ -588,14 +589,15 @@ impl Plan {
     }
 
     /// The counts of the whole board from the sum over all its subproblems, counted with
-    /// `kernel` (`None` for shards counted with different loops) on `threads` threads in
-    /// `elapsed_s` seconds. The method is the plan's; the split depth is reported only where
-    /// the search ran.
+    /// `kernel` (a [`Kernel`], or `None` for shards counted with different loops, or a
+    /// [`Loops`]) on `threads` threads (`None` with [`Loops::Resumed`]) in `elapsed_s`
+    /// seconds. The method is the plan's; the split depth is reported only where the search
+    /// ran.
     pub fn counts(
         &self,
         tally: Tally,
-        kernel: Option<Kernel>,
-        threads: usize,
+        kernel: impl Into<Loops>,
+        threads: impl Into<Option<usize>>,
         elapsed_s: f64,
     ) -> Counts {
         let unique = (self.symmetry == Symmetry::Full).then(|| {
@@ -607,8 +609,8 @@ impl Plan {
             solutions: tally.solutions,
             unique,
             method: self.method,
-            kernel,
-            threads,
+            kernel: kernel.into(),
+            threads: threads.into(),
             split_depth: (self.method == Method::Search).then_some(self.split_depth),
             symmetry: self.symmetry,
             subproblems: self.reported_subproblems(),
@@ -630,7 +632,7 @@ fn binomial(n: u32, k: u32) -> u64 {
 /// hours on a thread from n = 24; cut so, `estimate` ends within seconds of its bound. Up
 /// to n = 20 at the default depth no subproblem has more. Smaller subtrees would stop
 /// sooner but leave the lanes running part empty, so counts, which read no flag, never
-/// cut (measured: results/README.md).
+/// cut (results/zen3/2026-11-26-search-bound/).
 pub const ABANDON_ROWS: usize = 18;
 
 /// Counts one subproblem of the search, abandoned once `stop` is set: with a flag that can

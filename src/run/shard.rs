@@ -21,7 +21,7 @@ use crate::run::durable::{
 use crate::run::plan::{Config, Plan};
 use crate::run::{Engine, Outcome, Run};
 use crate::types::{
-    Error, Kernel, MAX_SUBPROBLEMS, MAX_THREADS, Method, Residues, Symmetry, Tally,
+    Error, Kernel, Loops, MAX_SUBPROBLEMS, MAX_THREADS, Method, Residues, Symmetry, Tally,
 };
 
 /// Part `index` of `count` disjoint parts of a plan's subproblems.
@@ -131,8 +131,17 @@ pub struct ShardResult {
     pub config: Config,
     /// Which part.
     pub shard: Shard,
-    /// The counting loop that ran (an audit recounts with the other one).
+    /// The CPU's counting loop that ran (an audit recounts with the other one); where a GPU
+    /// counted parts too, the loop that built their half-boards.
     pub kernel: Kernel,
+    /// The GPU that counted some of the parts (`count --gpu`): the adapter's name; absent
+    /// where none did, the file then as it was before there was a GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
+    /// The parts that GPU counted, in increasing order, each one of [`ShardResult::subproblems`];
+    /// absent where none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_subproblems: Vec<usize>,
     /// The host that counted it ([`durable::host`]).
     pub host: String,
     /// The run (process) that counted it: [`RUN_ID_DIGITS`] random hex digits drawn once per
@@ -205,6 +214,8 @@ impl ShardResult {
             config: plan.config(),
             shard,
             kernel,
+            gpu: None,
+            gpu_subproblems: Vec::new(),
             host: durable::host().into(),
             run: run_id().into(),
             residues: each.iter().map(|&(_, t)| Residues::of(t)).sum(),
@@ -220,6 +231,15 @@ impl ShardResult {
         };
         r.seal();
         r
+    }
+
+    /// The result naming the GPU `adapter` as the loop that counted `parts` (increasing, each
+    /// one of its subproblems), sealed again.
+    pub fn counted_on_gpu(mut self, adapter: &str, parts: Vec<usize>) -> ShardResult {
+        self.gpu = Some(adapter.to_string());
+        self.gpu_subproblems = parts;
+        self.seal();
+        self
     }
 
     /// Sets the digest to the content's: after a change, the file reads as untouched to its
@@ -310,6 +330,7 @@ impl ShardResult {
         self.check_kind(path)?;
         self.check_fields(path)?;
         self.check_counts(path)?;
+        self.check_gpu(path)?;
         Ok(self)
     }
 
@@ -379,6 +400,38 @@ impl ShardResult {
                 "run {:?} is no run id ({RUN_ID_DIGITS} hex digits)",
                 r.run
             )));
+        }
+        Ok(())
+    }
+
+    /// Checks that a GPU named is named as an adapter is (1 to 256 characters, none a
+    /// control character), and that its parts are in order, each one of the file's, with a
+    /// GPU named where there are any.
+    fn check_gpu(&self, path: &Path) -> Result<(), FileError> {
+        let r = self;
+        let wrong = |why: String| {
+            FileError::invalid(path, format!("(shard {}): {why}; it was changed", r.shard))
+        };
+        if let Some(name) = &r.gpu
+            && (!(1..=256).contains(&name.chars().count()) || name.chars().any(char::is_control))
+        {
+            return Err(wrong(format!(
+                "gpu {name:?} is no adapter's name (1 to 256 characters, no control character)"
+            )));
+        }
+        if r.gpu.is_none() && !r.gpu_subproblems.is_empty() {
+            return Err(wrong("gpu_subproblems without a gpu".into()));
+        }
+        let increasing = r.gpu_subproblems.windows(2).all(|w| w[0] < w[1]);
+        let held = r
+            .gpu_subproblems
+            .iter()
+            .all(|&i| r.subproblems.binary_search_by_key(&i, |e| e.0).is_ok());
+        if !(increasing && held) {
+            return Err(wrong(
+                "gpu_subproblems is out of order or names a subproblem the file does not hold"
+                    .into(),
+            ));
         }
         Ok(())
     }
@@ -660,11 +713,13 @@ impl Sum {
             plan,
             outcome: Outcome {
                 tally: Tally::default(),
-                threads: 1,
+                threads: Some(1),
                 elapsed_s: 0.0,
-                kernel: Some(kernel),
+                kernel: Loops::One(kernel),
                 each: Vec::new(),
                 gpu_parts: 0,
+                gpu_each: Vec::new(),
+                gpu_failed: None,
             },
             files: Vec::new(),
             kernel: (kernel, true),
@@ -677,9 +732,10 @@ impl Sum {
     /// in [`Sum::files`].
     pub(crate) fn note(&mut self, path: PathBuf, r: &ShardResult) -> u32 {
         self.kernel.1 &= r.kernel == self.kernel.0;
-        self.outcome.kernel = self.kernel.1.then_some(self.kernel.0);
-        self.outcome.threads = self.outcome.threads.max(r.threads);
+        self.outcome.kernel = self.kernel.1.then_some(self.kernel.0).into();
+        self.outcome.threads = self.outcome.threads.max(Some(r.threads));
         self.outcome.elapsed_s = self.outcome.elapsed_s.max(r.elapsed_s);
+        self.outcome.gpu_parts += r.gpu_subproblems.len() as u64;
         self.files.push(path);
         self.kernels.push(r.kernel);
         (self.files.len() - 1) as u32

@@ -18,7 +18,7 @@ impl Kernel {
     /// without its instructions is an error.
     pub fn resolve(self) -> Result<Kernel, Error> {
         match self {
-            // Widest first: more lanes a step count faster (measured: results/README.md).
+            // Widest first: more lanes a step count faster (results/zen4/2026-11-22-search-loops/).
             Kernel::Auto if Lanes::Avx512.available() => Ok(Kernel::Avx512),
             Kernel::Auto if Lanes::Avx2.available() => Ok(Kernel::Avx2),
             Kernel::Auto => Ok(Kernel::Scalar),

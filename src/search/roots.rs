@@ -146,7 +146,7 @@ fn constellations(n: u32, t: u8) -> Vec<Root> {
 /// [`cheapest_view`]'s model of a search: `l` free rows down, a row keeps
 /// `1 - VIEW_THINNING * l / (n - 2)` of the squares the fixed queens leave open (at least 5%).
 /// A larger value weighs the top rows' closed squares more against the deeper rows'
-/// (measured: results/README.md).
+/// (results/zen4/2026-11-22-scalar-search/).
 const VIEW_THINNING: f64 = 1.6;
 
 /// The view of a constellation whose search is expected smallest (the first of equals, in

@@ -105,7 +105,7 @@ impl<F: FnMut(&[u8]) -> bool> Leaves for Walker<'_, F> {
 /// takes and clears the lowest open square in one each, BMI2 shifts by a register without
 /// touching the flags, `lzcnt` finds the highest open square. All are older than AVX2 on
 /// every x86-64 line; the portable build targets the first x86-64s, which lack them. They
-/// shorten the hot loop by a few instructions a node (measured: results/README.md).
+/// shorten the hot loop by a few instructions a node (results/zen4/2026-11-22-scalar-search/).
 fn run<L: Leaves>(s: &Schedule, start: State, board: &mut Board, leaves: L) -> L {
     #[cfg(target_arch = "x86_64")]
     if bit_instructions() {

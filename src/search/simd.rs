@@ -169,7 +169,7 @@ const BATCH_PER_LANE: usize = 4 * SUBTREES_PER_LANE;
 
 /// Levels the scalar feeding may descend below the natural frontier to let the lanes use a
 /// smaller frame. A smaller frame moves fewer words a step, but starting deeper hands the
-/// lanes more and smaller subtrees (measured: results/README.md).
+/// lanes more and smaller subtrees (results/xeon/2026-11-22-lane-frames/).
 const SLACK: usize = 5;
 
 /// Number of completions below `start`, searched in `lanes` (see `feed`); `None`, having

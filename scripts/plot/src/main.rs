@@ -361,7 +361,7 @@ mod tests {
             .collect()
     }
 
-    /// A CSV with the header `scripts/scaling.sh` writes (tests/scaling_script.rs checks the
+    /// A CSV with the header `scripts/scaling.sh` writes (tests/integration/scaling_script.rs checks the
     /// script writes exactly this header) draws an SVG with every panel, which says what it
     /// shows; its x ticks are the measured thread counts and board sizes, its y ticks short
     /// numbers, and no legend covers a point.

@@ -189,6 +189,8 @@ pub struct BenchArgs {
     /// Output format
     #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Table)]
     pub format: Format,
+    #[command(flatten)]
+    pub gpu: crate::gpu::GpuArgs,
 }
 
 #[derive(Debug, Args)]

@@ -58,6 +58,28 @@ impl From<FileError> for Failure {
     }
 }
 
+/// A file error about a path given with `flag`, as the command line says it: a path that
+/// cannot serve is named with its flag (`--output x/: names a directory, ...`).
+pub fn flagged_file(e: &FileError, flag: &str) -> String {
+    match e {
+        FileError::Unusable { .. } => format!("{flag} {e}"),
+        _ => e.to_string(),
+    }
+}
+
+impl Failure {
+    /// [`Failure::from`] a file error about a path given with `flag`, its message
+    /// [`flagged_file`].
+    pub fn file(e: FileError, flag: &str) -> Failure {
+        let text = anyhow::anyhow!("{}", flagged_file(&e, flag));
+        if e.is_usage() {
+            Failure::Usage(text)
+        } else {
+            Failure::Failed(text)
+        }
+    }
+}
+
 impl From<Error> for Failure {
     /// A library error, with the flag that gave its value: the input's fault (exit 2)
     /// unless the threads could not start or the count was stopped.
@@ -275,7 +297,7 @@ fn long_count(
         p.counting(costs, run.selected(), &run.already_done(), engine.threads());
     }
     if let Some(c) = &checkpoint {
-        run = run.observe(c.as_ref());
+        run = run.observe(c.as_ref()).resumed_on_gpu(c.resumed_on_gpu());
         let parts = (run.already_done().len(), run.selected().len());
         interrupts.save(Arc::clone(c), parts);
     }
@@ -289,12 +311,22 @@ fn long_count(
     let (outcome, saved) = memory::during(Use::Counting, || {
         execute(run, engine, progress.as_ref(), checkpoint.as_deref())
     });
+    if let Some(why) = &outcome.gpu_failed {
+        return Err(gpu_failed(
+            why,
+            long.checkpoint.as_deref().filter(|_| saved),
+        ));
+    }
     match (long.shard, output) {
         (Some(shard), Some(output)) => {
             debug_assert_eq!(outcome.each.len(), selected);
             let kept = long.checkpoint.as_deref().filter(|_| saved);
+            // A run without a GPU that resumed a GPU's records names the loop alone.
+            let gpu = gpu
+                .map(crate::gpu::Opened::name)
+                .or_else(|| (!outcome.gpu_each.is_empty()).then_some("gpu"));
             memory::during(Use::Output, || {
-                write_shard(&plan, (shard, engine, outcome), output, kept)
+                write_shard(&plan, (shard, engine, outcome, gpu), output, kept)
             })?;
             Ok(None)
         }
@@ -304,6 +336,19 @@ fn long_count(
             Ok(Some(counts))
         }
     }
+}
+
+/// The failure of a count whose GPU failed (`why`): the parts counted before it are in the
+/// checkpoint at `kept`, where one holds them.
+fn gpu_failed(why: &str, kept: Option<&Path>) -> Failure {
+    let then = match kept {
+        Some(path) => format!(
+            "the parts counted before it are saved in {}: run the same command again to resume",
+            path.display()
+        ),
+        None => "nothing was saved (no --checkpoint): run the same command again to count from the start".into(),
+    };
+    Failure::Failed(anyhow::anyhow!("{why}; the count stopped; {then}"))
 }
 
 /// Opens `--checkpoint` where one is given: its records audited ([`audit_resumed`]) and
@@ -330,9 +375,16 @@ fn open_checkpoint<'a>(
     run = run.resume(done);
     let already = run.already_done().len();
     if already > 0 {
+        let selected = run.selected().len();
+        // A checkpoint's records do not say which loop or threads made them: with none left,
+        // the result names neither.
+        let none_left = if already == selected {
+            ", none left to count"
+        } else {
+            ""
+        };
         progress::say(&format!(
-            "resuming: {already} of {} parts done (from {})",
-            run.selected().len(),
+            "resuming: {already} of {selected} parts done (from {}){none_left}",
             path.display()
         ));
     }
@@ -405,19 +457,24 @@ fn execute(
 /// file ([`files::keep`]).
 fn write_shard(
     plan: &nqueens_engine::Plan,
-    (shard, engine, outcome): (shard::Shard, &Engine, Outcome),
+    (shard, engine, outcome, gpu): (shard::Shard, &Engine, Outcome, Option<&str>),
     output: Output,
     kept: Option<&Path>,
 ) -> Result<(), Failure> {
     let selected = outcome.each.len();
-    let result = ShardResult::new(
+    // A shard result names a loop and a thread count (its format asks for both): where
+    // every part was resumed, the engine's loop and one thread.
+    let mut result = ShardResult::new(
         plan,
         shard,
         engine.kernel(),
         outcome.each,
-        outcome.threads,
+        outcome.threads.unwrap_or(1),
         outcome.elapsed_s,
     );
+    if let Some(adapter) = gpu {
+        result = result.counted_on_gpu(adapter, outcome.gpu_each);
+    }
     let dest = output.path().to_path_buf();
     let written = result.write(output).and_then(|written| {
         hooks::pause_at("output");
@@ -446,6 +503,7 @@ fn write_shard(
                 },
             },
         };
+        let e = flagged_file(&e, "--output");
         return Err(Failure::Failed(anyhow::anyhow!("{e}; {kept}")));
     }
     let _ = writeln!(
@@ -478,7 +536,8 @@ fn write_rescued(
     let dest = output.path().to_path_buf();
     if let Err(e) = result.write(output).and_then(|written| written.publish()) {
         return Err(Failure::Failed(anyhow::anyhow!(
-            "{e}; the shard's counts stay in {}: run the same command again to write {} from them without counting again",
+            "{}; the shard's counts stay in {}: run the same command again to write {} from them without counting again",
+            flagged_file(&e, "--output"),
             file.display(),
             dest.display()
         )));
@@ -655,6 +714,8 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         memory_seen: peak_memory(),
         shards: args.shards,
         longest_shard_s: longest,
+        gpu: gpu.as_ref().map(crate::gpu::Opened::name),
+        gpu_hours: gpu.as_ref().map(|_| hours(e.core_seconds)),
     };
     summarize(&prediction, &e, args.seconds);
     let mut out = Printer::new(io::stdout().lock(), counting.format).on_terminal();
@@ -696,6 +757,10 @@ fn sample(
     // The line goes once the sampling ends: the summary takes its place.
     if loud && done.load(Ordering::Relaxed) > 0 {
         let _ = write!(io::stderr(), "\r\x1b[2K");
+    }
+    // A GPU that failed timed nothing that can be trusted.
+    if let Some(failure) = gpu.and_then(crate::gpu::Opened::failure) {
+        return Err(failure);
     }
     Ok(e?)
 }

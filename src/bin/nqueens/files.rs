@@ -19,10 +19,10 @@ use crate::commands::Failure;
 /// cannot serve, before any work.
 pub fn prepare(long: &LongRunArgs) -> Result<Option<Output>, Failure> {
     if let Some(path) = &long.checkpoint {
-        durable::file_to_write("--checkpoint", path)?;
+        durable::file_to_write(path).map_err(|e| Failure::file(e, "--checkpoint"))?;
     }
     let output = match &long.output {
-        Some(path) => Some(Output::create("--output", path)?),
+        Some(path) => Some(Output::create(path).map_err(|e| Failure::file(e, "--output"))?),
         None => None,
     };
     if let (Some(checkpoint), Some(out)) = (&long.checkpoint, &long.output)

@@ -1,6 +1,8 @@
 //! What a count costs, roughly, before anything is counted: a per-n table of thread-seconds
-//! from the AMD EPYC summary in results/README.md (whole counts to n = 22, `estimate` from
-//! 23), for the warning that a count will not end soon and for the
+//! (whole counts to n = 22, results/zen4/2026-11-29-house/ and
+//! results/zen4/2026-11-28-shared-ranks/; `estimate` from 23,
+//! results/zen4/2026-11-28-partition-read-ahead/ and results/zen4/2026-11-29-short-words/),
+//! for the warning that a count will not end soon and for the
 //! progress line's first ETA. No sampling: a table look-up, in microseconds.
 
 use nqueens_engine::{Method, Symmetry};
@@ -23,7 +25,7 @@ const JOIN: [(u32, f64); 9] = [
 const JOIN_GROWTH: f64 = 4.4;
 
 /// The search's thread-seconds at n = 18 in full mode with AVX-512, and its growth per n
-/// from 17 to 18 (the Xeon summary in results/README.md).
+/// from 17 to 18 (results/xeon/2026-11-22-search-vs-textbook/).
 const SEARCH_18: f64 = 34.0;
 const SEARCH_GROWTH: f64 = 7.7;
 

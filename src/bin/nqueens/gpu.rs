@@ -59,6 +59,7 @@ pub fn open(args: &GpuArgs, buffer_bytes: usize) -> Result<Option<Opened>, Failu
             None => e.context("--gpu"),
         })
     })?;
+    quiet_gpu_panics();
     let a = gpu.adapter();
     if a.software {
         let _ = writeln!(
@@ -73,7 +74,39 @@ pub fn open(args: &GpuArgs, buffer_bytes: usize) -> Result<Option<Opened>, Failu
         gpu,
         name,
         only: args.gpu_only,
+        lose_after: lose_after(),
+        matched: std::sync::atomic::AtomicU64::new(0),
     }))
+}
+
+std::thread_local! {
+    /// Whether this thread is in a GPU's matching, whose failures (a panic of wgpu's included,
+    /// which the library catches) become the device's error that the command ends with.
+    #[cfg(feature = "gpu")]
+    static IN_GPU: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Leaves the message of a panic inside a GPU's matching to the error the command ends with
+/// ([`Opened::failure`]): the library catches it and keeps it as the device's fault. Any other
+/// panic is reported as before.
+#[cfg(feature = "gpu")]
+fn quiet_gpu_panics() {
+    let before = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !IN_GPU.get() {
+            before(info);
+        }
+    }));
+}
+
+/// Test hook: lose the GPU (as a driver's reset would) once it has done this many
+/// matchings, for the tests of a run whose GPU fails.
+#[cfg(feature = "gpu")]
+const LOSE_AFTER: &str = "NQUEENS_TEST_GPU_LOST_AFTER";
+
+#[cfg(feature = "gpu")]
+fn lose_after() -> Option<u64> {
+    std::env::var(LOSE_AFTER).ok()?.parse().ok()
 }
 
 /// A GPU opened for a command: its name and whether it counts every key.
@@ -82,13 +115,43 @@ pub struct Opened {
     pub gpu: nqueens_engine::gpu::Gpu,
     pub name: &'static str,
     pub only: bool,
+    /// [`LOSE_AFTER`]'s matchings, where it is set, and the matchings done.
+    lose_after: Option<u64>,
+    matched: std::sync::atomic::AtomicU64,
+}
+
+#[cfg(feature = "gpu")]
+impl nqueens_engine::Pairs for Opened {
+    fn disjoint(&self, table: &[u64], probe: &[u64]) -> u64 {
+        let done = self
+            .matched
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if self.lose_after == Some(done) {
+            self.gpu.lose();
+        }
+        IN_GPU.set(true);
+        let found = nqueens_engine::Pairs::disjoint(&self.gpu, table, probe);
+        IN_GPU.set(false);
+        found
+    }
+
+    fn failed(&self) -> Option<String> {
+        nqueens_engine::Pairs::failed(&self.gpu)
+    }
 }
 
 #[cfg(feature = "gpu")]
 impl Opened {
     /// The GPU as the join's matching.
     pub fn pairs(&self) -> &dyn nqueens_engine::Pairs {
-        &self.gpu
+        self
+    }
+
+    /// Where the GPU failed: the error a command ends with (exit 1).
+    pub fn failure(&self) -> Option<Failure> {
+        self.gpu
+            .fault()
+            .map(|e| Failure::Failed(anyhow::Error::new(e)))
     }
 
     /// Whether it counts every key (`--gpu-only`).
@@ -153,6 +216,10 @@ impl Opened {
     }
 
     pub fn name(&self) -> &'static str {
+        match *self {}
+    }
+
+    pub fn failure(&self) -> Option<Failure> {
         match *self {}
     }
 }

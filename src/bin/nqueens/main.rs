@@ -50,7 +50,7 @@ static EARLY: extern "C" fn() = {
 /// it is freed. glibc starts so, but raises that bound to the size of each such buffer
 /// freed: a thread letting go of a key's buffers (to fit the next key's budget) then kept
 /// their memory for its heap, where `--memory` no longer counted it, and a join held more
-/// than its `--memory` (measured: results/README.md).
+/// than its `--memory` (results/zen3/2026-11-26-quarter-turn-weights/).
 fn return_large_buffers() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: sets one of the allocator's parameters, before any other thread starts.

@@ -54,7 +54,7 @@ pub fn merge(args: MergeArgs) -> Result<(), Failure> {
         .install(|| shard::merge(files, args.partial, pick))
         .map_err(failed)?;
     let engine = audited(&merged.sum, engine, pick)?;
-    let mut out = Printer::new(io::stdout().lock(), args.format);
+    let mut out = Printer::new(io::stdout().lock(), args.format).on_terminal();
     let sum = &merged.sum;
     if args.partial {
         let coverage = Coverage {
@@ -144,7 +144,7 @@ fn print_agreed(args: &MergeArgs, engine: Engine, agreed: &Agreed) -> Result<(),
         named("source", &names, 4),
         named("host", &agreed.hosts, 8)
     );
-    let mut out = Printer::new(io::stdout().lock(), args.format);
+    let mut out = Printer::new(io::stdout().lock(), args.format).on_terminal();
     if args.partial {
         let row = Agreement {
             sums: Sums::of(sum, complete),

@@ -60,6 +60,12 @@ pub trait Record: Serialize {
     fn table(&self) -> Vec<Option<String>> {
         self.cells()
     }
+    /// The table's cells on a terminal, where its last column has `room` columns left of
+    /// the table's width: [`Record::table`], unless that column's text can be shortened.
+    fn table_within(&self, room: usize) -> Vec<Option<String>> {
+        let _ = room;
+        self.table()
+    }
     /// The columns (indices) a table on a terminal moves into a line above its rows: those
     /// that repeat from row to row, so that the rest fits 100 columns.
     fn above() -> &'static [usize] {
@@ -138,8 +144,14 @@ impl<W: Write> Printer<W> {
                         .collect();
                     padded.join("  ")
                 };
-                let cells: Vec<String> = record
-                    .table()
+                let cells = match kept.split_last() {
+                    Some((_, before)) if self.terminal => {
+                        let used: usize = before.iter().map(|&i| R::widths()[i] + 2).sum();
+                        record.table_within(TABLE_WIDTH.saturating_sub(used))
+                    }
+                    _ => record.table(),
+                };
+                let cells: Vec<String> = cells
                     .into_iter()
                     .map(|c| c.unwrap_or_else(|| "-".into()))
                     .collect();
@@ -204,8 +216,8 @@ impl Record for Counts {
             Some(self.solutions.to_string()),
             self.unique.map(|u| u.to_string()),
             Some(self.method.to_string()),
-            Some(kernel_name(self.kernel).to_string()),
-            Some(self.threads.to_string()),
+            self.kernel.name().map(str::to_string),
+            self.threads.map(|t| t.to_string()),
             self.split_depth.map(|d| d.to_string()),
             Some(self.symmetry.to_string()),
             Some(self.subproblems.to_string()),
@@ -329,11 +341,14 @@ impl Record for Coverage {
         cells
     }
     fn table(&self) -> Vec<Option<String>> {
-        let mut cells = self.cells();
-        let at = cells.len() - 2;
-        cells[at] = Some(format!("{:.6}", self.cost_merged));
-        cells[at + 1] = cells[at + 1].as_deref().map(shortened);
-        cells
+        self.table_within(usize::MAX)
+    }
+    fn table_within(&self, room: usize) -> Vec<Option<String>> {
+        rounded_and_shortened(self.cells(), self.cost_merged, room)
+    }
+    fn above() -> &'static [usize] {
+        // The board, whether it is complete, how it was counted, the shards and the parts.
+        &[0, 1, 4, 5, 6, 7, 9]
     }
 }
 
@@ -364,15 +379,33 @@ pub struct Agreement {
 /// The most ranges of parts or shards a table's cell shows; JSON and CSV give them all.
 pub const TABLE_RANGES: usize = 20;
 
-/// A list of ranges (`0-3 7 9-12`) as a table shows it: the first [`TABLE_RANGES`], then
-/// `and N more`.
-fn shortened(ranges: &str) -> String {
+/// A list of ranges (`0-3 7 9-12`) as a table shows it within `room` columns: all of them
+/// where at most [`TABLE_RANGES`] fit, else the most of the first [`TABLE_RANGES`] that fit
+/// with `and N more` (at least one, where none fits).
+fn shortened(ranges: &str, room: usize) -> String {
     let words: Vec<&str> = ranges.split(' ').collect();
-    if words.len() <= TABLE_RANGES {
+    if words.len() <= TABLE_RANGES && ranges.len() <= room {
         return ranges.to_string();
     }
-    let more = words.len() - TABLE_RANGES;
-    format!("{} and {more} more", words[..TABLE_RANGES].join(" "))
+    let with_more = |k: usize| format!("{} and {} more", words[..k].join(" "), words.len() - k);
+    (1..=TABLE_RANGES.min(words.len() - 1))
+        .rev()
+        .map(with_more)
+        .find(|text| text.len() <= room)
+        .unwrap_or_else(|| with_more(1))
+}
+
+/// The table's cells of a merge's `cells`, whose last two are the share of the work merged
+/// (shown rounded: `cost`) and the ranges missing (shortened to `room` columns).
+fn rounded_and_shortened(
+    mut cells: Vec<Option<String>>,
+    cost: f64,
+    room: usize,
+) -> Vec<Option<String>> {
+    let at = cells.len() - 2;
+    cells[at] = Some(format!("{cost:.6}"));
+    cells[at + 1] = cells[at + 1].as_deref().map(|r| shortened(r, room));
+    cells
 }
 
 /// [`Agreement`]'s columns and widths.
@@ -401,11 +434,15 @@ impl Record for Agreement {
         cells
     }
     fn table(&self) -> Vec<Option<String>> {
-        let mut cells = self.cells();
-        let at = cells.len() - 2;
-        cells[at] = Some(format!("{:.6}", self.cost_agreed));
-        cells[at + 1] = cells[at + 1].as_deref().map(shortened);
-        cells
+        self.table_within(usize::MAX)
+    }
+    fn table_within(&self, room: usize) -> Vec<Option<String>> {
+        rounded_and_shortened(self.cells(), self.cost_agreed, room)
+    }
+    fn above() -> &'static [usize] {
+        // The board, whether it is complete, how it was counted, the quorum, runs, sources
+        // and parts.
+        &[0, 1, 4, 5, 6, 7, 8, 9, 10]
     }
 }
 
@@ -427,7 +464,7 @@ pub struct Check {
     /// How the board was counted (`search` or `join`).
     pub method: Method,
     /// The counting loop that ran (`scalar`, `avx2` or `avx512`).
-    pub kernel: &'static str,
+    pub kernel: nqueens_engine::Loops,
     /// Wall-clock seconds for the count.
     pub elapsed_s: f64,
 }
@@ -447,7 +484,7 @@ impl Check {
             published_unique,
             ok: counts.solutions == published && unique_ok,
             method: counts.method,
-            kernel: kernel_name(counts.kernel),
+            kernel: counts.kernel,
             elapsed_s: counts.elapsed_s,
         }
     }
@@ -479,7 +516,7 @@ impl Record for Check {
             self.published_unique.map(|u| u.to_string()),
             Some(self.ok.to_string()),
             Some(self.method.to_string()),
-            Some(self.kernel.to_string()),
+            self.kernel.name().map(str::to_string),
             Some(exact(self.elapsed_s)),
         ]
     }
@@ -567,6 +604,11 @@ pub struct Prediction {
     pub shards: Option<usize>,
     /// Predicted wall-clock seconds of the longest shard on `threads` threads.
     pub longest_shard_s: Option<f64>,
+    /// The GPU adapter that counted the sample (`--gpu`, `--gpu-only`; `null` without one).
+    pub gpu: Option<&'static str>,
+    /// With a GPU, the prediction in its hours: one GPU's hours for the whole count (the
+    /// same figure as `thread_hours`, the GPU being the one counter); `null` without one.
+    pub gpu_hours: Option<f64>,
 }
 
 impl Record for Prediction {
@@ -590,10 +632,14 @@ impl Record for Prediction {
             "memory_seen",
             "shards",
             "longest_shard_s",
+            "gpu",
+            "gpu_hours",
         ]
     }
     fn widths() -> &'static [usize] {
-        &[2, 6, 6, 7, 8, 7, 10, 12, 16, 17, 6, 9, 6, 12, 12, 11, 6, 15]
+        &[
+            2, 6, 6, 7, 8, 7, 10, 12, 16, 17, 6, 9, 6, 12, 12, 11, 6, 15, 3, 9,
+        ]
     }
     fn cells(&self) -> Vec<Option<String>> {
         vec![
@@ -615,6 +661,8 @@ impl Record for Prediction {
             self.memory_seen.map(|m| m.to_string()),
             self.shards.map(|k| k.to_string()),
             self.longest_shard_s.map(exact),
+            self.gpu.map(str::to_string),
+            self.gpu_hours.map(exact),
         ]
     }
     fn table(&self) -> Vec<Option<String>> {
@@ -626,10 +674,14 @@ impl Record for Prediction {
         cells[12] = self.lean.map(significant);
         cells[13] = Some(format!("{:.1}", self.wall_s));
         cells[17] = self.longest_shard_s.map(|s| format!("{s:.1}"));
+        cells[18] = self
+            .gpu
+            .map(|g| g.split_whitespace().collect::<Vec<_>>().join("_"));
+        cells[19] = self.gpu_hours.map(significant);
         cells
     }
     fn above() -> &'static [usize] {
-        &[0, 1, 2, 3, 4, 5, 10, 11, 12, 14, 15, 16]
+        &[0, 1, 2, 3, 4, 5, 10, 11, 12, 14, 15, 16, 18]
     }
 }
 
@@ -683,6 +735,8 @@ mod tests {
             memory_seen: None,
             shards: Some(8),
             longest_shard_s: Some(2.777_777_7),
+            gpu: Some("NVIDIA H200"),
+            gpu_hours: Some(0.012_345_678_9),
         };
         let (csv, json) = both(&prediction);
         assert_eq!(csv, json);

@@ -1,13 +1,25 @@
-//! The system allocator, counting the bytes held and the most held at once: the global
-//! allocator of each test binary that bounds what the library holds.
+//! The system allocator, counting the bytes held and the most held at once: this binary's
+//! global allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 struct Counted;
 
 pub static HELD: AtomicUsize = AtomicUsize::new(0);
 pub static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// Held by the test that reads the counters, so that no other test allocates beside it.
+static ALONE: Mutex<()> = Mutex::new(());
+
+/// Waits until no other test of this binary holds the counters, and holds them until dropped.
+pub fn alone() -> MutexGuard<'static, ()> {
+    // A test that failed holding the lock poisoned it; the counters are still sound.
+    ALONE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 fn grew(bytes: usize) {
     let held = HELD.fetch_add(bytes, Ordering::Relaxed) + bytes;

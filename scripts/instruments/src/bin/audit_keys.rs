@@ -1,9 +1,9 @@
 //! The join against the search, part by part, at boards too large for the tests:
-//! `cargo run --release --example audit_keys -- N PARTS [SEED] [MIB]` counts PARTS random
-//! parts (keys) of the join's plan of N both ways, on every thread, and exits 1 on a
-//! difference. `MIB` (2048 unless given) is the join's memory: a small one makes it cut
-//! the keys' sides in chunks, as the largest boards' keys are.
-//! This is what `merge --audit` does for a shard's parts; issue 21 asks for it at n = 23
+//! `cargo run --release -p nqueens-instruments --bin audit_keys -- N PARTS [SEED] [MIB]`
+//! counts PARTS random parts (keys) of the join's plan of N both ways, on every thread, and
+//! exits 1 on a difference. `MIB` (2048 unless given) is the join's memory: a small one makes
+//! it cut the keys' sides in chunks, as the largest boards' keys are.
+//! This is what `merge --audit` does for a shard's parts, here at boards as large as n = 23
 //! and 24 (results/zen4/2026-11-23-join-frontier/ has the run).
 
 use std::time::Instant;

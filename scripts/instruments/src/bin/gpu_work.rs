@@ -1,6 +1,6 @@
 //! The GPU path's work against the CPU join's, key by key: the speed proof that needs no
-//! device. `cargo run --release --features gpu,instruments --example gpu_work -- N KEYS
-//! [SEED] [WORKGROUP_BYTES]` counts `KEYS` random keys of `N` (the same keys for a seed on
+//! device. `cargo run --release -p nqueens-instruments --features gpu,instruments --bin
+//! gpu_work -- N KEYS [SEED] [WORKGROUP_BYTES]` counts `KEYS` random keys of `N` (the same keys for a seed on
 //! every machine) on the CPU and on the GPU, checks that they agree, and prints one CSV row
 //! a key: the pairs each tested at its leaves, the fewest workgroups of the GPU's
 //! submissions (the key's last left out) and the most, the fewest of a dispatch that had
@@ -8,7 +8,7 @@
 //! level, words moved by the split levels, probe words visiting leaves, restarts, and the
 //! sizes the adapter's limits gave.
 
-mod common;
+use nqueens_instruments::random_parts;
 
 use std::sync::atomic::AtomicBool;
 
@@ -18,7 +18,7 @@ use nqueens_engine::instruments::matched;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (n, plan, parts) = common::random_parts(&args, 4, usage);
+    let (n, plan, parts) = random_parts(&args, 4, usage);
     let cap = args.get(3).map(|a| {
         a.parse::<u32>()
             .unwrap_or_else(|_| usage("WORKGROUP_BYTES must be a number"))

@@ -1,7 +1,8 @@
 //! Which keys cost the join the most per solution: random keys of an `n`-board counted on
 //! one thread and timed, each with its class, written as CSV (one row per key; a run is
 //! results/zen3/2026-11-25-estimate-bound/key-classes.csv).
-//! `cargo run --release --features instruments --example key_classes -- N KEYS [SEED]`
+//! `cargo run --release -p nqueens-instruments --features instruments --bin key_classes --
+//! N KEYS [SEED]`
 //!
 //! A key's class is how its left queens split between the board's top and bottom halves:
 //! `top` is the number of them in the top `n / 2` rows. A key with most of its left queens
@@ -11,7 +12,7 @@
 //! which a whole run pays once per row set, apart), its solutions weighted by its orbit
 //! and its estimated cost ([`nqueens_engine::Plan::costs`]); ns per solution is `seconds / solutions`.
 
-mod common;
+use nqueens_instruments::random_parts;
 
 use std::time::Instant;
 
@@ -20,7 +21,7 @@ use nqueens_engine::instruments::{enumerated, key_rows};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (n, plan, parts) = common::random_parts(&args, 20, usage);
+    let (n, plan, parts) = random_parts(&args, 20, usage);
     let costs = plan.costs();
     let top_rows = (1u32 << (n / 2)) - 1;
     println!("n,part,top,left,cost,solutions,seconds,pieces_seconds,ns_per_solution");

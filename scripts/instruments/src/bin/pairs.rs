@@ -1,6 +1,6 @@
 //! Pairs of half-boards the join tests per solution, for each n from A to B:
-//! `cargo run --release --features instruments --example pairs -- A B` (`scripts/pairs.sh`
-//! writes it to a CSV; results/zen4/2026-11-23-join-pairs/ holds a run). The board is counted in
+//! `cargo run --release -p nqueens-instruments --features instruments --bin pairs -- A B`
+//! (`scripts/pairs.sh` writes it to a CSV; results/zen4/2026-11-23-join-pairs/ holds a run). The board is counted in
 //! `--symmetry none` (every key once), so the solutions are the board's. `every_pair` is
 //! what testing every pair of each key's half-boards tests (the join before it split on
 //! diagonals); `tested` what the split leaves to the bitset tables.

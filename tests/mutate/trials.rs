@@ -1,6 +1,6 @@
 //! Random mutations and forgeries of a small shard set, each merged as `nqueens merge` merges
 //! it: alone, with `--audit 100`, and under `--quorum 2` beside a genuine run sliced otherwise.
-//! Shared by `examples/mutate.rs` (`scripts/mutate.sh N`) and the test suite's sample
+//! Shared by the `mutate` instrument (`scripts/mutate.sh N`) and the test suite's sample
 //! (`tests/mutations.rs`).
 //!
 //! A **mutation** changes a file's bytes as an accident or a careless edit would (a bit

@@ -1,6 +1,6 @@
 //! Random mutations of a checkpoint, each resumed as `nqueens count --checkpoint` resumes it:
 //! the file opened for the same plan ([`Checkpoint::open`]), the parts it does not hold
-//! counted, and the sum checked. Shared by `examples/mutate.rs` (`scripts/mutate.sh N`) and
+//! counted, and the sum checked. Shared by the `mutate` instrument (`scripts/mutate.sh N`) and
 //! the test suite's sample (`tests/mutations.rs`), beside the shard trials (`trials.rs`),
 //! whose random numbers and byte mutations these reuse.
 //!

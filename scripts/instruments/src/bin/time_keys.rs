@@ -1,10 +1,10 @@
 //! Random keys of the join's plan counted on one thread and timed: a quick, quiet measure of
 //! the matching alone (no planning of the whole board, no threads), for comparing two builds
-//! side by side. `cargo run --release --features instruments --example time_keys --
-//! N KEYS [SEED] [scalar|avx2]` prints the keys' solutions (weighted by their orbits) and the
+//! side by side. `cargo run --release -p nqueens-instruments --features instruments --bin
+//! time_keys -- N KEYS [SEED] [scalar|avx2]` prints the keys' solutions (weighted by their orbits) and the
 //! seconds they took.
 
-mod common;
+use nqueens_instruments::random_parts;
 
 use std::time::Instant;
 
@@ -12,7 +12,7 @@ use nqueens_engine::Kernel;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (n, plan, parts) = common::random_parts(&args, 100, usage);
+    let (n, plan, parts) = random_parts(&args, 100, usage);
     let keys = parts.len();
     let kernel = match args.get(3).map(String::as_str) {
         None => Kernel::Auto,

@@ -1,8 +1,7 @@
 //! `merge --quorum` holds what the plan's parts need, not a deal of the plan per slicing: the
-//! bytes this test binary's allocator has out at once while shard 0 of 1,000 slicings of one
+//! bytes this binary's allocator has out at once while shard 0 of 1,000 slicings of one
 //! plan is merged under a quorum stay a small multiple of the plan's parts. (A deal kept per
-//! slicing, 4 bytes a part each, held about three times this bound.) The only test in this binary:
-//! nothing else allocates beside it.
+//! slicing, 4 bytes a part each, held about three times this bound.)
 
 use std::num::NonZeroUsize;
 use std::sync::atomic::Ordering;
@@ -11,8 +10,7 @@ use nqueens_engine::run::quorum::{self, Source};
 use nqueens_engine::run::shard::{self, Shard, ShardResult};
 use nqueens_engine::{Engine, Options, Plan, Run, Symmetry, Tally};
 
-mod counted;
-use counted::{HELD, PEAK};
+use crate::counted::{HELD, PEAK, alone};
 
 /// Shard 0 of every slicing of n = 12's plan (searched at depth 5, no symmetry) from 1 to
 /// 1,000 shards, each a run of its own in one folder, merged under a quorum of 1: the parts
@@ -20,6 +18,7 @@ use counted::{HELD, PEAK};
 /// adds 4,000).
 #[test]
 fn a_quorum_of_many_slicings_holds_memory_by_the_parts() {
+    let _alone = alone();
     let engine = Engine::new(&Options {
         threads: NonZeroUsize::new(2),
         ..Options::default()

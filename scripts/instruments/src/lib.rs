@@ -1,5 +1,5 @@
-//! What the timing examples share: their arguments `N KEYS [SEED]`, the plan, and the
-//! random pick of keys.
+//! What the instruments share: the arguments `N KEYS [SEED]`, the join's plan, and the random
+//! pick of keys.
 
 use nqueens_engine::{Method, Plan, Symmetry};
 

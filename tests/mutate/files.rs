@@ -2,8 +2,8 @@
 //! rescue files planted by someone else (another owner's, of the wrong mode, a symbolic link
 //! to a file of the victim's or to a forgery) beside the output or where rescue files used to
 //! be kept (`$TMPDIR`), and file size limits (`ulimit -f`, SIGXFSZ not trapped) on the output,
-//! the rescue files and the checkpoint. Shared by `examples/mutate.rs` (`scripts/mutate.sh N
-//! SEED files`) and the test suite's sample (`tests/long_runs.rs`).
+//! the rescue files and the checkpoint. Shared by the `mutate` instrument (`scripts/mutate.sh N
+//! SEED files`) and the test suite's sample (`tests/integration/long_runs.rs`).
 //!
 //! What must hold: the shard's result, once the same command has been run again where it
 //! says to (or its standard output saved where it says so), merges with the other shard to

@@ -8,11 +8,9 @@ use assert_cmd::Command;
 use nqueens_engine::Tally;
 use nqueens_engine::run::shard::ShardResult;
 use nqueens_engine::types::Residues;
+use serde_json::Value::Null;
 
-#[path = "../examples/mutate/files.rs"]
-mod file_trials;
-#[path = "../examples/mutate/trials.rs"]
-mod trials;
+use crate::file_trials;
 
 fn nqueens(args: &[&str]) -> Output {
     Command::cargo_bin("nqueens")
@@ -134,9 +132,48 @@ fn killed_run_resumes_to_the_uninterrupted_counts() {
             "{said}"
         );
         assert_eq!(counts(&resumed), whole, "{symmetry}");
-        // Running again over a complete checkpoint recounts nothing and agrees.
-        assert_eq!(counts(&nqueens(&args)), whole);
+        // Running again over a complete checkpoint recounts nothing and agrees, naming no
+        // loop or threads: none counted this run.
+        let mut again = counts(&nqueens(&args));
+        assert_eq!((&again["kernel"], &again["threads"]), (&Null, &Null));
+        for said in ["kernel", "threads"] {
+            again[said] = whole[said].clone();
+        }
+        assert_eq!(again, whole);
     }
+}
+
+/// A resumed count names the loop and threads of this run's counting: none where the
+/// checkpoint held every part (its records do not say which loop made them), this run's
+/// where it counted any, whatever `-j` and `--kernel` the earlier runs had.
+#[test]
+fn a_resumed_count_names_only_the_loop_and_threads_it_counted_with() {
+    let dir = scratch("labels");
+    let ckpt = dir.join("n12.ckpt");
+    let first = ["count", "12", "-j", "2", "--checkpoint", path(&ckpt)];
+    crash_after(&first, "20");
+    let other = ["-j", "1", "--kernel", "scalar", "--format", "json"];
+    let partly = counts(&nqueens(&[&first[..2], &other, &first[4..]].concat()));
+    let named = (&partly["kernel"], &partly["threads"]);
+    assert_eq!(named, (&serde_json::json!("scalar"), &serde_json::json!(1)));
+    let finished = |format: &str| {
+        let mut args = [&first[..2], &other[..4], &first[4..]].concat();
+        args.extend(["--format", format]);
+        let out = nqueens(&args);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{err}");
+        assert!(err.contains("none left to count"), "{err}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let row: serde_json::Value = serde_json::from_str(&finished("json")).unwrap();
+    assert_eq!(row["solutions"], 14200);
+    assert_eq!((&row["kernel"], &row["threads"]), (&Null, &Null));
+    let csv = finished("csv");
+    let fields: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(&fields[3..7], ["join", "", "", ""], "{csv}");
+    let table = finished("table");
+    let cells: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(&cells[3..6], ["join", "-", "-"], "{table}");
 }
 
 /// A plan is the same on every machine: shards of a join made with 1 thread and a small
@@ -249,8 +286,8 @@ fn recorded(ckpt: &Path) -> Vec<u64> {
         .collect()
 }
 
-/// Issue 71: a changed checksum on line 3 of 14,402 once cut the file there, and the 14,399
-/// good records after it were counted again.
+/// A changed checksum on line 3 of 14,402 costs that record only: the file is not cut there,
+/// and the 14,399 good records after it are not counted again.
 #[test]
 fn one_damaged_record_among_fourteen_thousand_costs_that_record_only() {
     let dir = scratch("one-damaged");
@@ -823,7 +860,7 @@ fn words_then<'a>(text: &'a str, file: &'a Path) -> Vec<&'a str> {
     text.split(' ').chain([path(file)]).collect()
 }
 
-/// Issue 71: a checkpoint that could take no record said nothing until the count ended.
+/// A checkpoint that can take no record says so at once, not when the count ends.
 #[test]
 fn a_checkpoint_write_that_fails_is_reported_at_once_while_counting_goes_on() {
     use std::io::BufRead;
@@ -849,8 +886,8 @@ fn a_checkpoint_write_that_fails_is_reported_at_once_while_counting_goes_on() {
     assert!(rest.contains("interrupted by SIGTERM"), "{rest}");
 }
 
-/// Issue 71: under `ulimit -n 4` (the standard streams and the checkpoint, no descriptor to
-/// spare) signals could not be caught, and no record was ever written.
+/// Under `ulimit -n 4` (the standard streams and the checkpoint, no descriptor to spare)
+/// signals are still caught, and the record is written.
 #[test]
 fn with_no_descriptor_to_spare_the_checkpoint_is_written_and_a_signal_saves_it() {
     let dir = scratch("descriptors");
@@ -883,8 +920,8 @@ fn with_no_descriptor_to_spare_the_checkpoint_is_written_and_a_signal_saves_it()
     );
 }
 
-/// Issue 71: out of memory, a count aborted with "memory allocation of N bytes failed", a
-/// backtrace and exit 134. Under the largest address space limit (`ulimit -v`) that it does
+/// Out of memory, a count does not abort ("memory allocation of N bytes failed", a backtrace
+/// and exit 134): under the largest address space limit (`ulimit -v`) that it does
 /// not fit, found by bisection, it ends with a line naming what could not be allocated, and
 /// exit 1.
 #[cfg(target_os = "linux")]
@@ -955,7 +992,7 @@ fn changed_at(stage: &str, args: &[&str], tmp: &Path, change: impl FnOnce()) -> 
     out
 }
 
-/// Issue 71: an output that could not be written threw the counted shard away (exit 1).
+/// An output that cannot be written does not throw the counted shard away.
 #[test]
 fn a_counted_shard_its_output_cannot_take_is_kept_for_the_same_command_to_write() {
     let dir = scratch("rescue");
@@ -1040,8 +1077,8 @@ fn a_counted_shard_its_output_cannot_take_is_kept_for_the_same_command_to_write(
     assert_eq!(counts(&merge(&both))["solutions"], 14200);
 }
 
-/// Issue 71: a full disk at the output threw the counted shard away; with a checkpoint
-/// that holds every part, the same command writes it without counting again.
+/// A full disk at the output does not throw the counted shard away: with a checkpoint that
+/// holds every part, the same command writes it without counting again.
 #[test]
 fn a_shard_whose_output_cannot_be_written_stays_in_its_whole_checkpoint() {
     let dir = scratch("unwritten");
@@ -1165,7 +1202,7 @@ fn merge_refuses_forged_overlapping_partial_and_foreign_shards_and_audits_catch_
         assert_eq!(out.status.code(), Some(1), "{needle}: {err}");
         assert!(err.contains(needle), "{err}");
     };
-    // A forged total with the digest recomputed (issue 12 printed 2^100).
+    // A forged total with the digest recomputed, too large for a 64-bit count.
     let files = fresh("total");
     forge(&files[1], false, |r| r.solutions = 1 << 100);
     refused(&files, "sums or residues disagree");
@@ -1321,7 +1358,7 @@ fn a_checkpoint_record_forged_with_its_checksum_recomputed_is_skipped_and_recoun
     );
 }
 
-// Issue 22: files and signals a cluster can trust.
+// Files and signals a cluster can trust.
 
 /// Runs nqueens with `args`, the test hook set to pause it once signals are caught and
 /// before planning: a refusal of the arguments must come first, without the pause.
@@ -1370,7 +1407,7 @@ fn an_output_that_is_not_a_regular_file_is_refused_and_left_as_it_was() {
         (path(&to_fifo).to_string(), "a symbolic link to"),
         (path(&dangling).to_string(), "a symbolic link to"),
     ];
-    // A device node (issue 22 replaced `d/null`, a copy of /dev/null, with a file).
+    // A device node (a copy of /dev/null), which a written output would replace with a file.
     let null = dir.join("null");
     let made = Std::new("mknod")
         .args(["-m", "666", path(&null), "c", "1", "3"])
@@ -1924,7 +1961,7 @@ fn a_checkpoint_whose_header_was_cut_short_starts_again() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not an nqueens checkpoint"));
 }
 
-// Issue 30: a cluster run at full scale.
+// A cluster run at full scale.
 
 /// The launcher that runs a command as PID 1 of a new PID namespace (as a container or a
 /// requeued job may), where this machine allows it (root).
@@ -1986,7 +2023,7 @@ fn two_runs_of_one_output_at_once_each_write_their_own_temporary_file() {
     assert_eq!(counts(&merge(&[path(&out).into()]))["solutions"], 14200);
 }
 
-/// Issue 71: a writer's lock goes with its temporary file through the rename, so for a
+/// A writer's lock goes with its temporary file through the rename, so for a
 /// moment the output it just put in place is locked; the other run of the same output,
 /// finishing then, must replace it as it would a moment later, not take it for a live
 /// checkpoint.
@@ -3134,7 +3171,7 @@ fn a_live_writers_temporary_file_cannot_be_an_output_nor_is_another_file_there_r
     assert_eq!(std::fs::read_to_string(dir.join(&held[0])).unwrap(), "mine");
 }
 
-/// A sample of `scripts/mutate.sh`'s file trials (`examples/mutate/files.rs`): rescue files
+/// A sample of `scripts/mutate.sh`'s file trials (`tests/mutate/files.rs`): rescue files
 /// planted by another user or as links, and `ulimit -f` limits; `scripts/mutate.sh N SEED
 /// files` runs many more.
 #[test]

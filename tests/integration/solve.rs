@@ -1,7 +1,5 @@
 //! Listing solutions: valid, distinct, complete, in lexicographic order, whatever the threads.
 
-mod common;
-
 use std::io::Read;
 use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
@@ -11,6 +9,8 @@ use assert_cmd::Command;
 use nqueens_engine::solve::board::is_solution;
 use nqueens_engine::solve::{FEW, ListOptions, for_each_solution};
 use nqueens_engine::{Kernel, published};
+
+use crate::oracle;
 
 fn list(n: u32, threads: usize, unique: bool, limit: Option<u64>) -> Vec<Vec<u8>> {
     list_with(n, threads, unique, limit, Kernel::Auto)
@@ -68,7 +68,7 @@ fn every_solution_listed_once_valid_and_in_order() {
             );
             assert_eq!(
                 xs,
-                common::solutions(n as usize),
+                oracle::solutions(n as usize),
                 "same as the naive solver, n={n}"
             );
         }
@@ -82,7 +82,7 @@ fn the_loops_list_the_same_solutions() {
         .filter(|k| k.resolve().is_ok())
         .collect();
     if loops.is_empty() {
-        common::untested("this CPU has no SIMD lanes: only the scalar loop lists");
+        oracle::untested("this CPU has no SIMD lanes: only the scalar loop lists");
         return;
     }
     // Whole listings, then the first solutions of large boards, where the lanes keep more
@@ -120,14 +120,14 @@ fn unique_lists_one_smallest_image_per_class() {
             for x in &xs {
                 assert!(is_solution(x));
                 assert_eq!(
-                    common::images(x).iter().min(),
+                    oracle::images(x).iter().min(),
                     Some(x),
                     "smallest of its images, n={n}"
                 );
             }
             let mut classes: Vec<Vec<u8>> = xs
                 .iter()
-                .map(|x| common::images(x).into_iter().min().unwrap())
+                .map(|x| oracle::images(x).into_iter().min().unwrap())
                 .collect();
             classes.sort();
             classes.dedup();
@@ -162,7 +162,7 @@ fn limit_takes_the_first_in_order() {
     assert!(big.iter().all(|x| is_solution(x)) && strictly_increasing(&big));
     assert_eq!(
         big,
-        common::first_solutions(24, 3),
+        oracle::first_solutions(24, 3),
         "the first three in order"
     );
 }
@@ -204,7 +204,7 @@ fn board_columns_and_json_formats() {
         .lines()
         .map(|l| l.split(' ').map(|c| c.parse().unwrap()).collect())
         .collect();
-    assert_eq!(rows, common::solutions(8));
+    assert_eq!(rows, oracle::solutions(8));
     let unique = solve(&["8", "--unique", "--format", "json"]);
     assert_eq!(unique.lines().count(), 12);
 }

@@ -1785,6 +1785,181 @@ fn tables_fit_100_columns_on_a_terminal() {
     );
     let (off, _) = succeeds(&["count", "8", "10"]);
     assert!(off.starts_with(" n  ") && off.lines().next().unwrap().contains("method"));
+    merge_partial_fits_100_columns_on_a_terminal();
+}
+
+/// `merge --partial`'s table (and its quorum's) on a terminal: the board and how it was
+/// counted above the row, the missing ranges cut to what fits; off a terminal and in JSON
+/// every column and range.
+fn merge_partial_fits_100_columns_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    for (folder, shards) in [("a", &[0, 2, 4, 6, 8, 10, 12, 14, 16][..]), ("b", &[0, 2])] {
+        std::fs::create_dir(at(folder)).unwrap();
+        for i in shards {
+            let output = at(&format!("{folder}/{i}.json"));
+            let shard = format!("{i}/40");
+            succeeds(&["count", "12", "--shard", &shard, "--output", &output]);
+        }
+    }
+    let missing = "1 3 5 7 9 11 13 15 17-39";
+    let partial = format!("merge --partial {}", at("a"));
+    let quorum = format!("merge --quorum 2 --partial {} {}", at("a"), at("b"));
+    for args in [&partial, &quorum] {
+        let (code, text) = on_a_terminal(100, 60, args);
+        assert_eq!(code, Some(0), "{args}: {text}");
+        // The stderr lines of prose wrap as the terminal does; the table's lines fit.
+        let table: Vec<&str> = text
+            .split("\r\n")
+            .filter(|l| !l.starts_with("partial:") && !l.starts_with("quorum"))
+            .collect();
+        for line in &table {
+            assert!(line.chars().count() <= 100, "{args}: {line:?}");
+        }
+        assert!(
+            table[0].starts_with("n 12, complete false, method join, kernel "),
+            "{args}: {text}"
+        );
+        let row = table.iter().rev().find(|l| !l.trim().is_empty()).unwrap();
+        assert!(row.ends_with(" more"), "the ranges cut to fit: {row:?}");
+    }
+    let (row, _) = succeeds(&["merge", "--partial", &at("a")]);
+    let header = row.lines().next().unwrap();
+    assert!(
+        header.contains(" method ") && header.ends_with("missing"),
+        "{row}"
+    );
+    assert!(row.trim_end().ends_with(missing), "{row}");
+    let (v, _) = json(&["merge", "--partial", "--format", "json", &at("a")]);
+    assert_eq!(v["missing"], missing);
+    assert_eq!(
+        (&v["shards"], &v["parts_merged"].is_u64()),
+        (&40.into(), &true)
+    );
+}
+
+/// The lines a terminal `width` columns wide shows once `text` is written to it: characters
+/// overwrite, a carriage return goes to the line's start, a line feed down one, a full line
+/// wraps, and of the escape sequences the erasing ones (`K`, `J`) and the cursor's moves
+/// (`A`, `B`, `G`) act; colours and the rest are ignored.
+fn screen(text: &str, width: usize) -> Vec<String> {
+    let (mut lines, mut row, mut col) = (vec![Vec::<char>::new()], 0, 0);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => col = 0,
+            '\n' => row += 1,
+            '\x1b' if chars.peek() == Some(&'[') => {
+                chars.next();
+                let mut params = String::new();
+                let end = loop {
+                    match chars.next() {
+                        Some(p) if !p.is_ascii_alphabetic() => params.push(p),
+                        other => break other.unwrap_or('m'),
+                    }
+                };
+                let k: usize = params.parse().unwrap_or(0);
+                match end {
+                    'K' if k == 2 => lines[row].clear(),
+                    'K' => lines[row].truncate(col),
+                    'J' => {
+                        lines[row].truncate(col);
+                        lines.truncate(row + 1);
+                    }
+                    'A' => row = row.saturating_sub(k.max(1)),
+                    'B' => row += k.max(1),
+                    'G' => col = k.max(1) - 1,
+                    _ => {}
+                }
+            }
+            c if !c.is_control() => {
+                if col == width {
+                    (row, col) = (row + 1, 0);
+                }
+                if lines.len() <= row {
+                    lines.resize(row + 1, Vec::new());
+                }
+                let line = &mut lines[row];
+                if line.len() <= col {
+                    line.resize(col + 1, ' ');
+                }
+                line[col] = c;
+                col += 1;
+            }
+            _ => {}
+        }
+        if lines.len() <= row {
+            lines.resize(row + 1, Vec::new());
+        }
+    }
+    lines
+        .iter()
+        .map(|l| l.iter().collect::<String>().trim_end().to_string())
+        .collect()
+}
+
+/// On an 80-column terminal no progress line is left behind: a resumed count's planning
+/// spinner is gone from above its `warning:`, `audit:` and `resuming:` lines (each on a line
+/// of its own), and `estimate`'s sampling line shows its bound (`3/4 s`) and is cleared
+/// at its end.
+#[test]
+fn progress_lines_leave_no_trace_on_a_terminal() {
+    if !have_script() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("n14.ckpt");
+    let ckpt = ckpt.to_str().unwrap();
+    succeeds(&["count", "14", "--checkpoint", ckpt]);
+    // One record damaged (its counts changed, its checksum not): a warning, and a part to
+    // count again.
+    let text = std::fs::read_to_string(ckpt).unwrap();
+    let damaged = text.replacen("\"solutions\":", "\"solutions\":1", 1);
+    assert_ne!(damaged, text);
+    std::fs::write(ckpt, damaged).unwrap();
+    for (run, told) in [
+        (
+            "damaged",
+            &["warning: checkpoint", "audit: ", "resuming: "][..],
+        ),
+        ("complete", &["audit: ", "resuming: "][..]),
+    ] {
+        let (code, raw) = on_a_terminal(80, 120, &format!("count 14 --checkpoint {ckpt}"));
+        assert_eq!(code, Some(0), "{run}: {raw}");
+        assert!(
+            raw.contains("planning"),
+            "{run}: the spinner was drawn: {raw:?}"
+        );
+        let shown = screen(&raw, 80);
+        for start in told {
+            assert!(
+                shown.iter().any(|l| l.starts_with(start)),
+                "{run}: {start} on a line of its own: {shown:#?}"
+            );
+        }
+        assert!(
+            !shown
+                .iter()
+                .any(|l| l.contains("planning") || l.contains("s elapsed")),
+            "{run}: no progress line stays: {shown:#?}"
+        );
+        assert!(shown.iter().any(|l| l.starts_with("14 ")), "{shown:#?}");
+    }
+    let (code, raw) = on_a_terminal(80, 120, "estimate 16 --seconds 4");
+    assert_eq!(code, Some(0), "{raw}");
+    assert!(
+        raw.contains("parts sampled, ") && raw.contains("/4 s (last: part "),
+        "the sampling line with its bound: {raw:?}"
+    );
+    let shown = screen(&raw, 80);
+    assert!(
+        !shown.iter().any(|l| l.contains("parts sampled")),
+        "the sampling line is cleared: {shown:#?}"
+    );
+    assert!(
+        shown.iter().any(|l| l.starts_with("n = 16: about ")),
+        "{shown:#?}"
+    );
 }
 
 /// Small conventions: a format in capitals is the format, and a shard past the last says

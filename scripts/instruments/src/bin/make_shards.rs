@@ -3,7 +3,7 @@
 //! `count --shard I/K` deals them, and each shard's result written as `count` writes it (the
 //! same JSON and checksum; no fsync, which a scale test of `merge` does not need). Each
 //! shard's `elapsed_s` is its share of the counting time, by parts.
-//! `cargo run --release --example make_shards -- N DEPTH SYMMETRY K DIR`, e.g.
+//! `cargo run --release -p nqueens-instruments --bin make_shards -- N DEPTH SYMMETRY K DIR`, e.g.
 //! `14 6 none 176871 shards/` (n = 14 at depth 6 has 241,484 parts: 176,871 shards, as many
 //! as n = 22's join has parts; `scripts/merge-scale.sh` makes them so). With `K` a range
 //! `A-B`, shard 0 of each slicing from `A` to `B` shards is written instead (`n19-0-of-K.json`),

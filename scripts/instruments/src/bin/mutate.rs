@@ -1,19 +1,20 @@
 //! Random mutations and forgeries of a small shard set, each merged as `nqueens merge` merges
-//! it (see `mutate/trials.rs`), and random mutations of a checkpoint, each resumed as `nqueens
-//! count --checkpoint` resumes it (see `mutate/checkpoints.rs`), with the verdicts checked: a
-//! CSV of the verdicts by kind on stdout (several sets: their tables in turn, an empty line
-//! between), each failing trial on stderr, exit 1 if any failed. The `files` set (see
-//! `mutate/files.rs`) runs the `nqueens` binary against planted rescue files and file size
-//! limits.
-//! `cargo run --example mutate -- TRIALS [SEED] [shards|checkpoints|files|both|all]` (TRIALS
-//! of each set; default seed 71, both: shards and checkpoints; all: the three);
-//! `scripts/mutate.sh N` runs it and keeps the CSVs in a dated results folder.
+//! it (see `tests/mutate/trials.rs`), and random mutations of a checkpoint, each resumed as
+//! `nqueens count --checkpoint` resumes it (see `tests/mutate/checkpoints.rs`), with the
+//! verdicts checked: a CSV of the verdicts by kind on stdout (several sets: their tables in
+//! turn, an empty line between), each failing trial on stderr, exit 1 if any failed. The
+//! `files` set (see `tests/mutate/files.rs`) runs the `nqueens` binary against planted rescue
+//! files and file size limits. The trials live beside the tests, which run a sample of them.
+//! `cargo run -p nqueens-instruments --bin mutate -- TRIALS [SEED]
+//! [shards|checkpoints|files|both|all]` (TRIALS of each set; default seed 71, both: shards
+//! and checkpoints; all: the three); `scripts/mutate.sh N` runs it and keeps the CSVs in a
+//! dated results folder.
 
-#[path = "mutate/checkpoints.rs"]
+#[path = "../../../../tests/mutate/checkpoints.rs"]
 mod checkpoints;
-#[path = "mutate/files.rs"]
+#[path = "../../../../tests/mutate/files.rs"]
 mod files;
-#[path = "mutate/trials.rs"]
+#[path = "../../../../tests/mutate/trials.rs"]
 mod trials;
 
 fn main() {

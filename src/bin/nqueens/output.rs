@@ -681,7 +681,7 @@ impl Record for Prediction {
         cells
     }
     fn above() -> &'static [usize] {
-        &[0, 1, 2, 3, 4, 5, 10, 11, 12, 14, 15, 16, 18]
+        &[0, 1, 2, 3, 4, 5, 10, 11, 12, 14, 15, 16, 18, 19]
     }
 }
 

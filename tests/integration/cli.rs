@@ -1737,7 +1737,8 @@ fn the_eta_is_measured_before_it_is_given() {
     if !have_script() {
         return;
     }
-    let (_, text) = on_a_terminal(80, 8, "count 20 --method search --kernel scalar -j 1");
+    // Planning takes seconds on a loaded machine: the window leaves the bar time to show.
+    let (_, text) = on_a_terminal(80, 20, "count 20 --method search --kernel scalar -j 1");
     assert!(
         text.contains("measuring") || text.contains("predicted"),
         "{text}"

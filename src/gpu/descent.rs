@@ -131,6 +131,8 @@ enum Overflow {
     Probe,
     /// A submission's leaf items (or slices) passed their list.
     Lists,
+    /// The device failed (its read-back did not map): no count of it stands.
+    Device(String),
 }
 
 /// What one submission's read-back says.
@@ -189,26 +191,27 @@ impl Device {
 
     /// The pairs of `a` and `b` words that share no bit: the larger side the table, each
     /// side cut where it passes the buffers, a part cut in two where its levels ran out of
-    /// probe room.
-    pub(super) fn disjoint(&mut self, a: &[u64], b: &[u64]) -> u64 {
+    /// probe room; the device's message where it failed.
+    pub(super) fn disjoint(&mut self, a: &[u64], b: &[u64]) -> Result<u64, String> {
         if a.is_empty() || b.is_empty() {
-            return 0;
+            return Ok(0);
         }
         let (table, probe) = if a.len() >= b.len() { (a, b) } else { (b, a) };
         let most = self.most_table() as usize;
         let mut found = 0;
         for t in table.chunks(most) {
             for p in probe.chunks(most) {
-                found += self.each(t, p);
+                found += self.each(t, p)?;
             }
         }
-        found
+        Ok(found)
     }
 
     /// [`Device::disjoint`] of one table and probe that fit the buffers.
-    fn each(&mut self, table: &[u64], probe: &[u64]) -> u64 {
+    fn each(&mut self, table: &[u64], probe: &[u64]) -> Result<u64, String> {
         match self.descend(table, probe) {
-            Ok(found) => found,
+            Ok(found) => Ok(found),
+            Err(Overflow::Device(why)) => Err(why),
             Err(Overflow::Lists) => {
                 self.work.restarts += 1;
                 let (items, slices) = self
@@ -228,7 +231,7 @@ impl Device {
                     return self.each(table, probe);
                 }
                 let (a, b) = table.split_at(table.len() / 2);
-                self.each(a, probe) + self.each(b, probe)
+                Ok(self.each(a, probe)? + self.each(b, probe)?)
             }
         }
     }
@@ -389,7 +392,7 @@ impl Device {
             } else {
                 first + (2 * halvings + 4).min(LEVELS_MOST)
             };
-            let report = self.submit(first, last);
+            let report = self.submit(first, last).map_err(Overflow::Device)?;
             if report.overflow != 0 {
                 self.add_counts(&report.control);
                 return Err(if report.overflow & OVERFLOW_PROBE != 0 {
@@ -420,7 +423,7 @@ impl Device {
     /// and its split tasks' children), then the leaves of every item they cut, in one
     /// command buffer; each dispatch's workgroups, the split tasks left and the control words
     /// read back once.
-    fn submit(&mut self, first: u32, last: u32) -> Report {
+    fn submit(&mut self, first: u32, last: u32) -> Result<Report, String> {
         let d = &self.device;
         let b = self.buffers.as_ref().expect("grown");
         let mut encoder = d.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
@@ -455,7 +458,7 @@ impl Device {
         encoder.copy_buffer_to_buffer(left, 0, &b.back, 4 * CONTROL, 16);
         encoder.copy_buffer_to_buffer(&b.control, 0, &b.back, 0, 4 * CONTROL);
         self.queue.submit([encoder.finish()]);
-        let back: Vec<u32> = read(d, &b.back, 4 * CONTROL + 16 * (records + 1));
+        let back: Vec<u32> = read(d, &b.back, 4 * CONTROL + 16 * (records + 1))?;
         let control = back[..CONTROL as usize].to_vec();
         let counts: Vec<u64> = back[CONTROL as usize..]
             .chunks_exact(4)
@@ -472,11 +475,11 @@ impl Device {
         if let Some(&(g, _)) = children.iter().rev().find(|&&(_, at)| done[at] > 0) {
             w.depth = w.depth.max(g);
         }
-        Report {
+        Ok(Report {
             overflow: control[1],
             control,
             left: left as u32,
-        }
+        })
     }
 }
 
@@ -513,8 +516,14 @@ fn entries<'a>(bound: &[(u32, &'a wgpu::Buffer)]) -> Vec<wgpu::BindGroupEntry<'a
         .collect()
 }
 
-/// The first `bytes` of the mappable `buffer`, once the GPU has written them.
-fn read<T: bytemuck::Pod>(device: &wgpu::Device, buffer: &wgpu::Buffer, bytes: u64) -> Vec<T> {
+/// The first `bytes` of the mappable `buffer`, once the GPU has written them; the device's
+/// message where it could not give them (lost, or the map refused). It never panics: the
+/// release build aborts on a panic, and a failed device must end the count with its error.
+fn read<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+    bytes: u64,
+) -> Result<Vec<T>, String> {
     let slice = buffer.slice(..bytes);
     let (tx, rx) = std::sync::mpsc::channel();
     slice.map_async(wgpu::MapMode::Read, move |r| {
@@ -522,11 +531,14 @@ fn read<T: bytemuck::Pod>(device: &wgpu::Device, buffer: &wgpu::Buffer, bytes: u
     });
     device
         .poll(wgpu::PollType::wait_indefinitely())
-        .expect("the GPU finished its work");
+        .map_err(|e| format!("the GPU did not finish its work: {e}"))?;
     rx.recv()
-        .expect("the map's callback ran")
-        .expect("the GPU's read-back buffer mapped");
-    let out = bytemuck::cast_slice(&slice.get_mapped_range().expect("mapped")).to_vec();
+        .map_err(|_| "the GPU's read-back was dropped unmapped".to_string())?
+        .map_err(|e| format!("the GPU's read-back did not map: {e}"))?;
+    let out = match slice.get_mapped_range() {
+        Ok(range) => Ok(bytemuck::cast_slice(&range).to_vec()),
+        Err(e) => Err(format!("the GPU's read-back did not map: {e}")),
+    };
     buffer.unmap();
     out
 }

@@ -344,23 +344,27 @@ impl Gpu {
         }
     }
 
-    /// The pairs the device counted, 0 once it has failed. A failure that surfaces as a
-    /// panic of the descent (a read-back the device did not map) is kept as the fault.
+    /// The pairs the device counted, 0 once it has failed. A read-back the device could not
+    /// give is kept as the fault; so is a panic of wgpu's inside the descent, where panics
+    /// unwind (the tests' builds; the release build aborts on one).
     fn matched(&self, a: &[u64], b: &[u64]) -> u64 {
         if self.fault().is_some() {
             return 0;
         }
         let mut d = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let run = std::panic::AssertUnwindSafe(|| d.disjoint(a, b));
-        std::panic::catch_unwind(run).unwrap_or_else(|panic| {
-            let why = panic
+        let failed = match std::panic::catch_unwind(run) {
+            Ok(Ok(found)) => return found,
+            Ok(Err(why)) => why,
+            Err(panic) => panic
                 .downcast_ref::<String>()
                 .map(String::as_str)
                 .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("the descent stopped");
-            note(&self.fault, why.to_string());
-            0
-        })
+                .unwrap_or("the descent stopped")
+                .to_string(),
+        };
+        note(&self.fault, failed);
+        0
     }
 }
 

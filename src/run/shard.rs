@@ -1309,7 +1309,7 @@ mod tests {
     }
 
     /// A genuine shard result's bytes, read back and checked as `merge` reads a file, for a
-    /// million random `elapsed_s`: durations as a clock gives them (many print with 17
+    /// quarter of a million random `elapsed_s`: durations as a clock gives them (many print with 17
     /// digits, which a parser that is not exact reads one bit off) and any finite float.
     #[test]
     fn every_elapsed_time_reads_back_to_its_own_digest() {
@@ -1321,14 +1321,14 @@ mod tests {
             count: plan.len(),
         };
         let path = Path::new("s.json");
-        // Eight runs of 125,000 on the test's threads, each its own sequence.
+        // Eight runs of 31,250 on the test's threads, each its own sequence.
         let refused: u32 = (0..8u64)
             .into_par_iter()
             .map(|run| {
                 let mut r = ShardResult::new(&plan, shard, Kernel::Scalar, each.clone(), 2, 0.0);
                 let mut next = xorshift(0x9e37_79b9_7f4a_7c15 ^ run << 56);
                 let mut refused = 0;
-                for k in 0..125_000u32 {
+                for k in 0..31_250u32 {
                     let bits = next();
                     r.elapsed_s = match k % 4 {
                         // Any finite, non-negative float.
@@ -1357,7 +1357,10 @@ mod tests {
                 refused
             })
             .sum();
-        assert_eq!(refused, 0, "genuine shard results refused, of a million");
+        assert_eq!(
+            refused, 0,
+            "genuine shard results refused, of a quarter of a million"
+        );
     }
 
     /// A reference dealing: each subproblem, costliest first, to the part with the least

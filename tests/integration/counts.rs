@@ -184,26 +184,6 @@ fn memory_slices_the_work_never_the_plan() {
     assert!(Plan::precheck(28, Symmetry::Full, 2, Method::Join, 2 << 30, 2).is_ok());
 }
 
-#[test]
-fn every_kernel_and_mode_matches_the_published_table_at_15() {
-    for kernel in kernels() {
-        for symmetry in MODES {
-            let c = count(
-                15,
-                &Options {
-                    kernel,
-                    ..options(2, 2, symmetry)
-                },
-            )
-            .unwrap();
-            assert_eq!(Some(c.solutions), published::all(15), "{symmetry} {kernel}");
-            if symmetry == Symmetry::Full {
-                assert_eq!(c.unique, published::fundamental(15), "{kernel}");
-            }
-        }
-    }
-}
-
 /// A fixed linear congruential sequence of indices below the bound asked for: the same
 /// picks every run.
 fn picker(mut seed: u64) -> impl FnMut(usize) -> usize {
@@ -224,7 +204,7 @@ fn kernels_agree_subproblem_by_subproblem_on_random_sets() {
     }
     let mut pick = picker(0x2545_f491_4f6c_dd1d);
     for symmetry in MODES {
-        for n in [9u32, 12, 13, 15] {
+        for n in [9u32, 12, 13, 14] {
             for depth in [1, 2, 3] {
                 let plan = Plan::new(n, symmetry, depth).unwrap();
                 let chosen: Vec<usize> = (0..12).map(|_| pick(plan.len())).collect();

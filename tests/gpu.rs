@@ -123,6 +123,37 @@ mod gpu {
         }
     }
 
+    /// Matchings handed over together (more than a descent takes, empty ones, ones past a
+    /// tile, either side the larger) count what each counts alone by testing every pair.
+    #[test]
+    fn exact_matchings_counted_together_count_what_each_counts() {
+        for (gpu, cap) in shared().iter().zip(CAPS) {
+            let mut rng = Rng(0x6a09_e667_f3bc_c908);
+            let sides: Vec<(Vec<u64>, Vec<u64>)> = (0..70)
+                .map(|i| {
+                    let (t, p) = match i % 7 {
+                        0 => (0, 5),
+                        1 => (700, 30),
+                        2 => (3, 900),
+                        _ => (1 + rng.next() as usize % 300, 1 + rng.next() as usize % 200),
+                    };
+                    let bits = 2 + (rng.next() % 8) as u32;
+                    let a = (0..t).map(|_| rng.word(bits, 20)).collect();
+                    let b = (0..p).map(|_| rng.word(bits, 20)).collect();
+                    (a, b)
+                })
+                .collect();
+            let matchings: Vec<(&[u64], &[u64])> =
+                sides.iter().map(|(a, b)| (&a[..], &b[..])).collect();
+            let want: Vec<u64> = matchings.iter().map(|&(a, b)| every_pair(a, b)).collect();
+            assert_eq!(
+                gpu.count_disjoint_each(&matchings).unwrap(),
+                want,
+                "cap {cap}"
+            );
+        }
+    }
+
     /// A joined plan of `n` in `symmetry` on an engine of this machine's threads.
     fn plan(n: u32, symmetry: Symmetry) -> (Engine, nqueens_engine::Plan) {
         let engine = Engine::new(&Options {
@@ -135,13 +166,11 @@ mod gpu {
         (engine, plan)
     }
 
-    /// Every total n = 1..16, each key on the GPU (the symmetric solutions' part on the CPU),
-    /// against the published table; up to n = 14 every part against the CPU's count of it.
-    #[test]
-    fn exact_every_total_to_16_and_part_to_14_is_the_cpus() {
-        for (i, n) in (1..=16u32).enumerate() {
-            // The caps take turns: every board once, each cap on half of them.
-            let gpu = &shared()[i % 2];
+    /// Every total of `boards`, each key on `gpu` (the symmetric solutions' part on the
+    /// CPU), against the published table; up to n = 14 every part against the CPU's count
+    /// of it.
+    fn totals_and_parts(boards: impl Iterator<Item = u32>, gpu: &Gpu) {
+        for n in boards {
             let (engine, plan) = plan(n, Symmetry::Full);
             let mut sum = Tally::default();
             for i in 0..plan.len() {
@@ -160,6 +189,20 @@ mod gpu {
             assert_eq!(Some(counts.solutions), published::all(n), "n={n}");
             assert_eq!(counts.unique, published::fundamental(n), "n={n}");
         }
+    }
+
+    /// Every total n = 1..16 and part to 14 ([`totals_and_parts`]), the caps taking turns
+    /// (every board once, each cap on half of them, the two tests side by side): the odd
+    /// boards at the 32 KB cap.
+    #[test]
+    fn exact_every_odd_total_to_15_and_part_to_13_is_the_cpus() {
+        totals_and_parts((1..=15).step_by(2), &shared()[1]);
+    }
+
+    /// The even boards to 16 at the 16 KB cap ([`totals_and_parts`]).
+    #[test]
+    fn exact_every_even_total_to_16_and_part_to_14_is_the_cpus() {
+        totals_and_parts((2..=16).step_by(2), &shared()[0]);
     }
 
     /// Every part of n <= 14 in the modes without the full symmetry (keys of another shape,

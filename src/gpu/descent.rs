@@ -22,11 +22,17 @@ const CLEARED: u64 = 20;
 /// A parent whose one child is itself: a matching's whole task, at its first level.
 const ROOT: u32 = 0xffff_fffe;
 
-/// Two-word counters the leaves add their counts to, spread to keep the atomics apart.
+/// The most matchings a descent takes at once ([`Device::disjoint_each`]): each has a
+/// two-word counter the leaves add its count to.
 const FOUND: u32 = 64;
 /// Words of the control buffer: the probe bump, the overflow flags, the pairs tested, the
-/// probe visits, the words moved (two words each), then the [`FOUND`] counters.
-const CONTROL: u64 = 16 + 2 * FOUND as u64;
+/// probe visits, the words moved (two words each), the matchings of the descent (word 15),
+/// the [`FOUND`] counters, then where each matching's table starts.
+const CONTROL: u64 = 16 + 3 * FOUND as u64;
+/// The control word holding the matchings of a descent, and the first of their tables'
+/// starts.
+const MATCHINGS: usize = 15;
+const STARTS: usize = 16 + 2 * FOUND as usize;
 
 /// The most levels a matching has: a path through the split picks each of the 64
 /// diagonals once at most, and its first level is the matching's root.
@@ -35,8 +41,9 @@ const LEVELS_MOST: u32 = 66;
 /// Workgroups a level's scatter aims at: more than an H200 holds at once (about 2,000) many
 /// times over, so that one key's level fills the chip.
 const SPREAD: u32 = 16_384;
-/// The least words a scatter's workgroup takes, and the most.
-const SLICE_LEAST: u32 = 32;
+/// The most words a scatter's workgroup takes; it takes at least one an invocation (on a
+/// software adapter a workgroup costs about as much whatever it holds: a slice of 32
+/// words took 30% more of the GPU tests' time than one of 256).
 const SLICE_MOST: u32 = 4096;
 
 /// Why a descent stopped short ([`Overflow::Probe`]'s bit, or a list's).
@@ -153,10 +160,12 @@ impl Device {
         budget: u64,
     ) -> Device {
         let consts = format!(
-            "const ROW: u32 = {}u;\nconst LEAF_SLICE: u32 = {SLICE}u;\nconst FOUND: u32 = \
-             {FOUND}u;\nconst SPREAD: u32 = {SPREAD}u;\nconst SLICE_LEAST: u32 = \
-             {SLICE_LEAST}u;\nconst SLICE_MOST: u32 = {SLICE_MOST}u;\n",
-            sizes.max_dimension
+            "const ROW: u32 = {}u;\nconst SET: u32 = {}u;\nconst LEAF_SLICE: u32 = \
+             {SLICE}u;\nconst FOUND: u32 = {FOUND}u;\nconst SPREAD: u32 = {SPREAD}u;\nconst \
+             SLICE_LEAST: u32 = {}u;\nconst SLICE_MOST: u32 = {SLICE_MOST}u;\n",
+            sizes.max_dimension,
+            sizes.set_words(),
+            sizes.workgroup,
         );
         let split = format!("{consts}{}", include_str!("split.wgsl"));
         let leaf = format!("{consts}{}", include_str!("leaf.wgsl"));
@@ -207,9 +216,75 @@ impl Device {
         Ok(found)
     }
 
+    /// [`Device::disjoint`] of each matching of `matchings` (its two sides, either one the
+    /// table), into `found`: matchings that fit the buffers together, up to [`FOUND`] of
+    /// them, descend together, a submission taking all their levels, so that a key's small
+    /// matchings fill the GPU as one; a larger one alone.
+    pub(super) fn disjoint_each(
+        &mut self,
+        matchings: &[(&[u64], &[u64])],
+        found: &mut [u64],
+    ) -> Result<(), String> {
+        let most = self.most_table();
+        let oriented: Vec<(&[u64], &[u64])> = matchings
+            .iter()
+            .map(|&(a, b)| if a.len() >= b.len() { (a, b) } else { (b, a) })
+            .collect();
+        let mut batch: Vec<usize> = Vec::new();
+        let mut words = (0, 0);
+        for (i, &(table, probe)) in oriented.iter().enumerate() {
+            found[i] = 0;
+            if probe.is_empty() {
+                continue;
+            }
+            let (t, p) = (table.len() as u64, probe.len() as u64);
+            if t > most / 2 || p > most / 2 {
+                found[i] = self.disjoint(table, probe)?;
+                continue;
+            }
+            if words.0 + t > most || words.1 + p > most || batch.len() == FOUND as usize {
+                self.together(&oriented, &batch, found)?;
+                (batch, words) = (Vec::new(), (0, 0));
+            }
+            batch.push(i);
+            words = (words.0 + t, words.1 + p);
+        }
+        self.together(&oriented, &batch, found)
+    }
+
+    /// The matchings `batch` of `matchings` (each its table first) in one descent, their
+    /// counts into `found`; where the buffers ran out, one at a time.
+    fn together(
+        &mut self,
+        matchings: &[(&[u64], &[u64])],
+        batch: &[usize],
+        found: &mut [u64],
+    ) -> Result<(), String> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let sides: Vec<(&[u64], &[u64])> = batch.iter().map(|&i| matchings[i]).collect();
+        match self.descend(&sides) {
+            Ok(counts) => {
+                for (&i, count) in batch.iter().zip(counts) {
+                    found[i] = count;
+                }
+                Ok(())
+            }
+            Err(Overflow::Device(why)) => Err(why),
+            Err(_) => {
+                self.work.restarts += 1;
+                for (&i, &(table, probe)) in batch.iter().zip(&sides) {
+                    found[i] = self.each(table, probe)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// [`Device::disjoint`] of one table and probe that fit the buffers.
     fn each(&mut self, table: &[u64], probe: &[u64]) -> Result<u64, String> {
-        match self.descend(table, probe) {
+        match self.descend(&[(table, probe)]).map(|counts| counts[0]) {
             Ok(found) => Ok(found),
             Err(Overflow::Device(why)) => Err(why),
             Err(Overflow::Lists) => {
@@ -236,13 +311,15 @@ impl Device {
         }
     }
 
-    /// Grows the buffers to hold a table of `t` words, a probe of `p`, room for the levels'
-    /// compacted spans (eight probes' words where the budget holds them) and the lists a
-    /// table of `t` words takes, within the budget; kept where they are as large.
-    fn grow(&mut self, t: u64, p: u64) {
+    /// Grows the buffers to hold tables of `t` words in all, probes of `p`, room for the
+    /// levels' compacted spans (eight probes' words where the budget holds them) and the
+    /// lists `roots` matchings of `t` table words take, within the budget; kept where they
+    /// are as large.
+    fn grow(&mut self, t: u64, p: u64, roots: u64) {
         let tile = u64::from(self.sizes.tile);
-        // A level's split tasks have disjoint table spans of more than a tile each.
-        let nodes = t / tile + 2;
+        // A level's split tasks have disjoint table spans of more than a tile each, but
+        // the first level's, one a matching.
+        let nodes = t / tile + 2 + roots;
         let items = self.items.max(4 * nodes + 1024);
         let fits = self.buffers.as_ref().is_some_and(|b| {
             b.table_words >= t
@@ -357,37 +434,56 @@ impl Device {
         }
     }
 
-    /// The descent of one matching: the table uploaded to table buffer 1 (its root's
-    /// children are read there), the probe, the root as the first level's one parent; then
-    /// submissions of many levels each until no split task is left.
-    fn descend(&mut self, table: &[u64], probe: &[u64]) -> Result<u64, Overflow> {
-        let (t, p) = (table.len() as u64, probe.len() as u64);
-        self.grow(t, p);
-        self.work.matchings += 1;
+    /// The descent of matchings (each a table and a probe, neither empty, that fit the
+    /// buffers together): their tables uploaded one after another to table buffer 1 (their
+    /// roots' children are read there), their probes to the probe buffer, their roots as
+    /// the first level's parents, and where each table starts, so that a leaf adds its count
+    /// to its matching's counter; then submissions of many levels each until no split task
+    /// is left. Each matching's count, in order.
+    fn descend(&mut self, matchings: &[(&[u64], &[u64])]) -> Result<Vec<u64>, Overflow> {
+        let total =
+            |side: fn(&(&[u64], &[u64])) -> usize| matchings.iter().map(side).sum::<usize>() as u64;
+        let (t, p) = (total(|m| m.0.len()), total(|m| m.1.len()));
+        let largest = matchings.iter().map(|m| m.0.len()).max().unwrap_or(0) as u32;
+        self.grow(t, p, matchings.len() as u64);
+        self.work.matchings += matchings.len() as u64;
         self.work.uploaded += u128::from(t + p);
         let b = self.buffers.as_ref().expect("grown");
         let q = &self.queue;
-        q.write_buffer(&b.table[1], 0, bytemuck::cast_slice(table));
-        q.write_buffer(&b.probe, 0, bytemuck::cast_slice(probe));
         let mut control = vec![0u32; CONTROL as usize];
         control[0] = p as u32;
+        control[MATCHINGS] = matchings.len() as u32;
+        // The first level's header and its parents (the roots), whose children's words are
+        // in table buffer 1; the second level's, whose are in table buffer 0.
+        let count = matchings.len() as u32;
+        let mut roots: Vec<u32> = vec![count, 1, 1, count, (t + p) as u32, 1, 0, 0];
+        let (mut t_off, mut p_off) = (0u32, 0u32);
+        for (m, &(table, probe)) in matchings.iter().enumerate() {
+            let (t_len, p_len) = (table.len() as u32, probe.len() as u32);
+            q.write_buffer(
+                &b.table[1],
+                8 * u64::from(t_off),
+                bytemuck::cast_slice(table),
+            );
+            q.write_buffer(&b.probe, 8 * u64::from(p_off), bytemuck::cast_slice(probe));
+            control[STARTS + m] = t_off;
+            roots.extend([t_off, t_len, p_off, p_len, ROOT, 0, 0, 0, 0]);
+            (t_off, p_off) = (t_off + t_len, p_off + p_len);
+        }
         q.write_buffer(&b.control, 0, bytemuck::cast_slice(&control));
-        // The first level's header and its one parent (the root), whose children's words
-        // are in table buffer 1; the second level's, whose are in table buffer 0.
-        let (t, p) = (t as u32, p as u32);
-        let words = t.saturating_add(p);
-        let root: [u32; 17] = [1, 1, 1, 1, words, 1, 0, 0, 0, t, 0, p, ROOT, 0, 0, 0, 0];
-        q.write_buffer(&b.nodes[0], 0, bytemuck::cast_slice(&root));
+        q.write_buffer(&b.nodes[0], 0, bytemuck::cast_slice(&roots));
         q.write_buffer(&b.nodes[1], 0, bytemuck::cast_slice(&[0u32; 8]));
         q.write_buffer(&b.slices, 0, bytemuck::cast_slice(&[0u32; 8]));
         q.write_buffer(&b.items, 0, bytemuck::cast_slice(&[0u32; 8]));
-        // Levels a submission takes: about twice the halvings from the table to a tile
-        // (the splits are uneven), none past the root where the table is a tile.
+        // Levels a submission takes: about twice the halvings from the largest table to a
+        // tile (the splits are uneven), none past the roots where every table is a tile.
         let tile = self.sizes.tile;
-        let halvings = (t.div_ceil(tile)).next_power_of_two().trailing_zeros();
+        let halvings = (largest.div_ceil(tile))
+            .next_power_of_two()
+            .trailing_zeros();
         let mut first = 0;
         loop {
-            let last = if t <= tile {
+            let last = if largest <= tile {
                 0
             } else {
                 first + (2 * halvings + 4).min(LEVELS_MOST)
@@ -404,7 +500,7 @@ impl Device {
             // A path picks each diagonal once at most: the levels end.
             if report.left == 0 {
                 self.add_counts(&report.control);
-                return Ok(found(&report.control));
+                return Ok(found(&report.control, matchings.len()));
             }
             first = last + 1;
         }
@@ -485,7 +581,7 @@ impl Device {
 
 /// Slices a level of a matching of `words` words (table and probe buffers) and at most
 /// `nodes` split tasks takes at most: its words (at most twice its parents') in slices of
-/// its parents' words over [`SPREAD`] (within [`SLICE_LEAST`] and [`SLICE_MOST`]), and one
+/// its parents' words over [`SPREAD`] (at most [`SLICE_MOST`]), and one
 /// more a span.
 fn slices_for(words: u64, nodes: u64) -> u64 {
     4 * u64::from(SPREAD) + 2 * words / u64::from(SLICE_MOST) + 4 * nodes
@@ -497,12 +593,14 @@ fn back_bytes(levels: u32) -> u64 {
     4 * CONTROL + 16 * (2 * u64::from(levels) + 8)
 }
 
-/// The pairs the leaves found: their [`FOUND`] counters in `control`, summed.
-fn found(control: &[u32]) -> u64 {
-    control[16..]
+/// The pairs the leaves found for each of `matchings` matchings: their counters in
+/// `control`.
+fn found(control: &[u32], matchings: usize) -> Vec<u64> {
+    control[16..STARTS]
         .chunks_exact(2)
+        .take(matchings)
         .map(|c| u64::from(c[0]) | u64::from(c[1]) << 32)
-        .sum()
+        .collect()
 }
 
 /// Bind group entries for `bound`, each buffer whole at its binding.

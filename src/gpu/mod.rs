@@ -162,14 +162,15 @@ impl Sizes {
         let bytes = cap.map_or(limits.max_compute_workgroup_storage_size, |c| {
             c.min(limits.max_compute_workgroup_storage_size)
         });
-        // A leaf holds its tile and one counter; half the memory at most, so that a
-        // second workgroup may share a compute unit.
+        // A leaf holds its tile's 64 bitsets (as many bytes as the tile's words take) and
+        // four words; half the memory at most, so that a second workgroup may share a
+        // compute unit.
         let tile = TILE_MOST.min(bytes / 16).next_power_of_two();
         let tile = if tile * 16 > bytes { tile / 2 } else { tile };
-        if tile < 16 || Self::split_bytes() > bytes {
+        if tile < 32 || Self::split_bytes() > bytes {
             return Err(format!(
                 "{bytes} bytes of workgroup memory, {} needed",
-                Self::split_bytes().max(16 * 16)
+                Self::split_bytes().max(32 * 16)
             ));
         }
         let binding = limits
@@ -191,9 +192,15 @@ impl Sizes {
         2 * 64 * 4 + 10 * 4 + 2 * 16
     }
 
-    /// Workgroup memory the leaf shader declares: its tile and two words.
+    /// Words of one diagonal's bitset of a tile in the leaf shader (a bit a table word).
+    pub fn set_words(&self) -> u32 {
+        self.tile.div_ceil(32)
+    }
+
+    /// Workgroup memory the leaf shader declares: a bitset of the tile for each of the 64
+    /// diagonals and four words.
     pub fn leaf_bytes(&self) -> u32 {
-        self.tile * 8 + 8
+        64 * 4 * self.set_words() + 16
     }
 }
 
@@ -337,24 +344,36 @@ impl Gpu {
     /// The pairs of `a` and `b` words that share no bit, counted on the GPU; an error where
     /// the device failed, in this matching or before ([`Gpu::fault`]).
     pub fn count_disjoint(&self, a: &[u64], b: &[u64]) -> Result<u64, GpuError> {
-        let found = self.matched(a, b);
+        self.count_disjoint_each(&[(a, b)]).map(|found| found[0])
+    }
+
+    /// [`Gpu::count_disjoint`] of each matching of `matchings` (its two sides), those that
+    /// fit the buffers together counted in one descent.
+    pub fn count_disjoint_each(
+        &self,
+        matchings: &[(&[u64], &[u64])],
+    ) -> Result<Vec<u64>, GpuError> {
+        let mut found = vec![0; matchings.len()];
+        self.matched(matchings, &mut found);
         match self.fault() {
             Some(e) => Err(e),
             None => Ok(found),
         }
     }
 
-    /// The pairs the device counted, 0 once it has failed. A read-back the device could not
-    /// give is kept as the fault; so is a panic of wgpu's inside the descent, where panics
-    /// unwind (the tests' builds; the release build aborts on one).
-    fn matched(&self, a: &[u64], b: &[u64]) -> u64 {
+    /// The pairs the device counted of each matching, into `found`; 0 once it has failed. A
+    /// read-back the device could not give is kept as the fault; so is a panic of wgpu's
+    /// inside the descent, where panics unwind (the tests' builds; the release build aborts
+    /// on one).
+    fn matched(&self, matchings: &[(&[u64], &[u64])], found: &mut [u64]) {
+        found.fill(0);
         if self.fault().is_some() {
-            return 0;
+            return;
         }
         let mut d = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let run = std::panic::AssertUnwindSafe(|| d.disjoint(a, b));
+        let run = std::panic::AssertUnwindSafe(|| d.disjoint_each(matchings, found));
         let failed = match std::panic::catch_unwind(run) {
-            Ok(Ok(found)) => return found,
+            Ok(Ok(())) => return,
             Ok(Err(why)) => why,
             Err(panic) => panic
                 .downcast_ref::<String>()
@@ -363,14 +382,20 @@ impl Gpu {
                 .unwrap_or("the descent stopped")
                 .to_string(),
         };
+        found.fill(0);
         note(&self.fault, failed);
-        0
     }
 }
 
 impl crate::join::Pairs for Gpu {
     fn disjoint(&self, table: &[u64], probe: &[u64]) -> u64 {
-        self.matched(table, probe)
+        let mut found = [0];
+        self.matched(&[(table, probe)], &mut found);
+        found[0]
+    }
+
+    fn disjoint_each(&self, matchings: &[(&[u64], &[u64])], found: &mut [u64]) {
+        self.matched(matchings, found);
     }
 
     fn failed(&self) -> Option<String> {

@@ -261,7 +261,9 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
 
 // The diagonal minimising p * sqrt(t0) + p0 * sqrt(t1), where t0 and t1 are the table words
 // without and with it and p0 the probe words without it (the CPU split's model), among those
-// that split the table's sample of `ts` words; NONE where none does.
+// that split the table's sample of `ts` words and that some word of the probe's sample has
+// (a split on a diagonal no probe word has hands both halves the whole probe); NONE where
+// none does.
 fn best(task: Task, ts: u32, ps: u32) -> u32 {
     let t = f32(task.t_len);
     let p = f32(task.p_len);
@@ -269,7 +271,7 @@ fn best(task: Task, ts: u32, ps: u32) -> u32 {
     var d = NONE;
     for (var b = 0u; b < 64u; b++) {
         let tc = t_bits[b];
-        if tc == 0u || tc == ts {
+        if tc == 0u || tc == ts || p_bits[b] == 0u {
             continue;
         }
         let t1 = t * f32(tc) / f32(ts);

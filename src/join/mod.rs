@@ -108,6 +108,15 @@ pub trait Pairs: Sync {
     /// The pairs of `table` and `probe` words whose AND is zero.
     fn disjoint(&self, table: &[u64], probe: &[u64]) -> u64;
 
+    /// [`Pairs::disjoint`] of each of a key's `matchings` (a table and a probe each), into
+    /// `found` (one a matching): handed over together, so that they may be counted together
+    /// (a GPU fills itself with a key's small matchings). By default, one at a time.
+    fn disjoint_each(&self, matchings: &[(&[u64], &[u64])], found: &mut [u64]) {
+        for (found, &(table, probe)) in found.iter_mut().zip(matchings) {
+            *found = self.disjoint(table, probe);
+        }
+    }
+
     /// Why the matchings so far cannot be trusted, where they cannot (a device's error: a
     /// GPU lost or refusing a call); once `Some`, a key counted through it is no count. By
     /// default, never.
@@ -522,6 +531,9 @@ impl Join {
             ..limits.within
         };
         let mut weighed = 0u128;
+        // Blocks whole in one chunk a side go to a GPU together, within half the words
+        // one block's chunks may take (the buffers kept from before take the rest).
+        let mut together = Together::new(cap / 2);
         for (keep_left, keep_right, weight) in blocks {
             let (keep_left, keep_right) = (keep_left.as_deref(), keep_right.as_deref());
             let (l_most, r_most) = even_chunks(
@@ -530,8 +542,29 @@ impl Join {
                 cap,
             );
             let sides = (lefts.cut(l_most, keep_left), rights.cut(r_most, keep_right));
+            if let Some(pairs) = limits.pairs {
+                let words = whole_words(&sides);
+                if words.is_none_or(|w| !together.fits(w)) {
+                    weighed += together.count(pairs);
+                }
+                if words.is_some_and(|w| together.fits(w)) {
+                    let (as_left, as_right) = block_shapes(limits);
+                    let (mut left, mut right) = (Vec::new(), Vec::new());
+                    self.build_chunk(&sides.0, 0, &as_left, limits.isa, &mut left);
+                    self.build_chunk(&sides.1, 0, &as_right, limits.isa, &mut right);
+                    together.add(BuiltBlock {
+                        left,
+                        right,
+                        weight,
+                    });
+                    continue;
+                }
+            }
             let found = self.count_block(&sides, within, limits, s);
             weighed += u128::from(weight) * u128::from(found);
+        }
+        if let Some(pairs) = limits.pairs {
+            weighed += together.count(pairs);
         }
         weighed
     }
@@ -554,7 +587,7 @@ impl Join {
             matcher,
             ..
         } = s;
-        let (free, isa, none) = (within.bytes, limits.isa, (Lines::default(), None));
+        let (free, isa) = (within.bytes, limits.isa);
         // A block before may have grown the buffers past this one's chunks, or one of
         // them past what this block grows the other to (a large left side kept where
         // this block needs a small one, beside a right side grown).
@@ -565,10 +598,7 @@ impl Join {
             hold(group, r_need, free);
         }
         let whole = lefts.chunks.len() == 1;
-        let (as_left, as_right) = (
-            Shape::new(none, false, limits.wide),
-            Shape::new(none, true, limits.shared),
-        );
+        let (as_left, as_right) = block_shapes(limits);
         if whole {
             self.build_chunk(lefts, 0, &as_left, isa, left);
         }
@@ -755,9 +785,11 @@ impl Join {
         let mut found = [0u64; MAX_GROUPS];
         if let Some(pairs) = limits.pairs {
             let starts = std::iter::once(0).chain(ends.iter().copied());
-            for (g, (from, to)) in starts.zip(ends.iter().copied()).enumerate() {
-                found[g] = pairs.disjoint(left, &right[from..to]);
-            }
+            let groups: Vec<(&[u64], &[u64])> = starts
+                .zip(ends.iter().copied())
+                .map(|(from, to)| (&left[..], &right[from..to]))
+                .collect();
+            pairs.disjoint_each(&groups, &mut found[..groups.len()]);
         } else {
             matcher.fit_table((left.len(), right.len()), within);
             matcher.disjoint(left, right, ends, &mut found, within);
@@ -899,6 +931,80 @@ impl Join {
     fn class_of(&self, m: u8) -> Option<u64> {
         let m = usize::from(m);
         (self.weighted && m != self.h).then(|| u64::from(weights::from_middle(self.h, m)))
+    }
+}
+
+/// The layouts of an even board's block: its left side's words in the wide layout, its
+/// right side's in the shared one.
+fn block_shapes(limits: &Limits) -> (Shape, Shape) {
+    let none = (Lines::default(), None);
+    (
+        Shape::new(none, false, limits.wide),
+        Shape::new(none, true, limits.shared),
+    )
+}
+
+/// The half-boards of a block's two sides where each is one chunk, else `None`.
+fn whole_words((lefts, rights): &(Side, Side)) -> Option<u64> {
+    match (&lefts.chunks[..], &rights.chunks[..]) {
+        ([l], [r]) => Some(l.boards + r.boards),
+        _ => None,
+    }
+}
+
+/// A block of an even board's key built whole: its two sides' words and its weight.
+struct BuiltBlock {
+    left: Vec<Word>,
+    right: Vec<Word>,
+    weight: u64,
+}
+
+/// An even board's blocks built whole and held to be handed to a GPU together
+/// ([`Pairs::disjoint_each`]), up to a bound on their words.
+struct Together {
+    blocks: Vec<BuiltBlock>,
+    /// The words held, and the most they may be.
+    words: u64,
+    most: u64,
+}
+
+impl Together {
+    fn new(most: u64) -> Together {
+        Together {
+            blocks: Vec::new(),
+            words: 0,
+            most,
+        }
+    }
+
+    /// Whether a block of `words` half-boards fits beside those held.
+    fn fits(&self, words: u64) -> bool {
+        self.words + words <= self.most
+    }
+
+    fn add(&mut self, block: BuiltBlock) {
+        self.words += (block.left.len() + block.right.len()) as u64;
+        self.blocks.push(block);
+    }
+
+    /// The weighed pairs of the blocks held, counted by `pairs` together; then none held.
+    fn count(&mut self, pairs: &dyn Pairs) -> u128 {
+        let matchings: Vec<(&[u64], &[u64])> = self
+            .blocks
+            .iter()
+            .map(|b| (&b.left[..], &b.right[..]))
+            .collect();
+        let mut found = vec![0; matchings.len()];
+        pairs.disjoint_each(&matchings, &mut found);
+        let weighed = self
+            .blocks
+            .iter()
+            .zip(found)
+            .map(|(b, found)| u128::from(b.weight) * u128::from(found))
+            .sum();
+        self.blocks.clear();
+        self.words = 0;
+        weighed
     }
 }
 

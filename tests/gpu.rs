@@ -44,10 +44,13 @@ mod gpu {
     /// The workgroup memory caps every exact test runs at.
     const CAPS: [u32; 2] = [16 << 10, 32 << 10];
 
-    /// A GPU of the adapter found, its workgroup memory capped at `cap`.
+    /// A GPU of the adapter found, its workgroup memory capped at `cap`; at the smaller cap
+    /// its split levels' workgroups take a GPU's least slice, at the other the software
+    /// adapter's own (one word an invocation), so that both are checked.
     fn open(cap: u32) -> Gpu {
         let gpu = Gpu::open(GpuOptions {
             workgroup_bytes: Some(cap),
+            slice_least: (cap == CAPS[0]).then_some(nqueens_engine::gpu::SLICE_LEAST),
             ..GpuOptions::default()
         });
         match gpu {

@@ -41,9 +41,7 @@ const LEVELS_MOST: u32 = 66;
 /// Workgroups a level's scatter aims at: more than an H200 holds at once (about 2,000) many
 /// times over, so that one key's level fills the chip.
 const SPREAD: u32 = 16_384;
-/// The most words a scatter's workgroup takes; it takes at least one an invocation (on a
-/// software adapter a workgroup costs about as much whatever it holds: a slice of 32
-/// words took 30% more of the GPU tests' time than one of 256).
+/// The most words a scatter's workgroup takes (the least: [`Sizes::slice_least`]).
 const SLICE_MOST: u32 = 4096;
 
 /// Why a descent stopped short ([`Overflow::Probe`]'s bit, or a list's).
@@ -165,7 +163,7 @@ impl Device {
              SLICE_LEAST: u32 = {}u;\nconst SLICE_MOST: u32 = {SLICE_MOST}u;\n",
             sizes.max_dimension,
             sizes.set_words(),
-            sizes.workgroup,
+            sizes.slice_least,
         );
         let split = format!("{consts}{}", include_str!("split.wgsl"));
         let leaf = format!("{consts}{}", include_str!("leaf.wgsl"));
@@ -581,7 +579,7 @@ impl Device {
 
 /// Slices a level of a matching of `words` words (table and probe buffers) and at most
 /// `nodes` split tasks takes at most: its words (at most twice its parents') in slices of
-/// its parents' words over [`SPREAD`] (at most [`SLICE_MOST`]), and one
+/// its parents' words over [`SPREAD`] (at most [`SLICE_MOST`] words), and one
 /// more a span.
 fn slices_for(words: u64, nodes: u64) -> u64 {
     4 * u64::from(SPREAD) + 2 * words / u64::from(SLICE_MOST) + 4 * nodes

@@ -31,6 +31,9 @@ pub const TILE_MOST: u32 = 512;
 /// `TILE_MOST * SLICE` (2^22), far below 2^32.
 pub const SLICE: u32 = 8192;
 
+/// The least words a split level's workgroup takes on a GPU ([`Sizes::slice_least`]).
+pub const SLICE_LEAST: u32 = 32;
+
 /// Words of each side a split's workgroup samples to pick its diagonal (the CPU's split
 /// samples about as many).
 pub const SAMPLES: u32 = 128;
@@ -91,6 +94,9 @@ pub struct GpuOptions {
     /// Bytes the GPU's buffers may take together (on a software adapter they are the
     /// host's memory; staging copies of uploads are host memory on every adapter).
     pub buffer_bytes: u64,
+    /// The least words a split level's workgroup takes ([`Sizes::slice_least`]): the
+    /// adapter's choice where `None`.
+    pub slice_least: Option<u32>,
 }
 
 impl Default for GpuOptions {
@@ -99,6 +105,7 @@ impl Default for GpuOptions {
             device: 0,
             workgroup_bytes: None,
             buffer_bytes: 1 << 30,
+            slice_least: None,
         }
     }
 }
@@ -146,6 +153,11 @@ pub struct Sizes {
     pub max_dimension: u32,
     /// The most words one buffer binding holds (table and probe buffers).
     pub binding_words: u64,
+    /// The least words a split level's workgroup takes: [`SLICE_LEAST`] on a GPU, so that
+    /// one key's level spreads over thousands of workgroups; one an invocation on a
+    /// software adapter, whose workgroups run one after another at about the same cost
+    /// whatever they hold.
+    pub slice_least: u32,
 }
 
 impl Sizes {
@@ -183,6 +195,7 @@ impl Sizes {
             max_dimension: limits.max_compute_workgroups_per_dimension,
             // Indices are u32 in the shaders.
             binding_words: (binding / 8).min(1 << 31),
+            slice_least: SLICE_LEAST,
         })
     }
 
@@ -249,7 +262,13 @@ impl Gpu {
             name: adapter.name.clone(),
             why,
         };
-        let sizes = Sizes::of(&limits, options.workgroup_bytes).map_err(unfit)?;
+        let mut sizes = Sizes::of(&limits, options.workgroup_bytes).map_err(unfit)?;
+        let own = if adapter.software {
+            sizes.workgroup
+        } else {
+            SLICE_LEAST
+        };
+        sizes.slice_least = options.slice_least.unwrap_or(own).max(1);
         let (device, queue) = pollster::block_on(raw.request_device(&wgpu::DeviceDescriptor {
             label: Some("nqueens"),
             required_features: wgpu::Features::empty(),

@@ -51,6 +51,7 @@ pub fn open(args: &GpuArgs, buffer_bytes: usize) -> Result<Option<Opened>, Failu
         device: args.gpu_device.unwrap_or(0),
         workgroup_bytes: workgroup_cap()?,
         buffer_bytes: buffer_bytes as u64,
+        slice_least: None,
     };
     let gpu = Gpu::open(options).map_err(|e| {
         let e = anyhow::Error::new(e);

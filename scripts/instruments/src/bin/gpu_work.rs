@@ -6,7 +6,9 @@
 //! submissions (the key's last left out) and the most, the fewest of a dispatch that had
 //! any, its matchings, submissions, dispatches (and those that found no work), its deepest
 //! level, words moved by the split levels, probe words visiting leaves, restarts, and the
-//! sizes the adapter's limits gave.
+//! sizes the adapter's limits gave. `SLICE_LEAST=32` in the environment sets the least words
+//! a split level's workgroup takes (a GPU's 32 on a software adapter, whose own is one an
+//! invocation), so that a software adapter's counters are a GPU's.
 
 use nqueens_instruments::random_parts;
 
@@ -23,8 +25,13 @@ fn main() {
         a.parse::<u32>()
             .unwrap_or_else(|_| usage("WORKGROUP_BYTES must be a number"))
     });
+    let slice_least = std::env::var("SLICE_LEAST").ok().map(|v| {
+        v.parse::<u32>()
+            .unwrap_or_else(|_| usage("SLICE_LEAST must be a number"))
+    });
     let gpu = Gpu::open(GpuOptions {
         workgroup_bytes: cap,
+        slice_least,
         ..GpuOptions::default()
     })
     .unwrap_or_else(|e| usage(&e.to_string()));
@@ -44,7 +51,7 @@ fn main() {
         let largest = work.workgroups.iter().max().copied().unwrap_or(0);
         let blank = |w: Option<u64>| w.map_or(String::new(), |w| w.to_string());
         println!(
-            "{n},{i},{cpu_tested},{},{},{largest},{},{},{},{},{},{},{},{},{},{},{}",
+            "{n},{i},{cpu_tested},{},{},{largest},{},{},{},{},{},{},{},{},{},{},{},{}",
             work.tested,
             blank(work.min_workgroups()),
             blank(work.fewest),
@@ -58,6 +65,7 @@ fn main() {
             work.restarts,
             sizes.tile,
             sizes.workgroup_bytes,
+            sizes.slice_least,
         );
     }
 }

@@ -6,6 +6,7 @@
 //! - `long_runs`: checkpoint and resume, shards and merge, progress, signals and files.
 //! - `reference`: the reference counter the speed ratios are measured against.
 //! - `scaling_script`: `scripts/scaling.sh` in its quick mode.
+//! - `snapshots`: what a user reads (help, tables, CSV, JSON, the man page) as snapshots.
 //!
 //! `cargo test --test integration MODULE::` runs one of them. The mutation trials of
 //! checkpoints (`tests/mutations.rs`) have a binary of their own: they take file locks in
@@ -18,6 +19,7 @@ mod long_runs;
 mod oracle;
 mod reference;
 mod scaling_script;
+mod snapshots;
 mod solve;
 
 // The file trials the `mutate` instrument (scripts/instruments) runs by the thousand;

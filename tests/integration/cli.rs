@@ -1594,16 +1594,6 @@ fn on_a_terminal(width: usize, seconds: u32, args: &str) -> (Option<i32>, String
 /// one line.
 #[test]
 fn help_fits_80_columns_with_one_line_summaries() {
-    let subcommands = [
-        "count",
-        "verify",
-        "solve",
-        "merge",
-        "estimate",
-        "bench",
-        "completions",
-        "man",
-    ];
     // The columns a line takes: its characters, less the colours' escape sequences.
     let fits = |text: &str, what: &str| {
         for line in text.lines() {
@@ -1620,7 +1610,7 @@ fn help_fits_80_columns_with_one_line_summaries() {
             assert!(shown <= 80, "{what}: {line:?}");
         }
     };
-    for sub in std::iter::once("").chain(subcommands) {
+    for sub in std::iter::once("").chain(crate::SUBCOMMANDS) {
         for flag in ["-h", "--help"] {
             let args: Vec<&str> = [sub, flag].into_iter().filter(|a| !a.is_empty()).collect();
             let out = nqueens().args(&args).env("COLUMNS", "80").output().unwrap();
@@ -1636,7 +1626,7 @@ fn help_fits_80_columns_with_one_line_summaries() {
         .take_while(|l| !l.is_empty())
         .collect();
     assert!(listed.len() > 8, "{top}");
-    for sub in subcommands {
+    for sub in crate::SUBCOMMANDS {
         let rows = listed
             .iter()
             .filter(|l| l.trim_start().starts_with(sub))

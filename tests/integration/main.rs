@@ -22,6 +22,18 @@ mod scaling_script;
 mod snapshots;
 mod solve;
 
+/// The binary's subcommands, in the order its help lists them.
+const SUBCOMMANDS: [&str; 8] = [
+    "count",
+    "verify",
+    "solve",
+    "merge",
+    "estimate",
+    "bench",
+    "completions",
+    "man",
+];
+
 // The file trials the `mutate` instrument (scripts/instruments) runs by the thousand;
 // `long_runs` runs a sample.
 #[path = "../mutate/files.rs"]

@@ -39,16 +39,7 @@ fn snapshot(name: &str, text: &str) {
 #[test]
 fn the_help_of_the_binary_and_of_each_command() {
     snapshot("help", &output(&["--help"]));
-    for command in [
-        "count",
-        "verify",
-        "solve",
-        "merge",
-        "estimate",
-        "bench",
-        "completions",
-        "man",
-    ] {
+    for command in crate::SUBCOMMANDS {
         snapshot(&format!("help-{command}"), &output(&[command, "--help"]));
     }
 }

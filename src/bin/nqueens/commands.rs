@@ -152,7 +152,7 @@ pub fn dispatch(cli: Cli) -> Result<(), Failure> {
         }
         Command::Man => {
             let mut out = io::stdout().lock();
-            out.write_all(crate::man::page(Cli::command()).as_bytes())?;
+            out.write_all(crate::man::page(Cli::command())?.as_bytes())?;
             out.flush()?;
             Ok(())
         }

@@ -4,7 +4,8 @@
 
 use std::fmt::Write as _;
 
-use clap::{Arg, Command};
+use clap::Command;
+use clap_mangen::Man;
 
 /// What the page says about the whole program, after its name.
 const DESCRIPTION: &str = "\
@@ -150,65 +151,125 @@ const EXAMPLES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The page, in roff, for `cmd` (the whole command line, `Cli::command()`).
-pub fn page(mut cmd: Command) -> String {
+/// The page, in roff, for `cmd` (the whole command line, `Cli::command()`). clap_mangen renders
+/// the title, the name, the description and every option list; the synopsis (each
+/// subcommand's usage), each subcommand's heading and the sections `--help` has no room for are
+/// this module's.
+pub fn page(mut cmd: Command) -> std::io::Result<String> {
     cmd.build();
-    let mut out = String::new();
     let version = cmd.get_version().unwrap_or_default().to_string();
+    // The name line reads "nqueens - exact counts ...", as man pages' names do.
     let about = cmd.get_about().map(|a| a.to_string()).unwrap_or_default();
-    let _ = writeln!(
-        out,
-        ".TH NQUEENS 1 \"\" \"nqueens {}\" \"User Commands\"",
-        escape(&version)
+    let man = Man::new(
+        cmd.clone()
+            .about(lowercase_first(&about))
+            .long_about(DESCRIPTION),
     );
-    section(&mut out, "NAME");
-    let _ = writeln!(out, "nqueens \\- {}", escape(&lowercase_first(&about)));
-    section(&mut out, "SYNOPSIS");
+    let mut page = Page(Vec::new());
+    // The title is written here: clap_mangen leaves an empty date unquoted, which shifts the
+    // title's other fields. The page opens with it, then defines `\*(Aq` once.
+    page.text(|out| {
+        let _ = writeln!(
+            out,
+            ".TH NQUEENS 1 \"\" \"nqueens {}\" \"User Commands\"",
+            escape(&version)
+        );
+        out.push_str(APOSTROPHE);
+    });
+    page.mangen(|w| man.render_name_section(w))?;
     let commands: Vec<&Command> = cmd
         .get_subcommands()
         .filter(|c| !c.is_hide_set() && c.get_name() != "help")
         .collect();
-    for (i, sub) in commands.iter().enumerate() {
-        if i > 0 {
-            out.push_str(".br\n");
+    page.text(|out| {
+        section(out, "SYNOPSIS");
+        for (i, sub) in commands.iter().enumerate() {
+            if i > 0 {
+                out.push_str(".br\n");
+            }
+            let _ = writeln!(out, "{}", usage(sub));
         }
-        let _ = writeln!(out, "{}", usage(sub));
-    }
-    out.push_str(".br\n\\fBnqueens\\fR \\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR\n");
-    section(&mut out, "DESCRIPTION");
-    paragraphs(&mut out, DESCRIPTION);
+        out.push_str(".br\n\\fBnqueens\\fR \\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR\n");
+    });
+    page.mangen(|w| man.render_description_section(w))?;
     // --help and --version: once, here, though every subcommand takes them.
-    section(&mut out, "OPTIONS");
-    for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
-        option(&mut out, arg);
-    }
-    section(&mut out, "COMMANDS");
+    page.mangen(|w| man.render_options_section(w))?;
+    page.text(|out| section(out, "COMMANDS"));
     for sub in commands {
-        let _ = writeln!(out, ".SS \"nqueens {}\"", escape(sub.get_name()));
-        let about = sub.get_long_about().or(sub.get_about());
-        paragraphs(&mut out, &about.map(|a| a.to_string()).unwrap_or_default());
-        for arg in own_arguments(sub) {
-            option(&mut out, arg);
-        }
+        page.text(|out| {
+            let _ = writeln!(out, ".SS \"nqueens {}\"", escape(sub.get_name()));
+            let about = sub.get_long_about().or(sub.get_about());
+            paragraphs(out, &about.map(|a| a.to_string()).unwrap_or_default());
+        });
+        // A subcommand's options but --help and --version, under its heading rather than
+        // in a section of their own.
+        let own = Man::new(
+            sub.clone()
+                .mut_arg("help", |a| a.hide(true))
+                .mut_arg("version", |a| a.hide(true)),
+        );
+        page.mangen(|w| {
+            let mut options = Vec::new();
+            own.render_options_section(&mut options)?;
+            let options = options
+                .strip_prefix(APOSTROPHE.as_bytes())
+                .unwrap_or(&options);
+            w.write_all(options.strip_prefix(b".SH OPTIONS\n").unwrap_or(options))
+        })?;
     }
-    section(&mut out, "OUTPUT");
+    page.text(extra_sections);
+    // Every part is written from `String`s and clap's own text: UTF-8.
+    Ok(String::from_utf8_lossy(&page.0).into_owned())
+}
+
+/// The definition of `\*(Aq` (an apostrophe that stays one) that every clap_mangen rendering
+/// opens with: the page has it once, after its title.
+const APOSTROPHE: &str = ".ie \\n(.g .ds Aq \\(aq\n.el .ds Aq '\n";
+
+/// The roff of the page, written in parts.
+struct Page(Vec<u8>);
+
+impl Page {
+    /// Appends what `write` puts in a string.
+    fn text(&mut self, write: impl FnOnce(&mut String)) {
+        let mut out = String::new();
+        write(&mut out);
+        self.0.extend_from_slice(out.as_bytes());
+    }
+
+    /// Appends what clap_mangen's `render` writes, less the definition the page opens with.
+    fn mangen(
+        &mut self,
+        render: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut out = Vec::new();
+        render(&mut out)?;
+        let part = out.strip_prefix(APOSTROPHE.as_bytes()).unwrap_or(&out);
+        self.0.extend_from_slice(part);
+        Ok(())
+    }
+}
+
+/// The sections `--help` has no room for: output, exit status, environment, files, examples.
+fn extra_sections(out: &mut String) {
+    section(out, "OUTPUT");
     paragraphs(
-        &mut out,
+        out,
         "count, verify and merge write a table (the default), JSON Lines (--format json) or CSV \
          (--format csv, with the values JSON gives; only the table rounds), one row per board as \
          it finishes. The columns of count and merge:",
     );
-    list(&mut out, OUTPUT, false);
+    list(out, OUTPUT, false);
     out.push_str(".PP\n");
     paragraphs(
-        &mut out,
+        out,
         "verify writes n, computed, published, computed_unique, published_unique, ok (true or \
          false), method, kernel and elapsed_s. solve writes boards, a LeetCode-style JSON array, columns, JSON \
          Lines or one SVG picture of numbered boards (its --format).",
     );
     out.push_str(".PP\n");
     paragraphs(
-        &mut out,
+        out,
         "bench writes, in the same three formats, one row per board and thread count and a score \
          row per thread count: workload (its name: scores compare only under the same one), row \
          (board or score), n, method, threads, solutions, elapsed_s (planning included; the sum \
@@ -217,27 +278,20 @@ pub fn page(mut cmd: Command) -> String {
          boards' rates: the score), speedup and efficiency (against the same row at 1 thread), \
          kernel, isa and cpu. A summary of the scores goes to standard error.",
     );
-    section(&mut out, "EXIT STATUS");
-    list(&mut out, EXIT_STATUS, true);
-    section(&mut out, "ENVIRONMENT");
-    list(&mut out, ENVIRONMENT, true);
-    section(&mut out, "FILES");
-    list(&mut out, FILES, true);
-    section(&mut out, "EXAMPLES");
-    list(&mut out, EXAMPLES, true);
-    section(&mut out, "SEE ALSO");
+    section(out, "EXIT STATUS");
+    list(out, EXIT_STATUS, true);
+    section(out, "ENVIRONMENT");
+    list(out, ENVIRONMENT, true);
+    section(out, "FILES");
+    list(out, FILES, true);
+    section(out, "EXAMPLES");
+    list(out, EXAMPLES, true);
+    section(out, "SEE ALSO");
     paragraphs(
-        &mut out,
+        out,
         "The README of the source tree (how it counts, long runs on a cluster, measured speed) and \
          ARCHITECTURE.md (how the code is laid out). OEIS A000170 and A002562.",
     );
-    out
-}
-
-/// A subcommand's arguments but --help and --version (the page shows those once).
-fn own_arguments(sub: &Command) -> impl Iterator<Item = &Arg> {
-    sub.get_arguments()
-        .filter(|a| !a.is_hide_set() && !["help", "version"].contains(&a.get_id().as_str()))
 }
 
 fn section(out: &mut String, name: &str) {
@@ -280,63 +334,6 @@ fn usage(sub: &Command) -> String {
     format!("\\fB{}\\fR {}", escape(&name), escape(rest))
 }
 
-/// One option or positional argument: its flags and value, its help, its choices, its default.
-fn option(out: &mut String, arg: &Arg) {
-    let value = arg
-        .get_value_names()
-        .and_then(|v| v.first())
-        .map(|v| v.to_string())
-        .unwrap_or_else(|| arg.get_id().to_string().to_uppercase());
-    let takes_value = arg.get_num_args().is_some_and(|n| n.takes_values());
-    let mut head = Vec::new();
-    if let Some(short) = arg.get_short() {
-        head.push(format!("\\fB\\-{}\\fR", escape(&short.to_string())));
-    }
-    if let Some(long) = arg.get_long() {
-        head.push(format!("\\fB\\-\\-{}\\fR", escape(long)));
-    }
-    let head = if arg.is_positional() {
-        format!("\\fI{}\\fR", escape(&value))
-    } else if takes_value {
-        format!("{} \\fI{}\\fR", head.join(", "), escape(&value))
-    } else {
-        head.join(", ")
-    };
-    let help = arg
-        .get_long_help()
-        .or(arg.get_help())
-        .map(|h| h.to_string())
-        .unwrap_or_default();
-    let _ = writeln!(out, ".TP\n{head}");
-    paragraphs(out, &help);
-    let choices: Vec<_> = arg
-        .get_possible_values()
-        .into_iter()
-        .filter(|v| !v.is_hide_set())
-        .collect();
-    if !choices.is_empty() {
-        out.push_str(".RS\n");
-        for v in &choices {
-            let help = v.get_help().map(|h| h.to_string());
-            let _ = writeln!(
-                out,
-                ".TP\n\\fB{}\\fR\n{}",
-                escape(v.get_name()),
-                escape(help.as_deref().unwrap_or(""))
-            );
-        }
-        out.push_str(".RE\n");
-    }
-    let defaults: Vec<String> = arg
-        .get_default_values()
-        .iter()
-        .map(|d| d.to_string_lossy().into_owned())
-        .collect();
-    if !defaults.is_empty() && takes_value && !arg.is_positional() {
-        let _ = writeln!(out, ".IP\nDefault: {}.", escape(&defaults.join(", ")));
-    }
-}
-
 fn lowercase_first(s: &str) -> String {
     let mut c = s.chars();
     c.next()
@@ -366,13 +363,16 @@ mod tests {
     /// man page is read for, and no reference to pages that do not exist.
     #[test]
     fn the_page_has_every_subcommand_and_option() {
-        let page = page(Cli::command());
+        let page = page(Cli::command()).unwrap();
         let mut cmd = Cli::command();
         cmd.build();
         for sub in cmd.get_subcommands().filter(|c| c.get_name() != "help") {
             let name = sub.get_name();
             assert!(page.contains(&format!(".SS \"nqueens {name}\"")), "{name}");
-            for arg in own_arguments(sub) {
+            let own = sub.get_arguments().filter(|a| {
+                !a.is_hide_set() && !["help", "version"].contains(&a.get_id().as_str())
+            });
+            for arg in own {
                 if let Some(long) = arg.get_long() {
                     let flag = format!("\\fB\\-\\-{}\\fR", escape(long));
                     let at = page.find(&format!(".SS \"nqueens {name}\"")).unwrap();
@@ -387,22 +387,28 @@ mod tests {
                 }
             }
         }
-        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OUTPUT"] {
-            assert!(page.contains(&format!(".SH \"{section}\"")), "{section}");
-        }
-        for section in [
+        let sections = [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "COMMANDS",
+            "OUTPUT",
             "EXIT STATUS",
             "ENVIRONMENT",
             "FILES",
             "EXAMPLES",
             "SEE ALSO",
-        ] {
-            assert!(page.contains(&format!(".SH \"{section}\"")), "{section}");
+        ];
+        for section in sections {
+            // clap_mangen's headings are bare, this module's quoted.
+            let bare = format!(".SH {section}\n");
+            let quoted = format!(".SH \"{section}\"\n");
+            assert!(page.contains(&bare) || page.contains(&quoted), "{section}");
         }
         assert!(!page.contains("(1)"), "no pages of subcommands exist");
-        assert!(page.contains("Default: 14."), "defaults are shown");
+        assert!(page.contains("[default: 14]"), "defaults are shown");
         assert!(
-            !page.contains("Default: false."),
+            !page.contains("[default: false]"),
             "flags have no default to show"
         );
         assert_eq!(

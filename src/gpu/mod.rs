@@ -262,6 +262,10 @@ impl Gpu {
             name: adapter.name.clone(),
             why,
         };
+        // The split's compaction ranks words with subgroup prefix sums.
+        if !raw.features().contains(wgpu::Features::SUBGROUP) {
+            return Err(unfit("it has no subgroup operations".into()));
+        }
         let mut sizes = Sizes::of(&limits, options.workgroup_bytes).map_err(unfit)?;
         let own = if adapter.software {
             sizes.workgroup
@@ -271,7 +275,7 @@ impl Gpu {
         sizes.slice_least = options.slice_least.unwrap_or(own).max(1);
         let (device, queue) = pollster::block_on(raw.request_device(&wgpu::DeviceDescriptor {
             label: Some("nqueens"),
-            required_features: wgpu::Features::empty(),
+            required_features: wgpu::Features::SUBGROUP,
             required_limits: limits,
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
             memory_hints: memory_hints(options.buffer_bytes),

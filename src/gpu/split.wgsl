@@ -6,7 +6,8 @@
 // partitions its table words on the task's diagonal into the other table buffer (those
 // without it from the front, those with it from the back) or compacts its probe words
 // without it into the room the task reserved, each workgroup reserving its run with one
-// atomic add per task counter. `children`: a workgroup a split task takes its two children
+// atomic add per task counter and each subgroup its slots within it with one more (a word's
+// rank in its subgroup a prefix sum). `children`: a workgroup a split task takes its two children
 // (the table words without the diagonal against every probe word, those with it against the
 // probe words without it); a child whose table span is at most a tile, or that no diagonal
 // splits, is cut into the leaves' items (pooled for the submission's one leaf dispatch);
@@ -178,7 +179,11 @@ fn grown(old: u32, k: u32) -> vec2<u32> {
 }
 
 @compute @workgroup_size(WG)
-fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+fn scatter(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) li: u32,
+    @builtin(subgroup_invocation_id) lane: u32,
+) {
     let id = wid.x + wid.y * ROW;
     if li == 0u {
         var count = min(cut.head.count, arrayLength(&cut.list));
@@ -239,22 +244,38 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
     }
     let base_low = workgroupUniformLoad(&at_low);
     let base_high = workgroupUniformLoad(&at_high);
-    for (var i = li; i < len; i += WG) {
-        if slice.probe == 1u {
-            let w = probe[first + i];
-            if !has(w, d) {
-                let s = atomicAdd(&slot_low, 1u);
-                probe[at + base_low + s] = w;
-            }
-        } else {
-            let w = tin[first + i];
-            if has(w, d) {
-                let s = atomicAdd(&slot_high, 1u);
-                tout[task.t_off + task.t_len - 1u - (base_high + s)] = w;
-            } else {
-                let s = atomicAdd(&slot_low, 1u);
-                tout[task.t_off + base_low + s] = w;
-            }
+    // Rounds of WG words, every invocation in each (the subgroup operations need all of a
+    // subgroup): a word's slot is its subgroup's run, reserved by the subgroup's first lane
+    // (its first active one) with one atomic add, plus its rank among the subgroup's words that go the same way (a
+    // prefix sum over the subgroup).
+    let rounds = (len + WG - 1u) / WG;
+    for (var r = 0u; r < rounds; r += 1u) {
+        let i = r * WG + li;
+        let live = i < len;
+        var w = vec2<u32>(0u, 0u);
+        if live && slice.probe == 1u {
+            w = probe[first + i];
+        } else if live {
+            w = tin[first + i];
+        }
+        let with_d = live && has(w, d);
+        let go_low = u32(live && !with_d);
+        let go_high = u32(with_d && slice.probe == 0u);
+        let rank_low = subgroupExclusiveAdd(go_low);
+        let rank_high = subgroupExclusiveAdd(go_high);
+        let run_low = subgroupAdd(go_low);
+        let run_high = subgroupAdd(go_high);
+        var run_at = vec2<u32>(0u, 0u);
+        if subgroupBroadcastFirst(lane) == lane {
+            run_at = vec2<u32>(atomicAdd(&slot_low, run_low), atomicAdd(&slot_high, run_high));
+        }
+        run_at = subgroupBroadcastFirst(run_at);
+        if go_low == 1u && slice.probe == 1u {
+            probe[at + base_low + run_at.x + rank_low] = w;
+        } else if go_low == 1u {
+            tout[task.t_off + base_low + run_at.x + rank_low] = w;
+        } else if go_high == 1u {
+            tout[task.t_off + task.t_len - 1u - (base_high + run_at.y + rank_high)] = w;
         }
     }
 }

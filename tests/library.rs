@@ -99,7 +99,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use nqueens_engine::run::FileError;
 use nqueens_engine::run::shard::{Disagreement, MergeError, Shard};
 use nqueens_engine::{
-    Engine, Error, Kernel, Loops, Method, Observer, Options, Run, Tally, count, published,
+    Engine, Error, Kernel, Loops, Method, Observer, Options, Pairs, Run, Tally, count, published,
 };
 use serde_json::json;
 
@@ -178,6 +178,57 @@ fn an_outcome_names_the_loop_that_counted_it() {
     assert_eq!(counts.solutions, 2680);
     assert_eq!(counts.kernel, Loops::One(Kernel::Scalar));
     assert_eq!(counts.threads, Some(engine.threads()));
+}
+
+/// A GPU's matching as the join hands it over, counted here pair by pair: it notes how many
+/// threads are inside it at once, and its first caller waits (up to a few seconds) for a
+/// second to come in.
+struct Together {
+    inside: AtomicUsize,
+    most: AtomicUsize,
+    first: AtomicBool,
+}
+
+impl Pairs for Together {
+    fn disjoint(&self, table: &[u64], probe: &[u64]) -> u64 {
+        let now = self.inside.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most.fetch_max(now, Ordering::SeqCst);
+        if !self.first.swap(true, Ordering::SeqCst) {
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+            while self.most.load(Ordering::SeqCst) < 2 && std::time::Instant::now() < until {
+                std::thread::yield_now();
+            }
+        }
+        let pairs = table
+            .iter()
+            .map(|&t| probe.iter().filter(|&&p| t & p == 0).count() as u64)
+            .sum();
+        self.inside.fetch_sub(1, Ordering::SeqCst);
+        pairs
+    }
+}
+
+/// Where the GPU counts every key, every worker feeds it: two threads are inside its
+/// matching at once (one building its key while another's is matched), and the counts are
+/// the CPU's.
+#[test]
+fn every_worker_feeds_a_gpu_that_counts_every_key() {
+    let engine = Engine::new(&Options {
+        threads: NonZeroUsize::new(2),
+        method: Method::Join,
+        ..Options::default()
+    })
+    .unwrap();
+    let plan = engine.plan(12).unwrap();
+    let gpu = Together {
+        inside: AtomicUsize::new(0),
+        most: AtomicUsize::new(0),
+        first: AtomicBool::new(false),
+    };
+    let outcome = Run::new(&plan).on_gpu(&gpu, true).execute(&engine);
+    assert_eq!(outcome.counts(&plan).solutions, 14_200);
+    assert_eq!(outcome.gpu_parts, plan.len_of_keys() as u64);
+    assert_eq!(gpu.most.load(Ordering::SeqCst), 2, "one thread fed the GPU");
 }
 
 /// A run that resumes every part names no loop or threads (a checkpoint's records do not

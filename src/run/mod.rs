@@ -544,11 +544,14 @@ impl<'a> Run<'a> {
     }
 
     /// Counts `todo` on the engine's workers (`cpu`, each part; `on_gpu` tells the
-    /// observers of a part the GPU counted) and on a GPU thread beside them, costliest
-    /// first: the GPU takes keys only, the workers the parts that are none first, then
-    /// (unless the GPU is to count every key) keys from the same queue. No part starts once
-    /// `halt`'s stop is set, nor once the GPU fails (`halt`'s halted then set, and each part
-    /// left counted in its skipped). Returns the sum, and why the GPU failed where it did.
+    /// observers of a part the GPU counted) and on a GPU, costliest first. With `--gpu`
+    /// (`only` false) one thread beside the workers feeds the GPU keys, and the workers take
+    /// the parts that are none first, then keys from the same queue. With `--gpu-only` every
+    /// worker, once the parts that are no key are taken, feeds the GPU keys: each builds its
+    /// key's half-boards while another's matching holds the device, so the device waits on
+    /// no one thread's building. No part starts once `halt`'s stop is set, nor once the GPU
+    /// fails (`halt`'s halted then set, and each part left counted in its skipped). Returns
+    /// the sum, and why the GPU failed where it did.
     fn beside(
         &self,
         engine: &Engine,
@@ -568,7 +571,9 @@ impl<'a> Run<'a> {
         };
         let never = AtomicBool::new(false);
         let kernel = engine.kernel;
-        let gpu_loop = || {
+        // Feeds the GPU keys from the queue until it is empty: the keys' sum, and why the
+        // GPU failed where it did.
+        let feed = || {
             let (mut sum, mut failed) = (Tally::default(), None);
             while let Some(i) = take(&keys, &next_key) {
                 if stop.load(Ordering::Relaxed) || halted.load(Ordering::Relaxed) {
@@ -603,20 +608,30 @@ impl<'a> Run<'a> {
                         while let Some(i) = take(&others, &next_other) {
                             sum = sum + cpu(&i);
                         }
-                        while let Some(i) = (!only).then(|| take(&keys, &next_key)).flatten() {
+                        if only {
+                            let (fed, failed) = feed();
+                            return (sum + fed, failed);
+                        }
+                        while let Some(i) = take(&keys, &next_key) {
                             sum = sum + cpu(&i);
                         }
-                        sum
+                        (sum, None)
                     })
-                    .reduce(Tally::default, |a, b| a + b)
+                    .reduce(
+                        || (Tally::default(), None),
+                        |(a, why_a), (b, why_b)| (a + b, why_a.or(why_b)),
+                    )
             })
         };
+        if only {
+            return workers();
+        }
         let (a, b) = std::thread::scope(|s| {
-            let g = s.spawn(gpu_loop);
+            let g = s.spawn(feed);
             let w = workers();
             (g.join(), w)
         });
         let (a, failed) = a.unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (a + b, failed)
+        (a + b.0, failed)
     }
 }

@@ -167,7 +167,7 @@ for n in 27 22; do
   [ "$seconds" -ge 2 ] || { row "estimate,$n,gpu,,,,,skipped (time)"; continue; }
   t0=$(now)
   json=$(within "$share" "$NQUEENS" estimate "$n" --gpu-only -j "$THREADS" --seconds "$seconds" --format json) || json='{}'
-  hours=$(echo "$json" | field thread_hours)
-  row "estimate,$n,gpu,1,$(echo "$json" | field sampled),,$(since "$t0"),gpu_hours=$hours low=$(echo "$json" | field thread_hours_low) high=$(echo "$json" | field thread_hours_high)"
+  hours=$(echo "$json" | field gpu_hours)
+  row "estimate,$n,gpu,$THREADS,$(echo "$json" | field sampled),,$(since "$t0"),gpu_hours=$hours thread_hours=$(echo "$json" | field thread_hours) low=$(echo "$json" | field thread_hours_low) high=$(echo "$json" | field thread_hours_high)"
 done
 exit $failed

@@ -332,6 +332,8 @@ mod gpu {
                 "estimate",
                 "12",
                 "--gpu-only",
+                "-j",
+                "2",
                 "--seconds",
                 "2",
                 "--format",
@@ -341,12 +343,12 @@ mod gpu {
             .unwrap();
         let v = json(&out);
         assert_eq!(v["gpu"], name.as_str());
-        assert_eq!(v["threads"], 1);
+        // Both threads feed the GPU: its hours are the count's wall-clock hours.
+        assert_eq!(v["threads"], 2);
         let hours = v["gpu_hours"].as_f64().unwrap();
-        assert!(
-            hours > 0.0 && Some(hours) == v["thread_hours"].as_f64(),
-            "{v}"
-        );
+        let wall = v["wall_s"].as_f64().unwrap();
+        assert!(hours > 0.0 && hours == wall / 3600.0, "{v}");
+        assert!(hours < v["thread_hours"].as_f64().unwrap(), "{v}");
     }
 
     /// No adapter (the Vulkan loader pointed at no driver): exit 2, saying how to get one.

@@ -142,9 +142,11 @@ pub fn estimate(
     estimate_with(engine, plan, settings, seen, None)
 }
 
-/// [`estimate`] of the keys counted on a GPU alone (`gpu`, a [`crate::Pairs`]), one after
-/// another from one thread as the GPU counts them, the parts that are no key on that thread
-/// too: its thread-hours are the GPU's hours.
+/// [`estimate`] of the keys counted on a GPU alone (`gpu`, a [`crate::Pairs`]), fed by
+/// every thread as `Run::on_gpu` feeds it where it counts every key: each sample's seconds
+/// are its key's building and its wait for the device and matching on it, so the thread-hours
+/// over the threads are the node's hours with the GPU. The parts that are no key are
+/// counted on the threads.
 pub fn estimate_on(
     engine: &Engine,
     plan: &Plan,
@@ -162,7 +164,7 @@ fn estimate_with(
     seen: &(dyn Fn(&Sample) + Sync),
     gpu: Option<&dyn join::Pairs>,
 ) -> Result<Estimate, Error> {
-    let threads = if gpu.is_some() { 1 } else { engine.threads() };
+    let threads = engine.threads();
     sampleable(plan, settings, threads)?;
     let start = Instant::now();
     // No bound past what an `Instant` holds (the command line allows 10^9 s at most).
@@ -257,13 +259,9 @@ fn sample<'a>(
     // are not counted against the first samples. (A plan without parts, e.g. n = 2 or 3 in
     // full mode, has no stratum to warm up with.)
     if let Some(warm) = strata.get(usize::from(apart)) {
-        if gpu.is_some() {
-            counted(warm[0]);
-        } else {
-            engine
-                .pool()
-                .broadcast(|b| counted(warm[b.index() % warm.len()]));
-        }
+        engine
+            .pool()
+            .broadcast(|b| counted(warm[b.index() % warm.len()]));
     }
     let each = || {
         loop {
@@ -295,13 +293,7 @@ fn sample<'a>(
                 .push(sample);
         }
     };
-    // A GPU counts one part at a time: its samples are timed one after another, on the
-    // engine's threads (whose parallel steps the symmetric part uses).
-    if gpu.is_some() {
-        engine.install(each);
-    } else {
-        engine.pool().broadcast(|_| each());
-    }
+    engine.pool().broadcast(|_| each());
     let mut samples = samples.into_inner().unwrap_or_else(|e| e.into_inner());
     samples.sort_by_key(|s| (s.stratum, s.part));
     let mut abandoned = abandoned.into_inner().unwrap_or_else(|e| e.into_inner());

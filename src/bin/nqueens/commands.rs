@@ -689,12 +689,12 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
     };
     let start = Instant::now();
     let e = sample(&engine, &plan, &settings, (start, gpu.as_ref()))?;
-    // A GPU is one counter: its hours are the prediction's thread-hours.
-    let threads = if gpu.is_some() { 1 } else { engine.threads() };
+    let threads = engine.threads();
     let longest = args
         .shards
         .map(|count| longest_shard((&engine, threads), &plan, &e, count));
     let hours = |s: f64| s / 3600.0;
+    let wall_s = e.wall(0..e.parts, threads);
     let prediction = Prediction {
         n,
         method: plan.method,
@@ -709,13 +709,14 @@ fn estimate(args: EstimateArgs) -> Result<(), Failure> {
         strata: e.strata,
         abandoned: e.abandoned.len(),
         lean: e.lean,
-        wall_s: e.wall(0..e.parts, threads),
+        wall_s,
         memory_limit: (plan.method == Method::Join).then_some(counting.options.memory),
         memory_seen: peak_memory(),
         shards: args.shards,
         longest_shard_s: longest,
         gpu: gpu.as_ref().map(crate::gpu::Opened::name),
-        gpu_hours: gpu.as_ref().map(|_| hours(e.core_seconds)),
+        // The threads feed the one GPU: the count's hours are the GPU's.
+        gpu_hours: gpu.as_ref().map(|_| hours(wall_s)),
     };
     summarize(&prediction, &e, args.seconds);
     let mut out = Printer::new(io::stdout().lock(), counting.format).on_terminal();

@@ -606,8 +606,8 @@ pub struct Prediction {
     pub longest_shard_s: Option<f64>,
     /// The GPU adapter that counted the sample (`--gpu`, `--gpu-only`; `null` without one).
     pub gpu: Option<&'static str>,
-    /// With a GPU, the prediction in its hours: one GPU's hours for the whole count (the
-    /// same figure as `thread_hours`, the GPU being the one counter); `null` without one.
+    /// With a GPU, the prediction in its hours: the count's wall-clock hours (`wall_s`), its
+    /// threads feeding the one GPU; `null` without one.
     pub gpu_hours: Option<f64>,
 }
 

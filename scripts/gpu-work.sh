@@ -5,13 +5,14 @@
 # `PROFILE=dev` uses the tests' build (the counters are the same in every build; the
 # release one takes minutes more to build). `NS="18 19"` picks the boards. The split's
 # workgroups take a GPU's least slice (`SLICE_LEAST`, 32 words) even on a software adapter.
+# `OUT=DIR` writes DIR/work.csv instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 machine=${MACHINE:-$(hostname -s)}
 keys=${KEYS:-3}
 profile=${PROFILE:-release}
 dir=$([ "$profile" = dev ] && echo debug || echo "$profile")
-out="results/$machine/$(date -u +%F)-gpu-work"
+out=${OUT:-results/$machine/$(date -u +%F)-gpu-work}
 mkdir -p "$out"
 cargo build --profile "$profile" -p nqueens-instruments --features gpu,instruments --bin gpu_work
 echo "n,key,cpu_tested,gpu_tested,min_workgroups,max_workgroups,fewest_dispatch,matchings,submissions,dispatches,idle,depth,moved,visits,restarts,tile,workgroup_bytes,slice_least" > "$out/work.csv"

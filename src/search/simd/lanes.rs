@@ -87,12 +87,11 @@ struct Fixed<'a, V: Vector> {
     starts: &'a [State],
     /// The level of every start.
     top: usize,
-    /// Per level, indexed by the lane's own level: the shift down from it.
-    shift: V::Table,
+    /// Per level, indexed by the lane's own level: the shift down from it, and the shift
+    /// down to it.
+    shifts: V::Pair,
     /// Per level: the squares the fixed queens close one level below it.
     pre_below: V::Table,
-    /// Per level: the shift down to it.
-    shift_above: V::Table,
     /// Each lane's index.
     lane_ids: V,
     /// The lanes in a vector, in each lane.
@@ -128,15 +127,13 @@ impl<'a, V: Vector> Fixed<'a, V> {
                 o,
                 starts,
                 top,
-                shift: V::table(&std::array::from_fn(|l| s.shift[l])),
+                shifts: V::pair(
+                    &std::array::from_fn(|l| s.shift[l]),
+                    &std::array::from_fn(|l| if l > 0 { s.shift[l - 1] } else { 0 }),
+                ),
                 pre_below: V::table(&std::array::from_fn(|l| {
                     if l + 1 < m { s.pre[l + 1] << o } else { 0 }
                 })),
-                shift_above: V::table(&std::array::from_fn(
-                    |l| {
-                        if l > 0 { s.shift[l - 1] } else { 0 }
-                    },
-                )),
                 lane_ids,
                 width: V::splat(V::LANES as i32),
                 spare: lane_ids.add(V::splat((m * V::LANES) as i32)),
@@ -280,11 +277,7 @@ impl<V: Vector> Walk<V> {
             let up = here.sub(k.width);
             let frame = gather::<V, KEEP_RD, KEEP_LD>(stacks, up, pop, k.zero);
             let at = V::level(self.level);
-            let (sh, pre, psh) = (
-                V::lookup(&k.shift, at),
-                V::lookup(&k.pre_below, at),
-                V::lookup(&k.shift_above, at),
-            );
+            let ((sh, psh), pre) = (V::lookup_pair(&k.shifts, at), V::lookup(&k.pre_below, at));
 
             // Lanes with an open square take the lowest one.
             let bit = self.node.open.lowest();

@@ -35,6 +35,8 @@ pub(super) unsafe trait Vector: Copy {
     type Table;
     /// The lanes' levels prepared for [`Vector::lookup`] (shared by the step's lookups).
     type Level: Copy;
+    /// Two 32-entry tables of entries below 2^16, as [`Vector::lookup_pair`] reads them.
+    type Pair;
 
     /// Every lane `x`.
     unsafe fn splat(x: i32) -> Self;
@@ -90,6 +92,10 @@ pub(super) unsafe trait Vector: Copy {
     unsafe fn level(level: Self) -> Self::Level;
     /// Each lane's entry of `t` at its level.
     unsafe fn lookup(t: &Self::Table, level: Self::Level) -> Self;
+    /// The tables of `a` and `b`, each entry below 2^16, read together.
+    unsafe fn pair(a: &[u32; 32], b: &[u32; 32]) -> Self::Pair;
+    /// Each lane's entries of both tables of `t` at its level.
+    unsafe fn lookup_pair(t: &Self::Pair, level: Self::Level) -> (Self, Self);
 
     /// Lane `i` of `stack[at[i]]` for the lanes of `m`, zero in the others.
     ///
@@ -137,6 +143,8 @@ unsafe impl Vector for Avx512 {
     type Mask = __mmask16;
     type Table = (__m512i, __m512i);
     type Level = __m512i;
+    // A lookup is one permutation: two tables cost two.
+    type Pair = [(__m512i, __m512i); 2];
 
     #[inline(always)]
     unsafe fn splat(x: i32) -> Self {
@@ -248,6 +256,14 @@ unsafe impl Vector for Avx512 {
         Avx512(unsafe { _mm512_permutex2var_epi32(t.0, level, t.1) })
     }
     #[inline(always)]
+    unsafe fn pair(a: &[u32; 32], b: &[u32; 32]) -> [(__m512i, __m512i); 2] {
+        unsafe { [Self::table(a), Self::table(b)] }
+    }
+    #[inline(always)]
+    unsafe fn lookup_pair(t: &[(__m512i, __m512i); 2], level: __m512i) -> (Self, Self) {
+        unsafe { (Self::lookup(&t[0], level), Self::lookup(&t[1], level)) }
+    }
+    #[inline(always)]
     unsafe fn gather(stack: &[i32; SLOTS], at: Self, m: __mmask16) -> Self {
         let zero = unsafe { _mm512_setzero_si512() };
         // SAFETY: the lanes of `m` read inside `stack` (the caller's); scale 4 is i32.
@@ -304,6 +320,9 @@ unsafe impl Vector for Avx2 {
     type Mask = __m256i;
     type Table = [__m256i; 4];
     type Level = (__m256i, __m256i, __m256i);
+    // A lookup is four permutations and three blends: two tables share one, each entry in
+    // a half of the lane.
+    type Pair = [__m256i; 4];
 
     #[inline(always)]
     unsafe fn splat(x: i32) -> Self {
@@ -429,6 +448,21 @@ unsafe impl Vector for Avx2 {
                 Self::pick(q[2], q[3], b3),
                 b4,
             ))
+        }
+    }
+    #[inline(always)]
+    unsafe fn pair(a: &[u32; 32], b: &[u32; 32]) -> [__m256i; 4] {
+        debug_assert!(a.iter().chain(b).all(|&x| x < 1 << 16));
+        unsafe { Self::table(&std::array::from_fn(|l| a[l] | b[l] << 16)) }
+    }
+    #[inline(always)]
+    unsafe fn lookup_pair(t: &[__m256i; 4], level: Self::Level) -> (Self, Self) {
+        unsafe {
+            let both = Self::lookup(t, level).0;
+            (
+                Avx2(_mm256_and_si256(both, _mm256_set1_epi32(0xffff))),
+                Avx2(_mm256_srli_epi32::<16>(both)),
+            )
         }
     }
     #[inline(always)]

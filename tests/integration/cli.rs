@@ -1589,6 +1589,51 @@ fn on_a_terminal(width: usize, seconds: u32, args: &str) -> (Option<i32>, String
     )
 }
 
+/// [`on_a_terminal`] that ends two seconds after the terminal first shows `word` (or after
+/// `seconds`), the terminal closed under the command: what the terminal showed.
+fn on_a_terminal_until(width: usize, seconds: u64, args: &str, word: &str) -> String {
+    use std::io::Read;
+    use std::time::{Duration, Instant};
+    let command = format!(
+        "stty rows 24 cols {width}; {} {args}",
+        env!("CARGO_BIN_EXE_nqueens")
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .env_remove("COLUMNS")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(k @ 1..) = stdout.read(&mut buf) {
+            if tx.send(buf[..k].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut shown = Vec::new();
+    let mut until = Instant::now() + Duration::from_secs(seconds);
+    let mut seen = false;
+    while let Some(left) = until.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(bytes) => shown.extend(bytes),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => break,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if !seen && String::from_utf8_lossy(&shown).contains(word) {
+            seen = true;
+            until = until.min(Instant::now() + Duration::from_secs(2));
+        }
+    }
+    // The terminal's end hangs the command up.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    String::from_utf8_lossy(&shown).into_owned()
+}
+
 /// Help is wrapped to the terminal between words: every help text fits 80 columns where
 /// `COLUMNS` says 80 and on an 80-column terminal, and the top level gives each subcommand
 /// one line.
@@ -1694,13 +1739,34 @@ fn a_count_past_an_hour_warns_within_seconds() {
         ("27", "about 5700 hours on 2 threads"),
         ("30", "hours on 2 threads"),
     ] {
-        let out = std::process::Command::new("timeout")
-            .args(["-s", "KILL", "3", env!("CARGO_BIN_EXE_nqueens"), "count", n])
-            .args(["-j", "2", "--progress", "never"])
-            .output()
+        use std::io::{BufRead, Read};
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nqueens"))
+            .args(["count", n, "-j", "2", "--progress", "never"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(out.stdout.is_empty(), "{n}: stdout unchanged");
+        // The first line of stderr, within 3 seconds; the count is then killed.
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(stderr).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let err = rx
+            .recv_timeout(std::time::Duration::from_secs(3))
+            .unwrap_or_default();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let mut stdout = Vec::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_end(&mut stdout)
+            .unwrap();
+        assert!(stdout.is_empty(), "{n}: stdout unchanged");
         let warning = err.lines().next().unwrap_or_default();
         assert!(
             warning.starts_with(&format!("warning: n = {n} takes ")),
@@ -1727,8 +1793,14 @@ fn the_eta_is_measured_before_it_is_given() {
     if !have_script() {
         return;
     }
-    // Planning takes seconds on a loaded machine: the window leaves the bar time to show.
-    let (_, text) = on_a_terminal(80, 20, "count 20 --method search --kernel scalar -j 1");
+    // Planning takes seconds on a loaded machine: the window leaves the bar time to show,
+    // and ends two seconds after it first shows a prediction.
+    let text = on_a_terminal_until(
+        80,
+        20,
+        "count 20 --method search --kernel scalar -j 1",
+        "predicted",
+    );
     assert!(
         text.contains("measuring") || text.contains("predicted"),
         "{text}"

@@ -349,8 +349,9 @@ impl<'a> Run<'a> {
 
     /// Counts the join's keys on `gpu` too (a [`crate::Pairs`]: a GPU's matching), from a
     /// thread of its own that takes the costliest parts left as the workers do; where
-    /// `only`, the workers count no key, only the parts that are none (a search's plan, full
-    /// mode's symmetric solutions).
+    /// `only`, every key goes to the GPU, each worker building the keys it takes and handing
+    /// them to it once the parts that are no key (full mode's symmetric solutions) are
+    /// counted.
     pub fn on_gpu(mut self, gpu: &'a dyn crate::join::Pairs, only: bool) -> Run<'a> {
         self.gpu = Some((gpu, only));
         self

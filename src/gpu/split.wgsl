@@ -3,20 +3,20 @@
 // waits on the host.
 //
 // A level is two dispatches. `scatter`: a workgroup a slice of a task's table or probe span
-// partitions its table words on the task's diagonal into the other table buffer (those
-// without it from the front, those with it from the back) or compacts its probe words
-// without it into the room the task reserved, each workgroup reserving its run with one
-// atomic add per task counter and each subgroup its slots within it with one more (a word's
-// rank in its subgroup a prefix sum). `children`: a workgroup a split task takes its two children
-// (the table words without the diagonal against every probe word, those with it against the
-// probe words without it); a child whose table span is at most a tile, or that no diagonal
-// splits, is cut into the leaves' items (pooled for the submission's one leaf dispatch);
-// any other picks its diagonal from samples of both spans, reserves room for its probe
-// words, and is appended to the next level with its slices. Every append reserves its slots
-// with an atomic add on the list's count and keeps the list's dispatch arguments (`x`
-// workgroups a row of at most ROW, `y` rows) equal to it, so a dispatch of the list has one
-// workgroup an entry. The host prepends the constants (WG invocations a workgroup, ROW,
-// TILE, LEAF_SLICE probe words a leaf item, SAMPLES, SPREAD, SLICE_LEAST, SLICE_MOST).
+// partitions its table words on the task's diagonal into the other table buffer (those without
+// it from the front, those with it from the back) or compacts its probe words without it into
+// the room the task reserved, each workgroup reserving its run with one atomic add per task
+// counter and each subgroup its slots within it with one more (a word's rank in its subgroup a
+// prefix sum). `children`: a workgroup a split task takes its two children (the table words
+// without the diagonal against every probe word, those with it against the probe words without
+// it); a child whose table span is at most a tile, or that no diagonal splits, is cut into the
+// leaves' items (pooled for the submission's one leaf dispatch); any other picks its diagonal
+// from samples of both spans, reserves room for its probe words, and is appended to the next
+// level with its slices. Every append reserves its slots with an atomic add on the list's count
+// and keeps the list's dispatch arguments (`x` workgroups a row of at most ROW, `y` rows) equal
+// to it, so a dispatch of the list has one workgroup an entry. The host prepends the constants
+// (WG invocations a workgroup, ROW, TILE, LEAF_SLICE probe words a leaf item, SAMPLES, SPREAD,
+// SLICE_LEAST, SLICE_MOST).
 
 struct Task {
     t_off: u32,
@@ -245,9 +245,9 @@ fn scatter(
     let base_low = workgroupUniformLoad(&at_low);
     let base_high = workgroupUniformLoad(&at_high);
     // Rounds of WG words, every invocation in each (the subgroup operations need all of a
-    // subgroup): a word's slot is its subgroup's run, reserved by the subgroup's first lane
-    // (its first active one) with one atomic add, plus its rank among the subgroup's words that go the same way (a
-    // prefix sum over the subgroup).
+    // subgroup): a word's slot is its subgroup's run, reserved by the subgroup's first
+    // active lane with one atomic add, plus its rank among the subgroup's words that go the
+    // same way (a prefix sum over the subgroup).
     let rounds = (len + WG - 1u) / WG;
     for (var r = 0u; r < rounds; r += 1u) {
         let i = r * WG + li;

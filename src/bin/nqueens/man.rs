@@ -3,6 +3,7 @@
 //! output, exit status, environment, files, examples.
 
 use std::fmt::Write as _;
+use std::io::{self, Write};
 
 use clap::Command;
 use clap_mangen::Man;
@@ -155,7 +156,7 @@ const EXAMPLES: &[(&str, &str)] = &[
 /// the title, the name, the description and every option list; the synopsis (each
 /// subcommand's usage), each subcommand's heading and the sections `--help` has no room for are
 /// this module's.
-pub fn page(mut cmd: Command) -> std::io::Result<String> {
+pub fn page(mut cmd: Command) -> io::Result<String> {
     cmd.build();
     let version = cmd.get_version().unwrap_or_default().to_string();
     // The name line reads "nqueens - exact counts ...", as man pages' names do.
@@ -208,14 +209,7 @@ pub fn page(mut cmd: Command) -> std::io::Result<String> {
                 .mut_arg("help", |a| a.hide(true))
                 .mut_arg("version", |a| a.hide(true)),
         );
-        page.mangen(|w| {
-            let mut options = Vec::new();
-            own.render_options_section(&mut options)?;
-            let options = options
-                .strip_prefix(APOSTROPHE.as_bytes())
-                .unwrap_or(&options);
-            w.write_all(options.strip_prefix(b".SH OPTIONS\n").unwrap_or(options))
-        })?;
+        page.mangen_under(".SH OPTIONS\n", |w| own.render_options_section(w))?;
     }
     page.text(extra_sections);
     // Every part is written from `String`s and clap's own text: UTF-8.
@@ -238,13 +232,21 @@ impl Page {
     }
 
     /// Appends what clap_mangen's `render` writes, less the definition the page opens with.
-    fn mangen(
+    fn mangen(&mut self, render: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+        self.mangen_under("", render)
+    }
+
+    /// [`Page::mangen`] less the section `heading` the part opens with too: the part goes
+    /// under the page's own heading.
+    fn mangen_under(
         &mut self,
-        render: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
+        heading: &str,
+        render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
         let mut out = Vec::new();
         render(&mut out)?;
         let part = out.strip_prefix(APOSTROPHE.as_bytes()).unwrap_or(&out);
+        let part = part.strip_prefix(heading.as_bytes()).unwrap_or(part);
         self.0.extend_from_slice(part);
         Ok(())
     }

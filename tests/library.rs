@@ -183,6 +183,7 @@ fn an_outcome_names_the_loop_that_counted_it() {
 /// A GPU's matching as the join hands it over, counted here pair by pair: it notes how many
 /// threads are inside it at once, and its first caller waits (up to a few seconds) for a
 /// second to come in.
+#[derive(Default)]
 struct Together {
     inside: AtomicUsize,
     most: AtomicUsize,
@@ -220,11 +221,7 @@ fn every_worker_feeds_a_gpu_that_counts_every_key() {
     })
     .unwrap();
     let plan = engine.plan(12).unwrap();
-    let gpu = Together {
-        inside: AtomicUsize::new(0),
-        most: AtomicUsize::new(0),
-        first: AtomicBool::new(false),
-    };
+    let gpu = Together::default();
     let outcome = Run::new(&plan).on_gpu(&gpu, true).execute(&engine);
     assert_eq!(outcome.counts(&plan).solutions, 14_200);
     assert_eq!(outcome.gpu_parts, plan.len_of_keys() as u64);

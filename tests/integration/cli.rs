@@ -1574,19 +1574,26 @@ fn a_result_that_cannot_reach_stdout_fails_with_exit_1() {
 /// `script`), `COLUMNS` unset, killed with SIGINT after `seconds`: its exit code and what
 /// the terminal showed (its line ends as `\r\n`).
 fn on_a_terminal(width: usize, seconds: u32, args: &str) -> (Option<i32>, String) {
-    let command = format!(
-        "stty rows 24 cols {width}; timeout --preserve-status -s INT {seconds} {} {args}",
-        env!("CARGO_BIN_EXE_nqueens")
-    );
-    let out = std::process::Command::new("script")
-        .args(["-qfec", &command, "/dev/null"])
-        .env_remove("COLUMNS")
-        .output()
-        .unwrap();
+    let timed = format!("timeout --preserve-status -s INT {seconds}");
+    let out = terminal(width, &timed, args).output().unwrap();
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
     )
+}
+
+/// `nqueens ARGS`, after `wrapper` (a command that runs it, or nothing), on a terminal
+/// `width` columns wide: util-linux's `script` on a pseudo-terminal, `COLUMNS` unset.
+fn terminal(width: usize, wrapper: &str, args: &str) -> std::process::Command {
+    let command = format!(
+        "stty rows 24 cols {width}; {wrapper} {} {args}",
+        env!("CARGO_BIN_EXE_nqueens")
+    );
+    let mut script = std::process::Command::new("script");
+    script
+        .args(["-qfec", &command, "/dev/null"])
+        .env_remove("COLUMNS");
+    script
 }
 
 /// [`on_a_terminal`] that ends two seconds after the terminal first shows `word` (or after
@@ -1594,13 +1601,7 @@ fn on_a_terminal(width: usize, seconds: u32, args: &str) -> (Option<i32>, String
 fn on_a_terminal_until(width: usize, seconds: u64, args: &str, word: &str) -> String {
     use std::io::Read;
     use std::time::{Duration, Instant};
-    let command = format!(
-        "stty rows 24 cols {width}; {} {args}",
-        env!("CARGO_BIN_EXE_nqueens")
-    );
-    let mut child = std::process::Command::new("script")
-        .args(["-qfec", &command, "/dev/null"])
-        .env_remove("COLUMNS")
+    let mut child = terminal(width, "", args)
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
